@@ -118,7 +118,7 @@ def options_of(preset: str) -> tuple[Option, ...]:
 def _values(preset: str, deck: Deck, options: Mapping[str, Any]) -> tuple[int, ...]:
     values = []
     for code in deck.codes:
-        rank, suit = code
+        rank, suit = code[0], code[1]
         if preset == "standard":
             value = {"A": 1, "T": 10, "J": 11, "Q": 12, "K": 13}.get(rank) or int(rank)
             if code in ("KH", "KD"):

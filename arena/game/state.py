@@ -98,6 +98,26 @@ class Match:
     phases), :meth:`legal_actions` and :meth:`apply`.
     """
 
+    # Round state, (re)set by _deal.
+    phase: str
+    to_move: int
+    starter: int
+    dealer: int
+    turn: int
+    reshuffles: int
+    deck: list[int]
+    discard: list[int]
+    known: list[int]
+    hands: list[list[int | None]]
+    cabo: int | None
+    held: int | None
+    held_from: str | None
+    looked: tuple[int, int] | None
+    claims: dict[int, int]
+    waiting: set[int]
+    window_origin: int
+    window_then_advance: bool
+
     def __init__(self, rules: Rules, players: int, seed: int | str, chance: Chance | None = None) -> None:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {players}")
@@ -202,6 +222,7 @@ class Match:
         if self.held_from == "discard":
             return out
         out.append({"do": "discard"})
+        assert self.held is not None
         power = self.powers.get(self.ranks[self.held])
         others = [(s, i) for s in range(self.players) if s != seat for i in self.occupied(s)]
         if power == "peek":
@@ -497,24 +518,24 @@ class Match:
         n = self.players
         self.deck = self.chance.deal(self.round_no, list(range(len(self.codes))))
         self.known = [0] * len(self.codes)
-        self.hands: list[list[int | None]] = [[] for _ in range(n)]
+        self.hands = [[] for _ in range(n)]
         for _ in range(HAND_SIZE):  # seat 0 first: each seat's cards depend on seed and round only
             for hand in self.hands:
                 hand.append(self.deck.pop())
-        self.discard: list[int] = []
+        self.discard = []
         self._to_discard(self.deck.pop())
         self.turn = 0
         self.reshuffles = 0
-        self.cabo: int | None = None
-        self.held: int | None = None
-        self.held_from: str | None = None
-        self.looked: tuple[int, int] | None = None
-        self.claims: dict[int, int] = {}
+        self.cabo = None
+        self.held = None
+        self.held_from = None
+        self.looked = None
+        self.claims = {}
         self.window_origin = self.starter
         self.window_then_advance = False
         self.to_move = self.starter
         self.phase = LOOK_INITIAL
-        self.waiting: set[int] = set(range(n))
+        self.waiting = set(range(n))
         self._emit({"type": "round_start", "seat": self.dealer, "round": self.round_no, "dealer": self.dealer,
                     "starter": self.starter, "slots": [len(h) for h in self.hands],
                     "discard": self.codes[self.discard[-1]], "deck": len(self.deck)})
