@@ -51,7 +51,7 @@ class RoundResult:
     totals: tuple[int, ...]
     """Running totals after this round (100 -> 50 applied)."""
     caller: int | None
-    """Seat that called Cabo, or None."""
+    """Seat that called Cabo, or None (a round cut by the turn limit is scored as if nobody had)."""
     moon: int | None
     """Seat that shot the moon, or None."""
     resets: tuple[int, ...]
@@ -241,13 +241,15 @@ class Match:
 
     def apply(self, seat: int, action: Mapping[str, Any]) -> None:
         """Apply ``action`` for ``seat``; raise :class:`IllegalAction` saying why if it is not legal."""
+        if type(seat) is not int or not 0 <= seat < self.players:
+            raise IllegalAction(f"seat must be an integer 0..{self.players - 1}, not {seat!r}")
         legal = self.legal_actions(seat)
         if not _well_formed(action) or action not in legal:
             raise IllegalAction(self.explain(seat, action))
-        act = dict(action)
+        act: Action = {key: list(value) if isinstance(value, list) else value for key, value in action.items()}
         self.history.append((seat, act, len(self.events)))
         self.version += 1
-        getattr(self, "_do_" + act["do"])(seat, act)
+        getattr(self, "_do_" + str(act["do"]))(seat, act)
 
     def explain(self, seat: int, action: Any) -> str:
         """Why ``action`` is not legal for ``seat`` now (for fault messages)."""
@@ -542,7 +544,8 @@ class Match:
 
     def _end_round(self, ended: str) -> None:
         hands = tuple(tuple(self.codes[c] for c in hand if c is not None) for hand in self.hands)
-        score = scoring.score_round(self.rules, hands, self.cabo)
+        # A round cut by the safety limit is scored as if nobody had called.
+        score = scoring.score_round(self.rules, hands, self.cabo if ended == "cabo" else None)
         totals, self.reset_used, resets = scoring.add_scores(self.rules, self.totals, self.reset_used, score.scores)
         self.totals = totals
         result = RoundResult(self.round_no, hands, score.sums, score.scores, tuple(totals), self.cabo,
