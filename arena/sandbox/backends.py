@@ -1,0 +1,330 @@
+"""Backends: how a bot process is started and what walls surround it.
+
+* ``none``  - a plain subprocess in its own session with rlimits, a scrubbed
+  environment and a private temporary working directory. Contains accidents and
+  runaway resource use, not a determined attacker (the bot runs as the arena's user).
+* ``bwrap`` - all of the above inside bubblewrap: new user/PID/network/IPC/UTS
+  namespaces, no capabilities, an unprivileged uid, read-only host file system,
+  private /tmp, and /root, /home, /run, /var/tmp hidden.
+* ``docker`` - reserved name for a later container backend; reported unavailable.
+
+``resolve_backend("auto")`` prefers bwrap when a real test sandbox runs here.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+
+from . import reaper
+from .errors import SandboxError, SandboxUnavailable
+from .limits import LaunchSpec, Limits, apply_rlimits
+from .process import BotProcess
+
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+"""PATH inside every sandbox (the arena's own PATH is not passed on)."""
+
+BACKEND_NAMES: tuple[str, ...] = ("auto", "none", "bwrap", "docker")
+"""Names accepted by ``get_backend`` and ``resolve_backend`` (and so by the CLI)."""
+
+
+class Backend(abc.ABC):
+    """Starts bots as ``BotProcess`` objects; one subclass per isolation technique."""
+
+    @property
+    @abc.abstractmethod
+    def name(self) -> str:
+        """Short name, as given on the command line."""
+
+    @abc.abstractmethod
+    def available(self) -> tuple[bool, str]:
+        """Whether this backend can run here, with a human-readable reason."""
+
+    @abc.abstractmethod
+    def start(self, spec: LaunchSpec) -> BotProcess:
+        """Start the bot described by ``spec``; raises SandboxError if it cannot be started."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class NoneBackend(Backend):
+    """No isolation beyond rlimits, own session, scrubbed env and a private cwd."""
+
+    name = "none"
+    _bot_is_subreaper = True  # keeps every descendant under the bot's main process
+    _wants_info_fd = False
+
+    def available(self) -> tuple[bool, str]:
+        """Always available on Linux."""
+        return True, "plain subprocess: rlimits, own session, scrubbed environment, private cwd"
+
+    def start(self, spec: LaunchSpec) -> BotProcess:
+        """Start the bot in a fresh private directory; see the module docstring for the walls."""
+        if not isinstance(spec, LaunchSpec):
+            raise TypeError(f"start() needs a LaunchSpec, got {type(spec).__name__}")
+        if spec.bot_dir is not None and not os.path.isdir(spec.bot_dir):
+            raise SandboxError(f"bot directory {spec.bot_dir!r} does not exist")
+        reaper.ensure_subreaper()
+        token = secrets.token_hex(12)
+        workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        info_r, info_w = os.pipe() if self._wants_info_fd else (-1, -1)
+        try:
+            argv = self._argv(spec, workdir, info_w)
+            env = self._env(spec, self._inner_tmp(workdir), token)
+            popen = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                bufsize=0, cwd=workdir, env=env, close_fds=True, start_new_session=True,
+                pass_fds=(info_w,) if info_w >= 0 else (),
+                preexec_fn=_child_setup(spec.limits, os.getpid(), self._bot_is_subreaper),
+            )
+        except BaseException as exc:
+            shutil.rmtree(workdir, ignore_errors=True)
+            for fd in (info_r, info_w):
+                if fd >= 0:
+                    os.close(fd)
+            if isinstance(exc, (OSError, subprocess.SubprocessError)):
+                raise SandboxError(f"cannot start {spec.command[0]!r} with backend {self.name}: {exc}") from exc
+            raise
+        related = None
+        if info_w >= 0:
+            os.close(info_w)
+            related = _InfoReader(info_r)
+        return BotProcess(popen, limits=spec.limits, token=token, workdir=workdir, backend=self.name,
+                          related=related)
+
+    def _inner_tmp(self, workdir: str) -> str:
+        """The private directory as the bot sees it."""
+        return workdir
+
+    def _argv(self, spec: LaunchSpec, workdir: str, info_fd: int = -1) -> list[str]:
+        """The command line to execute."""
+        return list(spec.command)
+
+    @staticmethod
+    def _env(spec: LaunchSpec, tmp: str, token: str) -> dict[str, str]:
+        """Scrubbed environment: nothing from the arena's own environment leaks in."""
+        env = {"PATH": SANDBOX_PATH, "HOME": tmp, "TMPDIR": tmp, "LANG": "C.UTF-8"}
+        env.update(spec.env)
+        env[reaper.TOKEN_VAR] = token  # last, so spec.env cannot forge or drop it
+        return env
+
+
+class _InfoReader:
+    """One-shot reader of bwrap's --info-fd JSON: the host pid of the namespace's init.
+
+    Killing that init takes the whole PID namespace down at once (nothing inside can
+    outrun it), and as bwrap exits as soon as the bot's main process has, the init may
+    have been re-parented to the arena and must be reaped there. The pid is only
+    returned while it still is that init (its pid namespace inode matches).
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def __call__(self) -> list[int]:
+        if self._fd < 0:
+            return []
+        fd, self._fd = self._fd, -1
+        data = b""
+        try:
+            os.set_blocking(fd, False)
+            while chunk := os.read(fd, 4096):
+                data += chunk
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        try:
+            info = json.loads(data)
+            pid, ns = int(info["child-pid"]), int(info["pid-namespace"])
+            if os.stat(f"/proc/{pid}/ns/pid").st_ino == ns:
+                return [pid]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        return []
+
+    def __del__(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+
+
+def _child_setup(limits: Limits, parent_pid: int, subreaper: bool) -> Callable[[], None]:
+    """Build the preexec hook that runs in the child between fork and exec."""
+
+    def setup() -> None:
+        apply_rlimits(limits)
+        reaper.prepare_child(parent_pid, subreaper=subreaper)
+        os.umask(0o077)
+
+    return setup
+
+
+_HIDDEN_DIRS = ("/root", "/home", "/run", "/var/tmp")
+_BWRAP_PROBES: dict[str, tuple[bool, str]] = {}  # bwrap path -> cached available() answer
+
+
+class BwrapBackend(NoneBackend):
+    """The ``none`` walls plus bubblewrap namespaces; nothing the bot does reaches the host."""
+
+    name = "bwrap"
+    _bot_is_subreaper = False  # the PID namespace's init already keeps orphans inside
+    _wants_info_fd = True  # tells us the namespace init's pid
+    hidden_dirs: tuple[str, ...] = _HIDDEN_DIRS
+    """Host directories replaced by an empty read-only tmpfs (secrets, sockets)."""
+
+    def __init__(self, bwrap: str | None = None) -> None:
+        """Use ``bwrap`` (a path) or the first ``bwrap`` on PATH."""
+        self._bwrap = bwrap or shutil.which("bwrap") or shutil.which("bwrap", path=SANDBOX_PATH)
+
+    def available(self) -> tuple[bool, str]:
+        """Run ``/bin/true`` in a real sandbox once per bwrap binary and cache the verdict."""
+        if not self._bwrap:
+            return False, "bwrap not found on PATH (Debian: apt-get install bubblewrap)"
+        if self._bwrap not in _BWRAP_PROBES:
+            _BWRAP_PROBES[self._bwrap] = self._probe()
+        return _BWRAP_PROBES[self._bwrap]
+
+    def _probe(self) -> tuple[bool, str]:
+        """Try the exact flags ``start`` uses; a kernel or container may refuse namespaces."""
+        workdir = tempfile.mkdtemp(prefix="arena-probe-")
+        try:
+            spec = LaunchSpec(("/bin/true",))
+            proc = subprocess.run(self._argv(spec, workdir), env={"PATH": SANDBOX_PATH},
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+        except (OSError, subprocess.SubprocessError) as exc:
+            return False, f"{self._bwrap} failed to run: {exc}"
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        if proc.returncode != 0:
+            err = proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}"
+            return False, f"{self._bwrap} cannot create a sandbox here: {err}"
+        return True, f"{self._bwrap} ran a test sandbox (user, pid, net namespaces)"
+
+    def start(self, spec: LaunchSpec) -> BotProcess:
+        """Start the bot under bwrap; raises SandboxUnavailable if bwrap cannot run here."""
+        ok, why = self.available()
+        if not ok:
+            raise SandboxUnavailable(why)
+        return super().start(spec)
+
+    def _inner_tmp(self, workdir: str) -> str:
+        return "/tmp"
+
+    def _argv(self, spec: LaunchSpec, workdir: str, info_fd: int = -1) -> list[str]:
+        """bwrap flags; mount order matters: hide dirs first, then re-expose the bot's paths."""
+        assert self._bwrap
+        argv = [self._bwrap]
+        if info_fd >= 0:
+            argv += ["--info-fd", str(info_fd)]
+        argv += [
+            "--unshare-all",  # user, pid, net, ipc, uts, cgroup: no network at all
+            "--unshare-user", "--disable-userns", "--uid", "65534", "--gid", "65534",
+            "--cap-drop", "ALL",  # as root, bwrap would otherwise keep every capability
+            "--die-with-parent", "--new-session",
+            "--ro-bind", "/", "/",
+            "--dev", "/dev",
+            "--proc", "/proc",
+        ]
+        hidden = [d for d in self.hidden_dirs if os.path.isdir(d) and not os.path.islink(d)]
+        for d in hidden:
+            argv += ["--tmpfs", d]
+        argv += ["--bind", workdir, "/tmp"]
+        for path in self._exposed(spec, hidden):
+            argv += ["--ro-bind", path, path]
+        for d in hidden:
+            argv += ["--remount-ro", d]
+        argv += ["--chdir", "/tmp", "--", *spec.command]
+        return argv
+
+    @staticmethod
+    def _exposed(spec: LaunchSpec, hidden: list[str]) -> list[str]:
+        """Paths to bind read-only after hiding: the bot dir, plus command paths inside hidden dirs.
+
+        The program's install prefix is exposed too, so e.g. a venv python that links to
+        /root/.pyenv/versions/X/bin/python still finds its standard library.
+        """
+        def under_hidden(path: str) -> bool:
+            return any(path == d or path.startswith(d + "/") for d in hidden)
+
+        paths: list[str] = []
+        if spec.bot_dir:
+            paths.append(spec.bot_dir)
+        program = spec.command[0]
+        if "/" not in program:
+            program = shutil.which(program, path=SANDBOX_PATH) or program
+        candidates = [program, *spec.command[1:]]
+        if os.path.isabs(program):
+            real = os.path.realpath(program)
+            parent = os.path.dirname(real)
+            candidates.append(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
+        for arg in candidates:
+            if not os.path.isabs(arg) or not os.path.exists(arg):
+                continue
+            for path in (os.path.abspath(arg), os.path.realpath(arg)):
+                if under_hidden(path) and path not in paths:
+                    paths.append(path)
+        return paths
+
+
+class DockerBackend(Backend):
+    """Placeholder for a container backend (a later task); always unavailable for now."""
+
+    name = "docker"
+
+    def available(self) -> tuple[bool, str]:
+        """Not implemented yet, so never available."""
+        return False, "the docker backend is not implemented yet; use 'bwrap' or 'none'"
+
+    def start(self, spec: LaunchSpec) -> BotProcess:
+        """Always raises SandboxUnavailable."""
+        raise SandboxUnavailable(self.available()[1])
+
+
+_FACTORIES: dict[str, Callable[[], Backend]] = {
+    "none": NoneBackend,
+    "bwrap": BwrapBackend,
+    "docker": DockerBackend,
+}
+
+
+def _normalise(name: str) -> str:
+    """Lower-case a backend name and reject unknown ones, listing the allowed names."""
+    key = str(name).strip().lower()
+    if key != "auto" and key not in _FACTORIES:
+        raise SandboxError(f"unknown sandbox backend {name!r}; allowed: {', '.join(BACKEND_NAMES)}")
+    return key
+
+
+def get_backend(name: str) -> Backend:
+    """The backend called ``name`` ("auto" picks one); unknown names raise SandboxError."""
+    key = _normalise(name)
+    if key == "auto":
+        return resolve_backend("auto")[0]
+    return _FACTORIES[key]()
+
+
+def resolve_backend(name: str) -> tuple[Backend, str]:
+    """Pick a usable backend and say which and why (for the CLI to print).
+
+    "auto" chooses bwrap if a test sandbox runs here, else none. An explicitly named
+    backend that cannot run raises SandboxUnavailable rather than silently degrading.
+    """
+    key = _normalise(name)
+    if key == "auto":
+        bwrap = BwrapBackend()
+        ok, why = bwrap.available()
+        if ok:
+            return bwrap, f"auto chose bwrap: {why}"
+        return NoneBackend(), f"auto chose none (no isolation beyond rlimits) because bwrap is unavailable: {why}"
+    backend = _FACTORIES[key]()
+    ok, why = backend.available()
+    if not ok:
+        raise SandboxUnavailable(f"sandbox backend {key!r} is unavailable: {why}")
+    return backend, f"{key} (requested): {why}"

@@ -1,0 +1,4 @@
+"""Sleeps through startup: never reads stdin, never writes stdout."""
+import time
+
+time.sleep(3600)

@@ -1,0 +1,110 @@
+"""Backend selection: names, auto choice, availability reasons."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+
+import pytest
+
+from arena.sandbox import (
+    Backend,
+    BwrapBackend,
+    DockerBackend,
+    LaunchSpec,
+    Limits,
+    NoneBackend,
+    SandboxError,
+    SandboxUnavailable,
+    get_backend,
+    resolve_backend,
+)
+
+from .conftest import BOTS, leftovers, soon
+
+
+def test_auto_picks_bwrap_when_available() -> None:
+    ok, why = BwrapBackend().available()
+    backend, reason = resolve_backend("auto")
+    if ok:
+        assert isinstance(backend, BwrapBackend)
+        assert "bwrap" in reason
+    else:
+        assert isinstance(backend, NoneBackend)
+        assert why in reason
+    assert type(get_backend("auto")) is type(backend)
+
+
+def test_bwrap_probe_is_cached() -> None:
+    first = BwrapBackend().available()
+    assert BwrapBackend().available() is first
+
+
+def test_unknown_backend_lists_allowed_names() -> None:
+    with pytest.raises(SandboxError, match="auto, none, bwrap, docker"):
+        get_backend("chroot")
+    with pytest.raises(SandboxError, match="auto, none, bwrap, docker"):
+        resolve_backend("firejail")
+
+
+def test_docker_is_reserved_but_unavailable() -> None:
+    backend = get_backend("docker")
+    assert isinstance(backend, DockerBackend)
+    ok, why = backend.available()
+    assert not ok and "not implemented" in why
+    with pytest.raises(SandboxUnavailable, match="not implemented"):
+        resolve_backend("docker")
+    with pytest.raises(SandboxUnavailable):
+        backend.start(LaunchSpec(("/bin/true",)))
+
+
+def test_none_is_always_available() -> None:
+    backend, reason = resolve_backend("NONE")
+    assert isinstance(backend, NoneBackend) and reason
+
+
+def test_missing_bwrap_binary_is_reported() -> None:
+    ok, why = BwrapBackend("/nonexistent/bwrap").available()
+    assert not ok and "/nonexistent/bwrap" in why
+
+
+def test_launch_spec_is_frozen_and_picklable() -> None:
+    spec = LaunchSpec(["/usr/bin/python3", "bot.py"], "rel/dir", Limits(cpu_seconds=5), {"A": "1"})  # type: ignore[arg-type]
+    assert spec.command == ("/usr/bin/python3", "bot.py")
+    assert spec.env == (("A", "1"),)
+    assert spec.bot_dir is not None and spec.bot_dir.startswith("/")
+    assert pickle.loads(pickle.dumps(spec)) == spec
+    with pytest.raises(AttributeError):
+        spec.command = ()  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        Limits(memory_mb=0)
+    with pytest.raises(ValueError):
+        LaunchSpec(())
+
+
+def test_missing_program_or_dir_raises_sandbox_error() -> None:
+    with pytest.raises(SandboxError):
+        NoneBackend().start(LaunchSpec(("/nonexistent/program",)))
+    with pytest.raises(SandboxError, match="does not exist"):
+        NoneBackend().start(LaunchSpec(("/bin/true",), "/nonexistent/bot/dir"))
+
+
+def test_venv_interpreter_runs_under_every_backend(backend: Backend) -> None:
+    # sys.executable may live under a hidden dir (e.g. /root/.pyenv); bwrap must expose it
+    spec = LaunchSpec((sys.executable, str(BOTS / "echo.py")), str(BOTS))
+    bot = backend.start(spec)
+    try:
+        bot.send(b"ok\n", soon(10))
+        assert bot.readline(soon(10)) == b"ok", bot.stderr_tail()
+    finally:
+        bot.kill()
+    assert leftovers(bot.token) == []
+
+
+def test_auto_falls_back_to_none_with_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(BwrapBackend, "available", lambda self: (False, "no user namespaces here"))
+    backend, reason = resolve_backend("auto")
+    assert isinstance(backend, NoneBackend)
+    assert "none" in reason and "no user namespaces here" in reason
+    with pytest.raises(SandboxUnavailable, match="no user namespaces here"):
+        resolve_backend("bwrap")

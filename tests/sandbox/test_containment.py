@@ -1,0 +1,177 @@
+"""Hostile bots: each must be contained and leave no process behind after kill/close."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import Backend, ChannelClosed, LaunchSpec, Limits
+
+from .conftest import BOTS, Launcher, leftovers, soon
+
+
+def test_kill_is_idempotent_and_leaves_nothing(launch: Launcher) -> None:
+    bot = launch("echo.py")
+    bot.send(b"hi\n", soon(5))
+    assert bot.readline(soon(5)) == b"hi"
+    bot.kill()
+    bot.kill()
+    bot.close()
+    assert not bot.alive()
+    assert leftovers(bot.token) == []
+    with pytest.raises(ChannelClosed):
+        bot.send(b"hi\n", soon(1))
+    with pytest.raises(ChannelClosed):
+        bot.readline(soon(1))
+
+
+def test_context_manager_closes(backend: Backend) -> None:
+    spec = LaunchSpec(("/usr/bin/python3", str(BOTS / "echo.py")), str(BOTS))
+    with backend.start(spec) as bot:
+        bot.send(b"x\n", soon(5))
+        assert bot.readline(soon(5)) == b"x"
+    assert bot.returncode == 0  # stdin EOF let it exit cleanly
+    assert leftovers(bot.token) == []
+
+
+def test_ignores_sigterm_closed_within_grace(launch: Launcher) -> None:
+    bot = launch("ignore_sigterm.py")
+    assert bot.readline(soon(5)) == b"ready"
+    start = time.monotonic()
+    bot.close(grace=0.3)
+    assert 0.3 <= time.monotonic() - start < 1.0
+    assert not bot.alive()
+    assert leftovers(bot.token) == []
+
+
+def test_grandchild_is_killed(launch: Launcher) -> None:
+    marker = secrets.token_hex(6)
+    bot = launch("fork_grandchild.py", marker)
+    assert bot.readline(soon(5)).startswith(b"ready ")
+    assert len(leftovers(bot.token, marker)) >= 3
+    bot.kill()
+    assert leftovers(bot.token, marker) == []
+
+
+@pytest.mark.parametrize("flags", [("--scrub-env",), ("--main-exits",), ("--scrub-env", "--main-exits")],
+                         ids=["scrub-env", "main-exits", "scrub-env-main-exits"])
+def test_setsid_double_fork_is_killed(launch: Launcher, backend: Backend, flags: tuple[str, ...]) -> None:
+    marker = str(secrets.randbelow(10**9)).zfill(9)
+    bot = launch("setsid_double_fork.py", marker, *flags)
+    assert bot.readline(soon(5)).startswith(b"ready ")
+    if "--main-exits" in flags:
+        with pytest.raises(ChannelClosed):
+            bot.readline(soon(5))
+    if "--main-exits" in flags and backend.name == "bwrap":
+        pass  # the PID namespace dies with the bot's main process, taking the daemon along
+    else:
+        assert leftovers(bot.token, marker), "the daemonised grandchild should be running"
+    bot.kill()
+    assert leftovers(bot.token, marker) == []
+
+
+def test_memory_hog_hits_rlimit_and_dies(launch: Launcher) -> None:
+    bot = launch("memory_hog.py", limits=Limits(memory_mb=256))
+    with pytest.raises(ChannelClosed) as info:
+        bot.readline(soon(10))
+    assert info.value.returncode not in (None, 0)
+    assert "MemoryError" in bot.stderr_tail()
+
+
+def test_cpu_limit_kills_spinning_bot(launch: Launcher) -> None:
+    bot = launch("cpu_spin.py", limits=Limits(cpu_seconds=1))
+    assert bot.readline(soon(5)) == b"ready"
+    with pytest.raises(ChannelClosed) as info:
+        bot.readline(soon(10))  # one CPU second; generous wall time for a loaded machine
+    # killed by SIGXCPU (none: -24; bwrap reports 128 + 24)
+    assert info.value.returncode in (-24, 152)
+
+
+def test_rlimits_are_applied(launch: Launcher) -> None:
+    limits = Limits(cpu_seconds=7, memory_mb=300, file_size_mb=2, open_files=32)
+    bot = launch("echo.py", limits=limits)
+    bot.send(b"limits\n", soon(5))
+    got = json.loads(bot.readline(soon(5)))
+    assert got["RLIMIT_CPU"] == [7, 8]
+    assert got["RLIMIT_AS"] == [300 << 20, 300 << 20]
+    assert got["RLIMIT_FSIZE"] == [2 << 20, 2 << 20]
+    assert got["RLIMIT_NOFILE"] == [32, 32]
+
+
+def test_network_is_unreachable_under_bwrap(launch: Launcher, backend: Backend) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        bot = launch("network.py", str(port))
+        result = json.loads(bot.readline(soon(5)))
+    if backend.name == "bwrap":
+        assert result["tcp_host"].startswith("error"), result
+        assert result["udp_route"].startswith("error"), result
+    else:
+        assert result["tcp_host"] == "ok", result  # proves the probe itself works
+
+
+def test_writes_outside_tmp(launch: Launcher, backend: Backend) -> None:
+    tag = secrets.token_hex(4)
+    targets = [str(BOTS / f"PWNED-{tag}"), f"/etc/arena_pwned_{tag}"]
+    try:
+        bot = launch("write_outside.py", *targets)
+        result = json.loads(bot.readline(soon(5)))
+        if backend.name == "bwrap":
+            for path in targets:
+                assert result[path].startswith("error"), result
+                assert not os.path.exists(path)
+    finally:
+        for path in targets:
+            Path(path).unlink(missing_ok=True)
+
+
+def test_environment_is_scrubbed(launch: Launcher, backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECRET", "hunter2")
+    bot = launch("echo.py", env=(("BOT_SEED", "42"),))
+    bot.send(b"env\n", soon(5))
+    env = json.loads(bot.readline(soon(5)))
+    assert "SECRET" not in env
+    assert "hunter2" not in json.dumps(env)
+    tmp = "/tmp" if backend.name == "bwrap" else bot.workdir
+    assert env.pop("ARENA_SANDBOX") == bot.token
+    expected = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": tmp, "TMPDIR": tmp,
+                "LANG": "C.UTF-8", "BOT_SEED": "42"}
+    if backend.name == "bwrap":
+        expected["PWD"] = "/tmp"  # bwrap --chdir sets it
+    # the interpreter itself may add LC_CTYPE; nothing from the arena may appear
+    assert {k: v for k, v in env.items() if k != "LC_CTYPE"} == expected
+
+
+def test_cwd_is_private_tmp_removed_after_close(launch: Launcher, backend: Backend) -> None:
+    bot = launch("echo.py")
+    workdir = bot.workdir
+    assert workdir and os.path.isdir(workdir)
+    assert oct(os.stat(workdir).st_mode & 0o777) == "0o700"
+    bot.send(b"cwd\n", soon(5))
+    cwd = bot.readline(soon(5)).decode()
+    assert cwd == ("/tmp" if backend.name == "bwrap" else workdir)
+    bot.send(b"touch scratch.txt\n", soon(5))
+    bot.readline(soon(5))
+    assert (Path(workdir) / "scratch.txt").read_text() == "hello\n"
+    bot.close()
+    assert not os.path.exists(workdir)
+
+
+def test_fork_and_exit_chain_is_killed(launch: Launcher) -> None:
+    marker = secrets.token_hex(6)
+    bot = launch("fork_chain.py", marker)
+    assert bot.readline(soon(5)) == b"ready"
+    time.sleep(0.2)
+    assert leftovers(bot.token, marker)  # the chain is too quick to see whole
+    start = time.monotonic()
+    bot.kill()
+    assert time.monotonic() - start < 2.0
+    assert leftovers(bot.token, marker) == []
