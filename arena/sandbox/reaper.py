@@ -73,6 +73,11 @@ def _prctl(option: int, arg: int) -> int:
     return 0 if rc == 0 else -ctypes.get_errno()
 
 
+def die_with_parent(sig: int) -> None:
+    """Ask the kernel to send ``sig`` to this process when its parent dies."""
+    _prctl(_PR_SET_PDEATHSIG, sig)
+
+
 def ensure_subreaper() -> bool:
     """Make this process a child subreaper (once per pid); False if the kernel refused."""
     global _subreaper_pid

@@ -1,0 +1,200 @@
+"""The high-level bot API: "ask this seat for an action by this deadline".
+
+Built on a :class:`arena.sandbox.BotProcess` (bytes and lines) and
+:mod:`arena.protocol` (messages); turns every transport or protocol failure into a
+:class:`arena.faults.BotFault` with a kind and a plain-words detail.
+"""
+
+from __future__ import annotations
+
+import select
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from . import protocol
+from .faults import BotFault, FaultKind
+from .sandbox import BotProcess, ChannelClosed, ChannelTimeout, LineTooLong
+
+NOTIFY_MS = 1000
+"""Time a bot has to take an ``update`` or ``over`` off its stdin pipe."""
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Time limits of a match."""
+
+    move_ms: int = 1000
+    """Per decision, from writing ``act`` to reading the whole reply line."""
+    startup_ms: int = 10000
+    """From starting the process (or sending a new ``hello``) to reading ``ready``."""
+    bank_ms: int | None = None
+    """Optional extra time per match, drawn on when a decision takes longer than ``move_ms``."""
+
+
+class BotLink:
+    """One bot process serving one seat of a match (and possibly later matches)."""
+
+    def __init__(self, name: str, process: BotProcess, time_control: TimeControl) -> None:
+        self.name = name
+        self.process = process
+        self.time = time_control
+        self.bank_ms = float(time_control.bank_ms or 0)
+        self.request_id = 0
+        self.sent_at = 0.0
+        self.deadline = 0.0
+        self.decisions = 0
+        self.think_ms = 0.0
+        self.max_ms = 0.0
+        self.reported_name = ""
+
+    def send_hello(self, hello: Mapping[str, Any]) -> None:
+        """Send ``hello``; the ``startup_ms`` clock starts now."""
+        self.bank_ms = float(self.time.bank_ms or 0)
+        self.deadline = time.monotonic() + self.time.startup_ms / 1000.0
+        try:
+            self.process.send(protocol.encode(hello), self.deadline)
+        except ChannelTimeout:
+            raise BotFault(FaultKind.STARTUP, "did not read its hello from stdin") from None
+        except ChannelClosed as exc:
+            raise BotFault(FaultKind.STARTUP, f"failed to start: {_describe(exc)}") from None
+
+    def await_ready(self) -> None:
+        """Read ``ready`` by the hello's deadline; any failure is a startup fault."""
+        try:
+            line = self.process.readline(self.deadline)
+            self.reported_name = protocol.check_ready(protocol.decode(line))
+        except BotFault as fault:
+            raise BotFault(FaultKind.STARTUP, f"no valid 'ready' to hello: {fault.detail}") from None
+        except ChannelTimeout:
+            raise BotFault(FaultKind.STARTUP, f"no 'ready' within startup_ms={self.time.startup_ms}") from None
+        except (ChannelClosed, LineTooLong) as exc:
+            raise BotFault(FaultKind.STARTUP, f"failed to start: {_describe(exc)}") from None
+
+    def start_match(self, hello: Mapping[str, Any]) -> None:
+        """Send ``hello`` and wait for ``ready`` (one bot; tables use the two steps for all seats at once)."""
+        self.send_hello(hello)
+        self.await_ready()
+
+    def request(self, request_id: int, message: Mapping[str, Any]) -> None:
+        """Send an ``act``; its clock starts now."""
+        self.request_id = request_id
+        self.sent_at = time.monotonic()
+        self.deadline = self.sent_at + (self.time.move_ms + self.bank_ms) / 1000.0
+        self._send(protocol.encode(message), self.deadline)
+
+    def reply(self, legal: Sequence[Mapping[str, Any]], block: bool = True) -> int | None:
+        """Read the reply to the last request; return the index of the chosen legal action.
+
+        With ``block=False`` only what has already arrived is read, and None means
+        "nothing complete yet, deadline not reached".
+        """
+        while True:
+            try:
+                line = self.process.readline(self.deadline if block else min(self.deadline, time.monotonic()))
+            except ChannelTimeout:
+                now = time.monotonic()
+                if not block and now < self.deadline:
+                    return None
+                self._charge(now)
+                budget = self.time.move_ms + (self.time.bank_ms or 0)
+                raise BotFault(FaultKind.TIMEOUT, f"no reply within {budget} ms") from None
+            except LineTooLong as exc:
+                raise BotFault(FaultKind.LINE_TOO_LONG, _describe(exc)) from None
+            except ChannelClosed as exc:
+                raise BotFault(FaultKind.EXIT, _describe(exc)) from None
+            message = protocol.decode(line)
+            if _stale(message, self.request_id):
+                continue  # a late answer to a request that already timed out
+            self._charge(time.monotonic())
+            return protocol.chosen_index(message, self.request_id, legal)
+
+    def notify(self, message: Mapping[str, Any]) -> None:
+        """Send a message that expects no reply (``update``, ``over``)."""
+        self._send(protocol.encode(message), time.monotonic() + NOTIFY_MS / 1000.0)
+
+    def close(self, grace: float = 1.0) -> None:
+        """Close stdin, give the bot ``grace`` seconds to exit, then kill everything it started."""
+        self.process.close(grace)
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def stderr_tail(self) -> str:
+        try:
+            return self.process.stderr_tail()
+        except OSError:
+            return ""
+
+    def _send(self, data: bytes, deadline: float) -> None:
+        try:
+            self.process.send(data, deadline)
+        except ChannelTimeout:
+            raise BotFault(FaultKind.TIMEOUT, "stopped reading its stdin (the arena's message could not be written in time)") from None
+        except ChannelClosed as exc:
+            raise BotFault(FaultKind.EXIT, _describe(exc)) from None
+
+    def _charge(self, now: float) -> None:
+        used = (now - self.sent_at) * 1000.0
+        self.decisions += 1
+        self.think_ms += used
+        self.max_ms = max(self.max_ms, used)
+        if used > self.time.move_ms:
+            self.bank_ms = max(0.0, self.bank_ms - (used - self.time.move_ms))
+
+
+def _stale(message: Mapping[str, Any], current: int) -> bool:
+    rid = message.get("id")
+    return message.get("type") == "action" and type(rid) is int and 0 < rid < current
+
+
+def _describe(exc: Exception) -> str:
+    code = getattr(exc, "returncode", None)
+    if code is None:
+        return str(exc)
+    if code < 0:
+        return f"{exc} (killed by signal {-code})"
+    return f"{exc} (exit status {code})"
+
+
+def collect_replies(
+    asked: Mapping[int, tuple[BotLink, Sequence[Mapping[str, Any]]]],
+) -> dict[int, int | BotFault]:
+    """Wait for several bots at once (a claim window): each is timed on its own clock.
+
+    Returns, per seat, the chosen index or the fault. A bot is never charged for the
+    time the arena spent waiting on another one.
+    """
+    results: dict[int, int | BotFault] = {}
+    pending = dict(asked)
+    if len(pending) == 1:
+        (seat, (link, legal)), = pending.items()
+        try:
+            index = link.reply(legal)
+            assert index is not None
+            results[seat] = index
+        except BotFault as fault:
+            results[seat] = fault
+        return results
+    while pending:
+        poller = select.poll()
+        owner: dict[int, int] = {}
+        for seat, (link, _) in pending.items():
+            for fd in link.process.wait_fds():
+                poller.register(fd, select.POLLIN)
+                owner[fd] = seat
+        wait = min(link.deadline for link, _ in pending.values()) - time.monotonic()
+        woken = {owner[fd] for fd, _ in poller.poll(max(0.0, wait) * 1000.0)}
+        now = time.monotonic()
+        for seat in [s for s, (link, _) in pending.items() if s in woken or link.deadline <= now]:
+            link, legal = pending[seat]
+            try:
+                index = link.reply(legal, block=False)
+            except BotFault as fault:
+                results[seat] = fault
+                del pending[seat]
+                continue
+            if index is not None:
+                results[seat] = index
+                del pending[seat]
+    return results

@@ -1,0 +1,163 @@
+"""A bot is a directory with a ``bot.yaml`` manifest, or a plain command line.
+
+:class:`BotSpec` is a frozen, picklable description (what to run, where, how to
+build), so a match job can carry its bots to another process or machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MANIFEST = "bot.yaml"
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_FIELDS = {"name", "description", "language", "build", "run", "image"}
+_PYTHON_PLACEHOLDER = "{python}"
+
+
+class BotConfigError(ValueError):
+    """A bot reference, manifest or build that cannot be used; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to start one bot."""
+
+    name: str
+    """Unique name in a tournament (lowercase letters, digits, ``-_.``)."""
+    command: tuple[str, ...]
+    """argv; relative paths are relative to ``directory``; ``{python}`` is the arena's Python for bots."""
+    directory: str | None = None
+    """Absolute path of the bot's directory (None for a plain command line)."""
+    build: str | None = None
+    """Shell command run in ``directory`` before the first match."""
+    image: str | None = None
+    """Container image for the docker sandbox."""
+    description: str = ""
+    """One line for humans."""
+    language: str = ""
+    """Informational."""
+
+
+def bot_python() -> str:
+    """The interpreter ``{python}`` stands for: Debian's, which starts fastest, else ours."""
+    return "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+
+
+def resolve_command(spec: BotSpec) -> list[str]:
+    """The argv to execute, placeholders filled and the bot directory's files made absolute."""
+    argv = [bot_python() if part == _PYTHON_PLACEHOLDER else part for part in spec.command]
+    if spec.directory:
+        base = Path(spec.directory)
+        argv = [str(base / a) if not os.path.isabs(a) and (base / a).exists() else a for a in argv]
+    return argv
+
+
+def load_bot(ref: str, base_dir: str | Path | None = None, name: str | None = None) -> BotSpec:
+    """Turn a reference into a spec: a bot directory, ``name=command line``, or a command line."""
+    base = Path(base_dir or ".")
+    if name is None:
+        head, sep, rest = ref.partition("=")
+        if sep and NAME_RE.match(head) and " " not in head:
+            name, ref = head, rest
+    path = (base / ref).expanduser()
+    if path.is_dir():
+        return _from_manifest(path.resolve(), name)
+    if path.suffix in (".yaml", ".yml") and path.is_file():
+        return _from_manifest(path.parent.resolve(), name, path)
+    try:
+        argv = shlex.split(ref)
+    except ValueError as exc:
+        raise BotConfigError(f"bot {ref!r}: cannot parse the command line ({exc})") from None
+    if not argv:
+        raise BotConfigError("bot: empty command line")
+    program = argv[0]
+    if program != _PYTHON_PLACEHOLDER and not shutil.which(program if os.sep in program else program) \
+            and not (base / program).is_file():
+        raise BotConfigError(f"bot {ref!r}: not a bot directory (with {MANIFEST}) and {program!r} is not an "
+                             "executable program; give a bot directory or a command line")
+    # The bot runs in a private directory: paths that exist here are made absolute.
+    argv = [str((base / a).resolve()) if not os.path.isabs(a) and os.sep in a and (base / a).exists() else a
+            for a in argv]
+    if name is None:
+        name = _derived_name(argv)
+    _check_name(name, ref)
+    return BotSpec(name=name, command=tuple(argv))
+
+
+def _derived_name(argv: list[str]) -> str:
+    words = [a for a in argv if not a.startswith("-")]
+    interpreters = ("python", "python3", _PYTHON_PLACEHOLDER, "node", "sh", "bash")
+    word = next((w for w in words if os.path.basename(w) not in interpreters), words[0] if words else "bot")
+    stem = Path(word).stem.lower()
+    return re.sub(r"[^a-z0-9_.-]", "-", stem).strip("-._") or "bot"
+
+
+def _check_name(name: str, where: str) -> None:
+    if not NAME_RE.match(name):
+        raise BotConfigError(f"{where}: bot name {name!r} must be 1-64 of a-z 0-9 - _ . starting with a letter or digit")
+
+
+def _from_manifest(directory: Path, name: str | None, manifest: Path | None = None) -> BotSpec:
+    file = manifest or directory / MANIFEST
+    if not file.is_file():
+        raise BotConfigError(f"{directory}: no {MANIFEST} manifest in this bot directory")
+    try:
+        data = yaml.safe_load(file.read_text())
+    except yaml.YAMLError as exc:
+        raise BotConfigError(f"{file}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise BotConfigError(f"{file}: the manifest must be a mapping with at least 'name' and 'run'")
+    unknown = sorted(set(data) - _FIELDS)
+    if unknown:
+        raise BotConfigError(f"{file}: unknown field {unknown[0]!r}; allowed: {', '.join(sorted(_FIELDS))}")
+    for key in ("description", "language", "build", "image"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise BotConfigError(f"{file}: field {key!r} must be a string")
+    run = data.get("run")
+    if isinstance(run, str):
+        run = shlex.split(run)
+    if not isinstance(run, list) or not run or not all(isinstance(a, str) for a in run):
+        raise BotConfigError(f"{file}: field 'run' must be a command: a list of strings like [\"{{python}}\", \"bot.py\"] or a string")
+    final = name or data.get("name")
+    if not isinstance(final, str):
+        raise BotConfigError(f"{file}: field 'name' is required and must be a string")
+    _check_name(final, str(file))
+    return BotSpec(name=final, command=tuple(run), directory=str(directory), build=data.get("build"),
+                   image=data.get("image"), description=data.get("description") or "",
+                   language=data.get("language") or "")
+
+
+_built: set[tuple[str, str]] = set()
+
+
+def build_bot(spec: BotSpec, timeout: float = 300.0) -> None:
+    """Run the bot's build command once per process; raise :class:`BotConfigError` with its output on failure."""
+    if not spec.build or not spec.directory:
+        return
+    key = (spec.directory, spec.build)
+    if key in _built:
+        return
+    try:
+        proc = subprocess.run(spec.build, shell=True, cwd=spec.directory, capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} took over {timeout:.0f} s") from None
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip()[-800:]
+        raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} failed (exit {proc.returncode}):\n{tail}")
+    _built.add(key)
+
+
+def describe(spec: BotSpec) -> dict[str, Any]:
+    """A JSON-able summary for results and logs."""
+    return {"name": spec.name, "command": list(spec.command), "directory": spec.directory}

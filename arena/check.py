@@ -1,0 +1,62 @@
+"""``arena bot check``: what a bot author runs before submitting a bot."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .bot import TimeControl
+from .bots import BotSpec, build_bot, load_bot
+from .game import make_rules
+from .report import fault_lines
+from .runner import MatchJob, play_match
+
+RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "random"
+
+
+@dataclass
+class CheckReport:
+    """Result of checking one bot."""
+
+    lines: list[str] = field(default_factory=list)
+    """What to print."""
+    ok: bool = True
+    """False if any match had a fault of the checked bot."""
+
+
+def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_per_preset: int = 2,
+              echo: Callable[[str], None] | None = None) -> CheckReport:
+    """Play the bot against the bundled random bot under both presets and explain every fault."""
+    report = CheckReport()
+
+    def say(line: str) -> None:
+        report.lines.append(line)
+        if echo:
+            echo(line)
+
+    build_bot(spec)
+    opponent = load_bot(str(RANDOM_BOT), name="random" if spec.name != "random" else "random-opponent")
+    build_bot(opponent)
+    for preset in ("standard", "espanola"):
+        for index in range(matches_per_preset):
+            players = 2 + index % 3
+            seats = [spec] + [dataclasses.replace(opponent, name=f"{opponent.name}-{i}") for i in range(1, players)]
+            seat = index % players
+            seats[0], seats[seat] = seats[seat], seats[0]
+            job = MatchJob(f"check-{preset}-{index}", make_rules(preset), f"check/{preset}/{index}", tuple(seats),
+                           time=time_control, sandbox=sandbox)
+            outcome = play_match(job)
+            mine = [f for f in outcome.faults if f.seat == seat]
+            stats = outcome.stats[seat]
+            mean = stats.think_ms / stats.decisions if stats.decisions else 0.0
+            verdict = "ok" if not mine else f"{len(mine)} fault(s)"
+            say(f"{preset} match {index + 1}: seat {seat} of {players}, place {outcome.places[seat]}, "
+                f"{stats.decisions} decisions, mean {mean:.1f} ms, max {stats.max_ms:.1f} ms, sandbox {outcome.sandbox}: {verdict}")
+            if mine:
+                report.ok = False
+                for line in fault_lines(dataclasses.replace(outcome, faults=tuple(mine)))[1:]:
+                    say(line)
+    say("result: " + ("clean: no fault in any match" if report.ok else "FAULTS: fix them before submitting"))
+    return report

@@ -1,0 +1,83 @@
+"""Plain-text accounts of match outcomes and replays, for the command line."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .runner import MatchOutcome
+
+
+def outcome_text(outcome: MatchOutcome, preset: str) -> list[str]:
+    """Per-round scores, final standings and faults of one match."""
+    names = [f"{name}@{seat}" for seat, name in enumerate(outcome.bots)]
+    width = max(8, *(len(n) for n in names))
+    lines = [f"match {outcome.match_id}: {preset}, {len(names)} players, seed {outcome.seed}, "
+             f"sandbox {outcome.sandbox}, {outcome.decisions} decisions in {outcome.seconds:.2f} s"]
+    lines.append("round  " + "  ".join(n.rjust(width) for n in names))
+    for number, scores in enumerate(outcome.rounds, 1):
+        lines.append(f"{number:>5}  " + "  ".join(str(s).rjust(width) for s in scores))
+    lines.append("total  " + "  ".join(str(t).rjust(width) for t in outcome.totals))
+    lines.append(f"ended: {outcome.reason}")
+    lines.append("standings:")
+    for seat in sorted(range(len(names)), key=lambda s: (outcome.places[s], s)):
+        mark = "  (forfeited)" if outcome.forfeited[seat] else ""
+        lines.append(f"  {outcome.places[seat]}. {names[seat]}  total {outcome.totals[seat]}{mark}")
+    lines.extend(fault_lines(outcome))
+    return lines
+
+
+def fault_lines(outcome: MatchOutcome) -> list[str]:
+    """One paragraph per fault: who, what, and the bot's last stderr lines."""
+    if not outcome.faults:
+        return ["faults: none"]
+    lines = [f"faults: {len(outcome.faults)}"]
+    for fault in outcome.faults:
+        lines.append(f"  seat {fault.seat} ({fault.bot}), round {fault.round}, decision {fault.decision}: "
+                     f"{fault.kind.value}: {fault.detail}")
+        tail = [line for line in fault.stderr.splitlines() if line.strip()][-5:]
+        lines.extend(f"    stderr| {line}" for line in tail)
+    return lines
+
+
+def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat: int | None) -> list[str]:
+    """A readable account of a replay, omniscient (``seat`` None) or as one seat saw it."""
+    names = header.get("bots") or [f"seat{s}" for s in range(header["players"])]
+    who = "everything (omniscient)" if seat is None else f"seat {seat} ({names[seat]})"
+    lines = [f"replay of {header.get('match', '?')}: {header['rules']['preset']}, {header['players']} players, "
+             f"seed {header['seed']}; showing {who}"]
+    for record in records:
+        if record["type"] == "action":
+            if seat is None:
+                lines.append(f"    > seat {record['seat']} chose {_compact(record['action'])}")
+            continue
+        event = _as_seen(record, seat)
+        lines.append(_event_line(event, names))
+    return lines
+
+
+def _as_seen(record: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    seen = record.get("seen", {})
+    return {k: v for k, v in record.items()
+            if k != "seen" and (seat is None or k not in seen or seat in seen[k])}
+
+
+def _event_line(event: dict[str, Any], names: list[str]) -> str:
+    kind = event["type"]
+    actor = event.get("seat")
+    who = f"{names[actor]}@{actor}" if isinstance(actor, int) else "-"
+    if kind == "round_start":
+        return (f"== round {event['round']}: dealer {event['dealer']}, starter {event['starter']}, "
+                f"discard {event['discard']}, deck {event['deck']}")
+    if kind == "round_over":
+        return (f"== round {event['round']} over ({event['ended']}): hands {event['hands']} sums {event['sums']} "
+                f"scores {event['scores']} totals {event['totals']}"
+                + (f" moon {event['moon']}" if event.get("moon") is not None else "")
+                + (f" resets {event['resets']}" if event.get("resets") else ""))
+    if kind == "match_over":
+        return f"== match over ({event['reason']}): totals {event['totals']} places {event['places']}"
+    rest = {k: v for k, v in event.items() if k not in ("type", "seat")}
+    return f"  {who:>14} {kind:<12} {_compact(rest)}"
+
+
+def _compact(value: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in value.items()) if value else ""

@@ -1,0 +1,284 @@
+"""Play one match between bot processes: a self-contained, picklable job.
+
+:class:`MatchJob` goes in (rules, seed, bots, limits), :class:`MatchOutcome`
+comes out (result, faults, timings, compressed omniscient replay). Nothing here
+writes files, so a job can run in any worker process or on another machine and
+only the driver stores results.
+"""
+
+from __future__ import annotations
+
+import gzip
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import protocol
+from .bot import BotLink, TimeControl, collect_replies
+from .bots import BotSpec, resolve_command
+from .fallback import fallback_index
+from .faults import FAULT_POLICIES, BotFault, Fault, FaultKind
+from .game import Match, Rules, events_for, observe
+from .game.replay import replay_lines
+from .game.scoring import places
+from .sandbox import LaunchSpec, Limits, SandboxError, resolve_backend
+
+_ROUND_END = ("round_over", "match_over")
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    """Everything needed to play one match, and nothing that only one machine has."""
+
+    match_id: str
+    """Stable id, e.g. ``t-0042``; also sent to bots in ``hello``."""
+    rules: Rules
+    """Preset and options."""
+    seed: int | str
+    """Seed of every chance event of the match."""
+    bots: tuple[BotSpec, ...]
+    """Bot of each seat, seat order."""
+    time: TimeControl = field(default_factory=TimeControl)
+    """Time limits."""
+    sandbox: str = "auto"
+    """Sandbox backend name."""
+    limits: Limits = field(default_factory=Limits)
+    """Resource limits per bot process."""
+    fault_policy: str = "forfeit"
+    """``forfeit`` or ``fallback``."""
+    max_faults: int = 3
+    """Under ``fallback``: faults after which the seat is forfeited anyway."""
+
+    def __post_init__(self) -> None:
+        if self.fault_policy not in FAULT_POLICIES:
+            raise ValueError(f"fault policy {self.fault_policy!r}: expected one of {', '.join(FAULT_POLICIES)}")
+
+
+@dataclass(frozen=True)
+class SeatStats:
+    """Timing of one seat's bot."""
+
+    decisions: int
+    """Replies read from the bot."""
+    think_ms: float
+    """Total time from writing ``act`` to reading the reply."""
+    max_ms: float
+    """Slowest reply."""
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """What a finished match produced."""
+
+    match_id: str
+    seed: int | str
+    bots: tuple[str, ...]
+    """Bot name per seat."""
+    totals: tuple[int, ...]
+    """Final game totals per seat."""
+    places: tuple[int, ...]
+    """Final places: forfeited seats rank below every seat without a forfeit."""
+    forfeited: tuple[bool, ...]
+    """Seats whose bot was forfeited (played out by the fallback policy)."""
+    faults: tuple[Fault, ...]
+    """Every fault, in order."""
+    reason: str
+    """How the game ended."""
+    rounds: tuple[tuple[int, ...], ...]
+    """Round scores per round."""
+    decisions: int
+    """Actions applied."""
+    seconds: float
+    """Wall time of the whole match, process start-up included."""
+    stats: tuple[SeatStats, ...]
+    """Per-seat timing."""
+    sandbox: str
+    """Backend that ran the bots."""
+    replay: bytes = field(repr=False)
+    """gzip-compressed omniscient replay (JSON lines)."""
+
+    def replay_text(self) -> str:
+        return gzip.decompress(self.replay).decode()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "match": self.match_id, "seed": self.seed, "bots": list(self.bots), "totals": list(self.totals),
+            "places": list(self.places), "forfeited": list(self.forfeited), "reason": self.reason,
+            "rounds": [list(r) for r in self.rounds], "decisions": self.decisions,
+            "seconds": round(self.seconds, 4), "sandbox": self.sandbox,
+            "faults": [f.to_json() for f in self.faults],
+            "stats": [{"decisions": s.decisions, "think_ms": round(s.think_ms, 3), "max_ms": round(s.max_ms, 3)}
+                      for s in self.stats],
+        }
+
+
+def final_places(totals: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[int, ...]:
+    """Places by total, every forfeited seat below every seat that was not."""
+    clean = [t for t, f in zip(totals, forfeited) if not f]
+    lost = [t for t, f in zip(totals, forfeited) if f]
+    clean_places, lost_places = places(clean), places(lost)
+    out, ci, li = [], 0, 0
+    for f in forfeited:
+        if f:
+            out.append(len(clean) + lost_places[li])
+            li += 1
+        else:
+            out.append(clean_places[ci])
+            ci += 1
+    return tuple(out)
+
+
+class _Table:
+    """The running match: engine, links, faults. One instance per :func:`play_match`."""
+
+    def __init__(self, job: MatchJob) -> None:
+        self.job = job
+        self.players = len(job.bots)
+        self.match = Match(job.rules, self.players, job.seed)
+        self.links: list[BotLink | None] = [None] * self.players
+        self.forfeited = [False] * self.players
+        self.fault_count = [0] * self.players
+        self.faults: list[Fault] = []
+        self.cursor = [0] * self.players
+        self.request_id = 0
+
+    # ------------------------------------------------------------ faults
+    def fault(self, seat: int, kind: FaultKind, detail: str) -> None:
+        link = self.links[seat]
+        tail = link.stderr_tail() if link else ""
+        self.faults.append(Fault(seat, self.job.bots[seat].name, kind, detail, tail[-2000:],
+                                 self.match.round_no, len(self.match.history)))
+        self.fault_count[seat] += 1
+        fatal = kind in (FaultKind.EXIT, FaultKind.LINE_TOO_LONG, FaultKind.STARTUP)
+        if self.job.fault_policy == "forfeit" or fatal or self.fault_count[seat] >= self.job.max_faults:
+            self.forfeit(seat)
+
+    def forfeit(self, seat: int) -> None:
+        self.forfeited[seat] = True
+        link, self.links[seat] = self.links[seat], None
+        if link is not None:
+            link.kill()
+
+    # ------------------------------------------------------------ phases
+    def start(self, backend_name: str) -> str:
+        backend, why = resolve_backend(backend_name)
+        for seat, spec in enumerate(self.job.bots):
+            try:
+                process = backend.start(LaunchSpec(tuple(resolve_command(spec)), spec.directory, self.job.limits))
+            except (SandboxError, OSError) as exc:
+                self.fault(seat, FaultKind.STARTUP, f"could not start {list(spec.command)}: {exc}")
+                continue
+            self.links[seat] = BotLink(spec.name, process, self.job.time)
+        tc = self.job.time
+        for seat in range(self.players):  # every bot starts its clock at once, then each is read
+            link = self.links[seat]
+            if link is None:
+                continue
+            try:
+                link.send_hello(protocol.hello(self.job.match_id, seat, self.players, self.job.rules,
+                                               tc.move_ms, tc.startup_ms, tc.bank_ms))
+            except BotFault as fault:
+                self.fault(seat, fault.kind, fault.detail)
+        for seat in range(self.players):
+            link = self.links[seat]
+            if link is None:
+                continue
+            try:
+                link.await_ready()
+            except BotFault as fault:
+                self.fault(seat, fault.kind, fault.detail)
+        return backend.name
+
+    def decide(self) -> None:
+        """Ask every seat that must act now (all at once), then apply their choices."""
+        match = self.match
+        asked = match.asked()
+        waiting: list[int] = []
+        for seat in asked:
+            link = self.links[seat]
+            if link is None:
+                continue
+            self.request_id += 1
+            message = protocol.act(self.request_id, observe(match, seat), self.new_events(seat),
+                                   match.legal_actions(seat))
+            try:
+                link.request(self.request_id, message)
+                waiting.append(seat)
+            except BotFault as fault:
+                self.fault(seat, fault.kind, fault.detail)
+        choices: dict[int, int] = {}
+        asked_links = {seat: (self.links[seat], match.legal_actions(seat)) for seat in waiting}
+        for seat, answer in collect_replies(asked_links).items():  # type: ignore[arg-type]
+            if isinstance(answer, BotFault):
+                self.fault(seat, answer.kind, answer.detail)
+            else:
+                choices[seat] = answer
+        for seat in asked:
+            legal = match.legal_actions(seat)
+            index = choices.get(seat)
+            match.apply(seat, legal[fallback_index(legal) if index is None else index])
+
+    def new_events(self, seat: int) -> list[dict[str, Any]]:
+        events = events_for(self.match, seat, self.cursor[seat])
+        self.cursor[seat] = len(self.match.events)
+        return events
+
+    def notify_round_end(self, since: int) -> None:
+        if not any(e.type in _ROUND_END for e in self.match.events[since:]):
+            return
+        for seat, link in enumerate(self.links):
+            if link is None:
+                continue
+            try:
+                link.notify(protocol.update(self.new_events(seat)))
+            except BotFault as fault:
+                self.fault(seat, fault.kind, fault.detail)
+
+    def finish(self, outcome: dict[str, Any]) -> None:
+        for seat, link in enumerate(self.links):
+            if link is None:
+                continue
+            try:
+                link.notify(protocol.over({**outcome, "seat": seat}))
+            except BotFault:
+                pass  # the match is over; a bot that will not listen is simply closed
+        for link in self.links:
+            if link is not None:
+                link.close()
+
+    def kill_all(self) -> None:
+        for link in self.links:
+            if link is not None:
+                link.kill()
+
+
+def play_match(job: MatchJob) -> MatchOutcome:
+    """Play ``job`` to the end and return its outcome; bots never outlive this call."""
+    started = time.perf_counter()
+    table = _Table(job)
+    links_used: list[BotLink | None] = []
+    try:
+        backend = table.start(job.sandbox)
+        links_used = list(table.links)
+        match = table.match
+        while not match.over:
+            since = len(match.events)
+            table.decide()
+            table.notify_round_end(since)
+        result = match.result
+        assert result is not None
+        forfeited = tuple(table.forfeited)
+        final = final_places(result.totals, forfeited)
+        table.finish({"totals": list(result.totals), "places": list(final), "reason": result.reason,
+                      "forfeited": list(forfeited)})
+    finally:
+        table.kill_all()
+    stats = tuple(SeatStats(l.decisions, l.think_ms, l.max_ms) if l else SeatStats(0, 0.0, 0.0) for l in links_used)
+    meta = {"match": job.match_id, "bots": [b.name for b in job.bots]}
+    replay = gzip.compress("".join(line + "\n" for line in replay_lines(match, meta)).encode(), mtime=0)
+    return MatchOutcome(
+        match_id=job.match_id, seed=job.seed, bots=tuple(b.name for b in job.bots), totals=result.totals,
+        places=final, forfeited=forfeited, faults=tuple(table.faults), reason=result.reason,
+        rounds=tuple(r.scores for r in result.rounds), decisions=len(match.history),
+        seconds=time.perf_counter() - started, stats=stats, sandbox=backend, replay=replay,
+    )

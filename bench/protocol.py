@@ -1,0 +1,93 @@
+"""Arena cost per decision against a raw JSON-lines ping-pong, measured in one run.
+
+Arena: full matches of four C random bots through ``play_match`` (engine, observation,
+JSON encoding, sandboxed pipes, reply validation). Raw: the same number of lines of the
+same sizes written to a C echo child over plain pipes and answered with a short line.
+Last line: ``protocol: arena/raw = R``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena import protocol  # noqa: E402
+from arena.bots import build_bot, load_bot  # noqa: E402
+from arena.game import make_rules  # noqa: E402
+from arena.runner import MatchJob, play_match  # noqa: E402
+
+
+def arena_run(preset: str, matches: int, sandbox: str, sizes: list[int]) -> tuple[float, int]:
+    """Seconds per decision over ``matches`` matches; records the size of every act sent."""
+    spec = load_bot(str(ROOT / "bots" / "c-random"))
+    build_bot(spec)
+    bots = tuple(load_bot(str(ROOT / "bots" / "c-random"), name=f"c{i}") for i in range(4))
+    original = protocol.encode
+
+    def recording(message: dict) -> bytes:  # type: ignore[type-arg]
+        data = original(message)
+        if message.get("type") == "act":
+            sizes.append(len(data))
+        return data
+
+    protocol.encode = recording  # type: ignore[assignment]
+    try:
+        seconds = decisions = 0.0
+        for index in range(matches):
+            outcome = play_match(MatchJob(f"bench-{index}", make_rules(preset), f"bench/{index}", bots, sandbox=sandbox))
+            seconds += outcome.seconds
+            decisions += outcome.decisions
+    finally:
+        protocol.encode = original  # type: ignore[assignment]
+    return seconds / decisions, int(decisions)
+
+
+def raw_run(sizes: list[int]) -> float:
+    """Seconds per round trip with a C echo child, lines of the recorded sizes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        echo = os.path.join(tmp, "echo")
+        subprocess.run(["gcc", "-O2", "-o", echo, str(ROOT / "bench" / "echo.c")], check=True)
+        child = subprocess.Popen([echo], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        assert child.stdin is not None and child.stdout is not None
+        out, inp = child.stdin.fileno(), child.stdout.fileno()
+        lines = [(b'{"type":"act","pad":"' + b"x" * max(0, n - 24) + b'"}\n') for n in sizes]
+        start = time.perf_counter()
+        for line in lines:
+            os.write(out, line)
+            reply = b""
+            while not reply.endswith(b"\n"):
+                reply += os.read(inp, 65536)
+        elapsed = time.perf_counter() - start
+        child.stdin.close()
+        child.wait()
+    return elapsed / len(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--matches", type=int, default=20, help="matches per preset")
+    parser.add_argument("--sandbox", default="none", help="sandbox backend for the arena side")
+    args = parser.parse_args()
+    total_arena = total_raw = 0.0
+    for preset in ("standard", "espanola"):
+        sizes: list[int] = []
+        per_decision, decisions = arena_run(preset, args.matches, args.sandbox, sizes)
+        raw = raw_run(sizes)
+        mean_size = sum(sizes) / len(sizes)
+        print(f"{preset}: arena {per_decision * 1e6:.1f} us/decision over {decisions} decisions "
+              f"(sandbox {args.sandbox}); raw ping-pong {raw * 1e6:.1f} us; act line {mean_size:.0f} bytes on average")
+        total_arena += per_decision
+        total_raw += raw
+    print(f"protocol: arena/raw = {total_arena / total_raw:.2f}")
+
+
+if __name__ == "__main__":
+    main()
