@@ -5,7 +5,10 @@ Every user error becomes a one-line :class:`click.ClickException`, never a trace
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
+from pathlib import Path
 from typing import Any
 
 import click
@@ -13,6 +16,11 @@ import click
 from . import __version__
 from .game import RuleError, make_rules, options_of, parse_option_args, preset_names
 from .game.rules import MAX_PLAYERS, MIN_PLAYERS
+from .bot import TimeControl
+from .bots import BotConfigError, BotSpec, build_bot, load_bot
+from .faults import FAULT_POLICIES
+from .game.replay import read_replay
+from .sandbox import BACKEND_NAMES, SandboxError, resolve_backend
 from .selfplay import self_play
 
 
@@ -80,3 +88,187 @@ def selfplay_cmd(preset: str, options: tuple[str, ...], players: int, matches: i
     click.echo("  round ends: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.round_ends.items())))
     avg = "  ".join(f"seat {s}: {p / summary.matches:.2f}" for s, p in enumerate(summary.place_sum))
     click.echo(f"  average place: {avg}")
+
+
+def _load_bots(refs: tuple[str, ...], players: int | None) -> list[BotSpec]:
+    """Bots for the seats: the references in order, repeated to fill ``players`` seats, names made unique."""
+    try:
+        specs = [load_bot(ref) for ref in refs]
+    except BotConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    count = players or len(specs)
+    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
+        raise click.BadParameter(f"a match has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {count}",
+                                 param_hint="'--players' or BOT...")
+    if len(specs) > count:
+        raise click.BadParameter(f"{len(specs)} bots given for {count} seats", param_hint="'--players'")
+    seats = [specs[i % len(specs)] for i in range(count)]
+    seen: dict[str, int] = {}
+    unique = []
+    for spec in seats:
+        seen[spec.name] = seen.get(spec.name, 0) + 1
+        unique.append(spec if seen[spec.name] == 1 else dataclasses.replace(spec, name=f"{spec.name}-{seen[spec.name]}"))
+    for spec in {s.directory or s.name: s for s in seats}.values():
+        try:
+            build_bot(spec)
+        except BotConfigError as exc:
+            raise click.ClickException(str(exc)) from None
+    return unique
+
+
+def _sandbox(name: str) -> str:
+    try:
+        backend, why = resolve_backend(name)
+    except SandboxError as exc:
+        raise click.ClickException(str(exc)) from None
+    return backend.name
+
+
+SANDBOX_HELP = "Sandbox backend for bots: auto picks the strongest that works here."
+
+
+@main.command("play")
+@click.argument("bots", nargs=-1, required=True, metavar="BOT...")
+@click.option("--rules", "preset", type=click.Choice(preset_names()), default="standard", show_default=True,
+              help="Rule preset.")
+@click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help=OPTION_HELP)
+@click.option("--players", type=int, default=None, help="Seats (default: one per BOT; BOTs repeat to fill).")
+@click.option("--seed", default="1", show_default=True, help="Match seed (any string or integer).")
+@click.option("--move-ms", type=click.IntRange(1), default=1000, show_default=True, help="Time per decision.")
+@click.option("--startup-ms", type=click.IntRange(1), default=10000, show_default=True, help="Time to answer hello.")
+@click.option("--bank-ms", type=click.IntRange(0), default=None, help="Extra time per match for slow decisions.")
+@click.option("--sandbox", type=click.Choice(BACKEND_NAMES), default="auto", show_default=True, help=SANDBOX_HELP)
+@click.option("--fault-policy", type=click.Choice(FAULT_POLICIES), default="forfeit", show_default=True,
+              help="forfeit: a faulting bot is replaced by the fallback policy and ranks last; "
+                   "fallback: only the bad decision is replaced, forfeit after --max-faults.")
+@click.option("--max-faults", type=click.IntRange(1), default=3, show_default=True, help="Faults before forfeit under fallback.")
+@click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the omniscient replay (default: replays/<match>.jsonl).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], players: int | None, seed: str,
+             move_ms: int, startup_ms: int, bank_ms: int | None, sandbox: str, fault_policy: str,
+             max_faults: int, replay_path: Path | None, as_json: bool) -> None:
+    """Play one match between BOTs (bot directories or quoted command lines) and report it."""
+    from .report import outcome_text
+    from .runner import MatchJob, play_match
+
+    rules = _rules_from(preset, options)
+    specs = _load_bots(bots, players)
+    backend = _sandbox(sandbox)
+    match_seed: int | str = int(seed) if seed.lstrip("-").isdigit() else seed
+    match_id = f"play-{seed}"
+    job = MatchJob(match_id, rules, match_seed, tuple(specs), TimeControl(move_ms, startup_ms, bank_ms),
+                   backend, fault_policy=fault_policy, max_faults=max_faults)
+    outcome = play_match(job)
+    path = replay_path or Path("replays") / f"{match_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(outcome.replay_text())
+    if as_json:
+        click.echo(json.dumps({**outcome.to_json(), "replay": str(path)}, indent=2))
+        return
+    for line in outcome_text(outcome, preset):
+        click.echo(line)
+    click.echo(f"replay: {path}")
+
+
+@main.group("bot")
+def bot_group() -> None:
+    """Tools for bot authors."""
+
+
+@bot_group.command("check")
+@click.argument("bot", metavar="BOT")
+@click.option("--sandbox", type=click.Choice(BACKEND_NAMES), default="auto", show_default=True, help=SANDBOX_HELP)
+@click.option("--move-ms", type=click.IntRange(1), default=1000, show_default=True, help="Time per decision.")
+@click.option("--matches", type=click.IntRange(1), default=3, show_default=True, help="Matches per preset.")
+def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int) -> None:
+    """Check BOT: handshake and matches against the random bot under both presets.
+
+    Exits with status 0 only if the bot committed no fault.
+    """
+    from .check import check_bot
+
+    try:
+        spec = load_bot(bot)
+    except BotConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    backend = _sandbox(sandbox)
+    click.echo(f"checking {spec.name} ({' '.join(spec.command)}) under sandbox {backend}")
+    try:
+        report = check_bot(spec, backend, TimeControl(move_ms=move_ms), matches, echo=click.echo)
+    except BotConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not report.ok:
+        raise SystemExit(1)
+
+
+@main.command("replay")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--seat", type=int, default=None, help="Show the match as this seat saw it (default: everything).")
+def replay_cmd(file: Path, seat: int | None) -> None:
+    """Print a readable account of a replay FILE, omniscient or as one seat saw it."""
+    from .report import replay_text
+
+    try:
+        header, records = read_replay(file.read_text().splitlines())
+    except (ValueError, KeyError) as exc:
+        raise click.ClickException(f"{file}: {exc}") from None
+    if seat is not None and not 0 <= seat < header["players"]:
+        raise click.BadParameter(f"seat must be 0..{header['players'] - 1}", param_hint="'--seat'")
+    for line in replay_text(header, records, seat):
+        click.echo(line)
+
+
+@main.command("run")
+@click.argument("config_file", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--workers", type=click.IntRange(1), default=None, help="Worker processes (default: the config's, else the number of cores).")
+def run_cmd(config_file: Path, workers: int | None) -> None:
+    """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
+    from .tournament.config import ConfigError, load_config
+    from .tournament.driver import run_tournament
+    from .tournament.leaderboard import text
+    from .tournament.store import StoreMismatch
+
+    try:
+        config = load_config(config_file)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        summary = run_tournament(config, workers=workers)
+    except (StoreMismatch, BotConfigError, SandboxError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(text(summary.leaderboard))
+    click.echo(f"results: {config.output} (leaderboard.md, leaderboard.json, leaderboard.csv, head_to_head.csv, "
+               f"results.sqlite, replays/)")
+    if summary.interrupted:
+        raise SystemExit(130)
+    if summary.failed:
+        raise click.ClickException(f"{summary.failed} match(es) failed inside the arena; run again to retry them")
+
+
+@main.command("leaderboard")
+@click.argument("output_dir", type=click.Path(file_okay=False, path_type=Path))
+def leaderboard_cmd(output_dir: Path) -> None:
+    """Print the leaderboard of a tournament OUTPUT_DIR, also while it runs."""
+    from .tournament.leaderboard import build, text
+    from .tournament.rating import RatingParams, rate
+    from .tournament.store import ResultStore
+
+    try:
+        store = ResultStore(output_dir, readonly=True)
+    except FileNotFoundError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        names = store.meta("bots") or []
+        params = RatingParams(**(store.meta("rating") or {}))
+        records = store.records()
+        total = store.meta("total")
+    finally:
+        store.close()
+    board = build(records, rate(records, params, names), names)
+    click.echo(f"{len(records)} of {total} matches finished")
+    click.echo(text(board))
+
+
+if __name__ == "__main__":
+    main()

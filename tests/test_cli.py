@@ -44,3 +44,57 @@ def test_selfplay_summary():
     result = run("selfplay", "--rules", "espanola", "--matches", "5", "--players", "3", "--seed", "2")
     assert result.exit_code == 0, result.output
     assert "5 random matches" in result.output and "match ends: rounds 5" in result.output
+
+
+def test_play_writes_replay_and_prints_standings(tmp_path):
+    replay = tmp_path / "m.jsonl"
+    result = run("play", "bots/random", "bots/random", "--seed", "4", "--sandbox", "none", "--replay", str(replay))
+    assert result.exit_code == 0, result.output
+    assert "standings:" in result.output and "random-2@1" in result.output and "faults: none" in result.output
+    assert replay.read_text().startswith('{"type":"header"')
+    seat = run("replay", str(replay), "--seat", "1")
+    assert seat.exit_code == 0 and "showing seat 1 (random-2)" in seat.output
+    everything = run("replay", str(replay))
+    assert "> seat 0 chose do=look_initial" in everything.output
+
+
+def test_play_json_is_machine_readable(tmp_path):
+    import json
+
+    result = run("play", "bots/random", "--players", "3", "--rules", "espanola", "--seed", "x", "--sandbox", "none",
+                 "--replay", str(tmp_path / "r.jsonl"), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["bots"] == ["random", "random-2", "random-3"] and sorted(data["places"])[0] == 1
+    assert len(data["rounds"]) == 5 and data["faults"] == []
+
+
+def test_play_bad_arguments_are_one_line_errors():
+    for args, text in [
+        (("play", "bots/nope"), "not a bot directory"),
+        (("play", "bots/random", "--players", "7"), "2 to 5 players"),
+        (("play", "bots/random", "bots/random", "-o", "kings_zero=all"), "unknown option 'kings_zero'"),
+        (("play", "bots/random", "bots/random", "--sandbox", "vm"), "'vm' is not one of"),
+    ]:
+        result = run(*args)
+        assert result.exit_code != 0 and text in result.output, result.output
+        assert "Traceback" not in result.output
+
+
+def test_replay_of_a_non_replay_file(tmp_path):
+    bad = tmp_path / "x.jsonl"
+    bad.write_text('{"type": "nope"}\n')
+    result = run("replay", str(bad))
+    assert result.exit_code != 0 and "not a replay file" in result.output
+
+
+def test_bot_check_clean_bot_exits_zero():
+    result = run("bot", "check", "bots/random", "--matches", "1", "--sandbox", "none")
+    assert result.exit_code == 0, result.output
+    assert "result: clean" in result.output
+
+
+def test_bot_check_faulty_bot_exits_nonzero_and_explains():
+    result = run("bot", "check", "/usr/bin/python3 tests/bots/fault_illegal.py", "--matches", "1", "--sandbox", "none")
+    assert result.exit_code == 1
+    assert "illegal:" in result.output and "FAULTS" in result.output
