@@ -47,6 +47,8 @@ class BotLink:
         self.think_ms = 0.0
         self.max_ms = 0.0
         self.reported_name = ""
+        self.timed_out: set[int] = set()
+        """Ids of requests that timed out: a late reply to one of them is dropped, not a fault."""
 
     def send_hello(self, hello: Mapping[str, Any]) -> None:
         """Send ``hello``; the ``startup_ms`` clock starts now."""
@@ -97,16 +99,22 @@ class BotLink:
                 if not block and now < self.deadline:
                     return None
                 self._charge(now)
-                budget = self.time.move_ms + (self.time.bank_ms or 0)
-                raise BotFault(FaultKind.TIMEOUT, f"no reply within {budget} ms") from None
+                self.timed_out.add(self.request_id)
+                allowed = (self.deadline - self.sent_at) * 1000.0
+                raise BotFault(FaultKind.TIMEOUT, f"no reply within {allowed:.0f} ms") from None
             except LineTooLong as exc:
                 raise BotFault(FaultKind.LINE_TOO_LONG, _describe(exc)) from None
             except ChannelClosed as exc:
                 raise BotFault(FaultKind.EXIT, _describe(exc)) from None
-            message = protocol.decode(line)
-            if _stale(message, self.request_id):
+            now = time.monotonic()
+            try:
+                message = protocol.decode(line)
+            except BotFault:
+                self._charge(now)
+                raise
+            if message.get("type") == "action" and message.get("id") in self.timed_out:
                 continue  # a late answer to a request that already timed out
-            self._charge(time.monotonic())
+            self._charge(now)
             return protocol.chosen_index(message, self.request_id, legal)
 
     def notify(self, message: Mapping[str, Any]) -> None:
@@ -130,7 +138,9 @@ class BotLink:
         try:
             self.process.send(data, deadline)
         except ChannelTimeout:
-            raise BotFault(FaultKind.TIMEOUT, "stopped reading its stdin (the arena's message could not be written in time)") from None
+            # Part of the message may be in the pipe: the stream is out of step for good.
+            raise BotFault(FaultKind.TIMEOUT, "stopped reading its stdin (the arena's message could not be "
+                           "written in time)", fatal=True) from None
         except ChannelClosed as exc:
             raise BotFault(FaultKind.EXIT, _describe(exc)) from None
 
@@ -141,11 +151,6 @@ class BotLink:
         self.max_ms = max(self.max_ms, used)
         if used > self.time.move_ms:
             self.bank_ms = max(0.0, self.bank_ms - (used - self.time.move_ms))
-
-
-def _stale(message: Mapping[str, Any], current: int) -> bool:
-    rid = message.get("id")
-    return message.get("type") == "action" and type(rid) is int and 0 < rid < current
 
 
 def _describe(exc: Exception) -> str:

@@ -34,15 +34,19 @@ class FaultKind(str, Enum):
 
 
 FAULT_POLICIES = ("forfeit", "fallback")
+FATAL = frozenset({FaultKind.STARTUP, FaultKind.EXIT, FaultKind.LINE_TOO_LONG})
+"""Kinds after which a bot cannot play on, whatever the fault policy."""
 
 
 class BotFault(Exception):
     """A bot broke the protocol; ``kind`` says how and the message says what exactly."""
 
-    def __init__(self, kind: FaultKind, detail: str) -> None:
+    def __init__(self, kind: FaultKind, detail: str, fatal: bool = False) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
+        self.fatal = fatal or kind in FATAL
+        """The bot cannot go on (under any policy): its stream is broken or it is gone."""
 
 
 class ProtocolError(BotFault):
@@ -68,7 +72,7 @@ class Fault:
     stderr: str
     """Tail of the bot's stderr when the fault happened."""
     round: int
-    """Round number when it happened (0 before the first deal)."""
+    """Round number when it happened (start-up faults count as round 1)."""
     decision: int
     """Index of the decision in the match (actions applied so far)."""
 

@@ -59,7 +59,7 @@ class SeatStats:
     """Timing of one seat's bot."""
 
     decisions: int
-    """Replies read from the bot."""
+    """Decisions asked of the bot and answered or timed out."""
     think_ms: float
     """Total time from writing ``act`` to reading the reply."""
     max_ms: float
@@ -143,14 +143,13 @@ class _Table:
         self.request_id = 0
 
     # ------------------------------------------------------------ faults
-    def fault(self, seat: int, kind: FaultKind, detail: str) -> None:
+    def fault(self, seat: int, fault: BotFault) -> None:
         link = self.links[seat]
         tail = link.stderr_tail() if link else ""
-        self.faults.append(Fault(seat, self.job.bots[seat].name, kind, detail, tail[-2000:],
+        self.faults.append(Fault(seat, self.job.bots[seat].name, fault.kind, fault.detail, tail[-2000:],
                                  self.match.round_no, len(self.match.history)))
         self.fault_count[seat] += 1
-        fatal = kind in (FaultKind.EXIT, FaultKind.LINE_TOO_LONG, FaultKind.STARTUP)
-        if self.job.fault_policy == "forfeit" or fatal or self.fault_count[seat] >= self.job.max_faults:
+        if self.job.fault_policy == "forfeit" or fault.fatal or self.fault_count[seat] >= self.job.max_faults:
             self.forfeit(seat)
 
     def forfeit(self, seat: int) -> None:
@@ -166,7 +165,7 @@ class _Table:
             try:
                 process = backend.start(LaunchSpec(tuple(resolve_command(spec)), spec.directory, self.job.limits))
             except (SandboxError, OSError) as exc:
-                self.fault(seat, FaultKind.STARTUP, f"could not start {list(spec.command)}: {exc}")
+                self.fault(seat, BotFault(FaultKind.STARTUP, f"could not start {list(spec.command)}: {exc}"))
                 continue
             self.links[seat] = BotLink(spec.name, process, self.job.time)
         tc = self.job.time
@@ -178,7 +177,7 @@ class _Table:
                 link.send_hello(protocol.hello(self.job.match_id, seat, self.players, self.job.rules,
                                                tc.move_ms, tc.startup_ms, tc.bank_ms))
             except BotFault as fault:
-                self.fault(seat, fault.kind, fault.detail)
+                self.fault(seat, fault)
         for seat in range(self.players):
             link = self.links[seat]
             if link is None:
@@ -186,7 +185,7 @@ class _Table:
             try:
                 link.await_ready()
             except BotFault as fault:
-                self.fault(seat, fault.kind, fault.detail)
+                self.fault(seat, fault)
         return backend.name
 
     def decide(self) -> None:
@@ -205,12 +204,12 @@ class _Table:
                 link.request(self.request_id, message)
                 waiting.append(seat)
             except BotFault as fault:
-                self.fault(seat, fault.kind, fault.detail)
+                self.fault(seat, fault)
         choices: dict[int, int] = {}
         asked_links = {seat: (self.links[seat], match.legal_actions(seat)) for seat in waiting}
         for seat, answer in collect_replies(asked_links).items():  # type: ignore[arg-type]
             if isinstance(answer, BotFault):
-                self.fault(seat, answer.kind, answer.detail)
+                self.fault(seat, answer)
             else:
                 choices[seat] = answer
         for seat in asked:
@@ -232,7 +231,7 @@ class _Table:
             try:
                 link.notify(protocol.update(self.new_events(seat)))
             except BotFault as fault:
-                self.fault(seat, fault.kind, fault.detail)
+                self.fault(seat, fault)
 
     def finish(self, outcome: dict[str, Any]) -> None:
         for seat, link in enumerate(self.links):

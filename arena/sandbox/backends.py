@@ -20,10 +20,11 @@ import secrets
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable
 
 from . import reaper
-from .errors import SandboxError, SandboxUnavailable
+from .errors import ChannelClosed, ChannelError, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits, apply_rlimits
 from .process import BotProcess
 
@@ -192,19 +193,27 @@ class BwrapBackend(NoneBackend):
         return _BWRAP_PROBES[self._bwrap]
 
     def _probe(self) -> tuple[bool, str]:
-        """Try the exact flags ``start`` uses; a kernel or container may refuse namespaces."""
-        workdir = tempfile.mkdtemp(prefix="arena-probe-")
+        """Try the exact flags ``start`` uses; a kernel or container may refuse namespaces.
+
+        The probe runs as a bot does (``BotProcess``), so its namespace init, which is
+        handed to the arena once bwrap exits, is reaped like any bot's.
+        """
         try:
-            spec = LaunchSpec(("/bin/true",))
-            proc = subprocess.run(self._argv(spec, workdir), env={"PATH": SANDBOX_PATH},
-                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
-        except (OSError, subprocess.SubprocessError) as exc:
+            proc = NoneBackend.start(self, LaunchSpec(("/bin/true",)))
+        except (OSError, SandboxError) as exc:
             return False, f"{self._bwrap} failed to run: {exc}"
+        try:
+            try:
+                proc.readline(time.monotonic() + 10.0)
+            except ChannelClosed:
+                pass
+            except ChannelError as exc:
+                return False, f"{self._bwrap} did not finish a test sandbox: {exc}"
+            code, err = proc.returncode, proc.stderr_tail().strip()
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
-        if proc.returncode != 0:
-            err = proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}"
-            return False, f"{self._bwrap} cannot create a sandbox here: {err}"
+            proc.kill()
+        if code != 0:
+            return False, f"{self._bwrap} cannot create a sandbox here: {err or f'exit status {code}'}"
         return True, f"{self._bwrap} ran a test sandbox (user, pid, net namespaces)"
 
     def start(self, spec: LaunchSpec) -> BotProcess:
