@@ -6,6 +6,7 @@ Every user error becomes a one-line :class:`click.ClickException`, never a trace
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import time
 from pathlib import Path
@@ -206,12 +207,14 @@ def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int) -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seat", type=int, default=None, help="Show the match as this seat saw it (default: everything).")
 def replay_cmd(file: Path, seat: int | None) -> None:
-    """Print a readable account of a replay FILE, omniscient or as one seat saw it."""
+    """Print a readable account of a replay FILE (.jsonl or .jsonl.gz), omniscient or as one seat saw it."""
     from .report import replay_text
 
     try:
-        header, records = read_replay(file.read_text().splitlines())
-    except (ValueError, KeyError) as exc:
+        raw = file.read_bytes()
+        text = gzip.decompress(raw).decode() if raw[:2] == b"\x1f\x8b" else raw.decode()
+        header, records = read_replay(text.splitlines())
+    except (ValueError, KeyError, OSError, EOFError) as exc:
         raise click.ClickException(f"{file}: {exc}") from None
     if seat is not None and not 0 <= seat < header["players"]:
         raise click.BadParameter(f"seat must be 0..{header['players'] - 1}", param_hint="'--seat'")

@@ -1,0 +1,1 @@
+"""Tournaments: configuration, schedule, storage, ratings and leaderboards."""

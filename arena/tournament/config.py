@@ -1,0 +1,544 @@
+"""Tournament configuration files: load, validate and fingerprint them.
+
+A tournament is described by one YAML file (see docs/tournaments.md). Loading it
+checks everything up front, so a typo fails in a second with a message naming the
+file, the line and the key, instead of an hour into a run. Loading never builds or
+starts a bot.
+
+The :meth:`TournamentConfig.fingerprint` binds an output directory to the settings
+that decide which matches are played and how; settings that do not change any
+match result (worker count, output directory, rating parameters) are left out so
+they may change between runs of the same tournament.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import math
+import os
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn, Union
+
+import yaml
+
+from ..bot import TimeControl
+from ..bots.spec import NAME_RE, BotConfigError, BotSpec, load_bot
+from ..faults import FAULT_POLICIES
+from ..game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, Rules, make_rules, options_of, preset_names
+from ..sandbox.backends import BACKEND_NAMES
+from ..sandbox.limits import Limits
+from .rating import RatingParams
+
+KeyPath = tuple[Union[str, int], ...]
+"""Where a value sits in the file: ``("bots", 2, "path")`` is shown as ``bots[2].path``."""
+
+FINGERPRINT_FORMAT = 1
+"""Version of :meth:`TournamentConfig.describe`; bump it when its content changes meaning."""
+
+DEFAULT_SEATS = 4
+"""Players per match when ``seats`` is not given."""
+DEFAULT_SEED = 1
+"""Master seed when ``seed`` is not given."""
+DEFAULT_RULES = "standard"
+"""Rule preset when ``rules`` is not given."""
+
+TOP_KEYS = ("name", "rules", "seats", "cycles", "seed", "time", "sandbox", "workers", "fault_policy",
+            "max_faults", "rating", "limits", "output", "bots")
+"""Allowed top-level keys, in documentation order."""
+REQUIRED_KEYS = ("name", "bots")
+"""Top-level keys without a default."""
+TIME_KEYS = ("move_ms", "startup_ms", "bank_ms")
+"""Keys of the ``time`` section (fields of :class:`TimeControl`)."""
+LIMIT_KEYS = ("cpu_seconds", "memory_mb", "file_size_mb", "open_files")
+"""Keys of the ``limits`` section (the kernel limits of :class:`Limits`)."""
+RATING_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability")
+"""Keys of the ``rating`` section (fields of :class:`RatingParams`)."""
+RULES_KEYS = ("preset", "options")
+"""Keys of the mapping form of ``rules``."""
+BOT_KEYS = ("name", "path", "command")
+"""Keys of the mapping form of a bot entry."""
+MIN_BOTS = 2
+"""A tournament needs at least this many bots."""
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names file, line, key and what is allowed."""
+
+    def __init__(self, message: str, file: str = "", key: str = "", line: int | None = None) -> None:
+        super().__init__(message)
+        self.file = file
+        """The configuration file as given."""
+        self.key = key
+        """Key path of the bad value (``bots[2].path``), empty for file-level problems."""
+        self.line = line
+        """1-based line of the bad value, when YAML gives one."""
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A validated tournament: every value resolved, defaults filled in."""
+
+    name: str
+    """Tournament name; names the default output directory ``results/<name>``."""
+    rules: Rules
+    """Rule preset with every option set."""
+    seats: tuple[int, ...]
+    """Players per match, sorted and unique; every size is played."""
+    cycles: int
+    """How many times the whole round robin is played."""
+    seed: int | str
+    """Master seed: every deal is derived from it."""
+    time: TimeControl
+    """Time limits of each decision and of start-up."""
+    sandbox: str
+    """Sandbox backend name (``auto``, ``none``, ``bwrap`` or ``docker``), resolved when the run starts."""
+    workers: int | None
+    """Matches played at once; None means one per CPU core."""
+    fault_policy: str
+    """``forfeit`` or ``fallback``: what happens when a bot breaks the protocol."""
+    max_faults: int
+    """Under ``fallback``: faults after which the seat is forfeited anyway."""
+    rating: RatingParams
+    """TrueSkill parameters for the leaderboard."""
+    limits: Limits
+    """Resource caps of each bot process."""
+    output: Path
+    """Absolute output directory (results database and replays)."""
+    bots: tuple[BotSpec, ...]
+    """The bots, in file order; names are unique."""
+    path: Path
+    """Absolute path of the configuration file."""
+
+    def describe(self) -> dict[str, Any]:
+        """The fingerprinted settings as plain JSON, to store with results and diff on a refused resume.
+
+        Only JSON types (lists, not tuples), so a stored copy compares equal after a
+        round trip. Bots are keyed by name because the schedule depends on names,
+        not on their order in the file.
+        """
+        return {
+            "format": FINGERPRINT_FORMAT,
+            "rules": self.rules.to_json(),
+            "seats": list(self.seats),
+            "cycles": self.cycles,
+            "seed": self.seed,
+            "time": {"move_ms": self.time.move_ms, "startup_ms": self.time.startup_ms,
+                     "bank_ms": self.time.bank_ms},
+            "sandbox": self.sandbox,
+            "limits": dataclasses.asdict(self.limits),
+            "fault_policy": self.fault_policy,
+            "max_faults": self.max_faults,
+            "bots": {bot.name: {"command": list(bot.command), "directory": bot.directory, "build": bot.build,
+                                "image": bot.image}
+                     for bot in sorted(self.bots, key=lambda b: b.name)},
+        }
+
+    def fingerprint(self) -> str:
+        """sha256 of the canonical JSON of :meth:`describe`: equal iff the same matches are played the same way."""
+        text = json.dumps(self.describe(), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
+    """Read and validate a tournament file; raise :class:`ConfigError` on the first problem.
+
+    Bot directories and manifests are checked, but nothing is built or run.
+    """
+    shown = str(path)
+    file = Path(path).expanduser().absolute()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{shown}: no such file", shown) from None
+    except IsADirectoryError:
+        raise ConfigError(f"{shown}: is a directory, not a tournament file", shown) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})", shown) from None
+    except OSError as exc:
+        raise ConfigError(f"{shown}: cannot read the file: {exc.strerror or exc}", shown) from None
+    try:
+        data = yaml.safe_load(text)
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise _yaml_error(shown, exc) from None
+    return _Reader(shown, file, root).read(data)
+
+
+def _yaml_error(shown: str, exc: Any) -> ConfigError:
+    """YAML's own complaint, with its line, in our format."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    parts = [p for p in (getattr(exc, "context", None), getattr(exc, "problem", None)) if p]
+    detail = "; ".join(str(p) for p in parts) or str(exc)
+    if mark is None:
+        return ConfigError(f"{shown}: not valid YAML: {detail}", shown)
+    line = int(mark.line) + 1
+    return ConfigError(f"{shown}:{line}: not valid YAML: {detail} (column {int(mark.column) + 1})", shown,
+                       line=line)
+
+
+def key_text(path: KeyPath) -> str:
+    """``("bots", 2, "path")`` -> ``bots[2].path``."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def _shown(value: Any) -> str:
+    """A value as the user wrote it in YAML, for "got ..." in messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"{value} (a {type(value).__name__}; quote it to make it a string)"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Reader:
+    """Validates the loaded data against the YAML node tree, which knows the line of every value."""
+
+    def __init__(self, shown: str, file: Path, root: Any) -> None:
+        self.shown = shown
+        self.file = file
+        self.base = file.parent
+        self.root = root
+
+    # ------------------------------------------------------------ errors and lines
+    def node(self, path: KeyPath, at_key: bool = False) -> tuple[Any, int]:
+        """The node at ``path`` (or its key node) and how many path parts were found."""
+        node = self.root
+        for depth, part in enumerate(path):
+            found = None
+            if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+                for key_node, value_node in node.value:
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.value == part:
+                        found = key_node if at_key and depth == len(path) - 1 else value_node
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+                found = node.value[part]
+            if found is None:
+                return node, depth
+            node = found
+        return node, len(path)
+
+    def line(self, path: KeyPath, at_key: bool = False) -> int | None:
+        """1-based line of the value at ``path``; for a missing key, the line of its section."""
+        node, depth = self.node(path, at_key)
+        if node is None or depth == 0:
+            return None
+        return int(node.start_mark.line) + 1
+
+    def fail(self, path: KeyPath, message: str, at_key: bool = False) -> NoReturn:
+        """Raise the one error of this load, prefixed with file, line and key path."""
+        line = self.line(path, at_key)
+        where = f"{self.shown}:{line}" if line else self.shown
+        key = key_text(path)
+        prefix = f"{where}: {key}: " if key else f"{where}: "
+        raise ConfigError(prefix + message, self.shown, key, line)
+
+    def unknown_keys(self, path: KeyPath, data: Mapping[Any, Any], allowed: Sequence[str]) -> None:
+        """Refuse keys that are not in ``allowed``, suggesting the closest one."""
+        for key in data:
+            if isinstance(key, str) and key in allowed:
+                continue
+            hint = ""
+            if isinstance(key, str):
+                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+            self.fail((*path, str(key)), f"unknown key{hint}; allowed keys: {', '.join(allowed)}", at_key=True)
+
+    def duplicate_keys(self) -> None:
+        """Refuse a key given twice in one mapping: YAML would silently keep the last one."""
+        seen_nodes: set[int] = set()
+        stack: list[tuple[Any, KeyPath]] = [(self.root, ())]
+        while stack:
+            node, path = stack.pop()
+            if id(node) in seen_nodes:
+                continue
+            seen_nodes.add(id(node))
+            if isinstance(node, yaml.MappingNode):
+                first: dict[str, int] = {}
+                for key_node, value_node in node.value:
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.value != "<<":
+                        key = str(key_node.value)
+                        line = int(key_node.start_mark.line) + 1
+                        if key in first:
+                            where = key_text((*path, key))
+                            raise ConfigError(f"{self.shown}:{line}: {where}: key given twice (first at line "
+                                              f"{first[key]}); keep one", self.shown, where, line)
+                        first[key] = line
+                        stack.append((value_node, (*path, key)))
+            elif isinstance(node, yaml.SequenceNode):
+                stack.extend((child, (*path, i)) for i, child in enumerate(node.value))
+
+    # ------------------------------------------------------------ value checks
+    def integer(self, path: KeyPath, value: Any, minimum: int, maximum: int | None = None,
+                null: bool = False) -> int | None:
+        """An int in range (never a bool or float), or None when ``null`` allows it."""
+        if value is None and null:
+            return None
+        if _is_int(value) and value >= minimum and (maximum is None or value <= maximum):
+            return int(value)
+        wanted = f"an integer from {minimum} to {maximum}" if maximum is not None else f"an integer >= {minimum}"
+        self.fail(path, f"expected {wanted}{' or null' if null else ''}, got {_shown(value)}")
+
+    def required_int(self, path: KeyPath, value: Any, minimum: int, maximum: int | None = None) -> int:
+        """Like :meth:`integer`, null not allowed."""
+        result = self.integer(path, value, minimum, maximum)
+        assert result is not None
+        return result
+
+    def choice(self, path: KeyPath, value: Any, choices: Sequence[str]) -> str:
+        """One of ``choices``, exactly as spelled there."""
+        if isinstance(value, str) and value in choices:
+            return value
+        close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6) if isinstance(value, str) else []
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        self.fail(path, f"expected one of {' | '.join(choices)}, got {_shown(value)}{hint}")
+
+    def section(self, path: KeyPath, value: Any, allowed: Sequence[str]) -> dict[str, Any]:
+        """An optional mapping of known keys; null or absent means all defaults."""
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.fail(path, f"expected a mapping with keys among {', '.join(allowed)}, got {_shown(value)}")
+        self.unknown_keys(path, value, allowed)
+        return value
+
+    # ------------------------------------------------------------ the file
+    def read(self, data: Any) -> TournamentConfig:
+        """Check every key in documentation order and build the config."""
+        if data is None:
+            self.fail((), "the file is empty; expected a mapping with at least 'name' and 'bots'")
+        if not isinstance(data, dict):
+            line = int(self.root.start_mark.line) + 1
+            raise ConfigError(f"{self.shown}:{line}: the top level must be a mapping of keys "
+                              f"({', '.join(TOP_KEYS)}), got {_shown(data)}", self.shown, "", line)
+        self.duplicate_keys()
+        self.unknown_keys((), data, TOP_KEYS)
+        for key in REQUIRED_KEYS:
+            if key not in data:
+                self.fail((key,), f"required key missing; {_REQUIRED_HINT[key]}")
+        name = self.name(data["name"])
+        rules = self.rules(data.get("rules", DEFAULT_RULES))
+        seats = self.seats(data.get("seats", DEFAULT_SEATS))
+        cycles = self.required_int(("cycles",), data.get("cycles", 1), 1)
+        seed = self.seed(data.get("seed", DEFAULT_SEED))
+        time_control = self.time(data.get("time"))
+        sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
+        workers = self.integer(("workers",), data.get("workers"), 1, null=True)
+        fault_policy = self.choice(("fault_policy",), data.get("fault_policy", "forfeit"), FAULT_POLICIES)
+        max_faults = self.required_int(("max_faults",), data.get("max_faults", 3), 1)
+        rating = self.rating(data.get("rating"))
+        limits = self.limits(data.get("limits"))
+        output = self.output(data.get("output"), name)
+        bots = self.bots(data["bots"])
+        if max(seats) > len(bots):
+            given = "" if "seats" in data else f" (seats is not given; the default is {DEFAULT_SEATS})"
+            self.fail(("seats",) if "seats" in data else ("bots",),
+                      f"matches of {max(seats)} players{given} need at least {max(seats)} bots, but bots lists "
+                      f"{len(bots)}; add bots or set seats to at most {len(bots)}")
+        return TournamentConfig(name=name, rules=rules, seats=seats, cycles=cycles, seed=seed, time=time_control,
+                                sandbox=sandbox, workers=workers, fault_policy=fault_policy, max_faults=max_faults,
+                                rating=rating, limits=limits, output=output, bots=bots, path=self.file)
+
+    def name(self, value: Any) -> str:
+        """The tournament name: safe as a directory name."""
+        if isinstance(value, str) and NAME_RE.match(value):
+            return value
+        self.fail(("name",), "expected 1-64 characters of a-z 0-9 - _ . starting with a letter or digit, "
+                             f"got {_shown(value)}")
+
+    def rules(self, value: Any) -> Rules:
+        """A preset name, or ``{preset, options}``; options checked one by one so errors have a line."""
+        presets = preset_names()
+        options: Any
+        path: KeyPath
+        if isinstance(value, str):
+            preset, options, path = value, {}, ("rules",)
+        elif isinstance(value, dict):
+            self.unknown_keys(("rules",), value, RULES_KEYS)
+            if "preset" not in value:
+                self.fail(("rules", "preset"), f"required key missing; expected one of {' | '.join(presets)}")
+            preset, path = value["preset"], ("rules", "preset")
+            options = value.get("options") or {}
+            if not isinstance(options, dict):
+                self.fail(("rules", "options"), f"expected a mapping of option: value, got {_shown(options)}")
+        else:
+            self.fail(("rules",), f"expected a preset name ({' | '.join(presets)}) or a mapping "
+                                  f"{{preset: ..., options: {{...}}}}, got {_shown(value)}")
+        if not isinstance(preset, str) or preset not in presets:
+            self.fail(path, f"unknown rule preset {_shown(preset)}; expected one of {' | '.join(presets)}")
+        specs = {option.name: option for option in options_of(preset)}
+        self.unknown_keys(("rules", "options"), options, tuple(specs))
+        for key, option_value in options.items():
+            try:
+                specs[key].coerce(option_value)
+            except RuleError as exc:
+                self.fail(("rules", "options", key), str(exc))
+        try:
+            return make_rules(preset, options)
+        except RuleError as exc:  # the checks above should have caught it
+            self.fail(("rules",), str(exc))
+
+    def seats(self, value: Any) -> tuple[int, ...]:
+        """One table size or a non-empty list of them; sorted and deduplicated."""
+        if isinstance(value, list):
+            if not value:
+                self.fail(("seats",), f"expected a non-empty list of integers from {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                                      "got an empty list")
+            return tuple(sorted({self.required_int(("seats", i), v, MIN_PLAYERS, MAX_PLAYERS)
+                                 for i, v in enumerate(value)}))
+        if _is_int(value):
+            return (self.required_int(("seats",), value, MIN_PLAYERS, MAX_PLAYERS),)
+        self.fail(("seats",), f"expected an integer from {MIN_PLAYERS} to {MAX_PLAYERS} or a non-empty list of "
+                              f"them, got {_shown(value)}")
+
+    def seed(self, value: Any) -> int | str:
+        """The master seed: an integer or a string, kept as written."""
+        if isinstance(value, (int, str)) and not isinstance(value, bool):
+            return value
+        self.fail(("seed",), f"expected an integer or a string, got {_shown(value)}")
+
+    def time(self, value: Any) -> TimeControl:
+        """Per-move, start-up and bank times in milliseconds."""
+        section = self.section(("time",), value, TIME_KEYS)
+        default = TimeControl()
+        move = self.required_int(("time", "move_ms"), section.get("move_ms", default.move_ms), 1)
+        startup = self.required_int(("time", "startup_ms"), section.get("startup_ms", default.startup_ms), 1)
+        bank = self.integer(("time", "bank_ms"), section.get("bank_ms", default.bank_ms), 0, null=True)
+        return TimeControl(move_ms=move, startup_ms=startup, bank_ms=bank)
+
+    def limits(self, value: Any) -> Limits:
+        """Kernel limits per bot process; the arena-side byte caps keep their defaults."""
+        section = self.section(("limits",), value, LIMIT_KEYS)
+        default = Limits()
+        chosen = {key: self.required_int(("limits", key), section.get(key, getattr(default, key)), 1)
+                  for key in LIMIT_KEYS}
+        try:
+            return Limits(**chosen)
+        except (TypeError, ValueError) as exc:
+            self.fail(("limits",), str(exc))
+
+    def rating(self, value: Any) -> RatingParams:
+        """TrueSkill parameters: finite numbers; only the given ones override RatingParams' defaults."""
+        section = self.section(("rating",), value, RATING_KEYS)
+        chosen: dict[str, float] = {}
+        for key, number in section.items():
+            path = ("rating", key)
+            if not isinstance(number, (int, float)) or isinstance(number, bool) or not math.isfinite(number):
+                self.fail(path, f"expected a number, got {_shown(number)}")
+            if key in ("sigma", "beta") and number <= 0:
+                self.fail(path, f"expected a number > 0, got {_shown(number)}")
+            if key == "tau" and number < 0:
+                self.fail(path, f"expected a number >= 0, got {_shown(number)}")
+            if key == "draw_probability" and not 0 <= number < 1:
+                self.fail(path, f"expected a probability from 0 up to (not including) 1, got {_shown(number)}")
+            chosen[key] = float(number)
+        try:
+            return RatingParams(**chosen)
+        except (TypeError, ValueError) as exc:
+            self.fail(("rating",), f"bad rating parameters: {exc}")
+
+    def output(self, value: Any, name: str) -> Path:
+        """The output directory, absolute; relative paths are relative to the current directory."""
+        if value is None:
+            return Path.cwd() / "results" / name
+        if not isinstance(value, str) or not value.strip():
+            self.fail(("output",), f"expected a directory path (a string) or null for results/{name}, "
+                                   f"got {_shown(value)}")
+        path = Path(value).expanduser()
+        return path if path.is_absolute() else Path.cwd() / path
+
+    def bots(self, value: Any) -> tuple[BotSpec, ...]:
+        """Every bot entry checked (directory, manifest, program), names unique; nothing built."""
+        if not isinstance(value, list) or len(value) < MIN_BOTS:
+            count = f"{len(value)} entr{'y' if len(value) == 1 else 'ies'}" if isinstance(value, list) \
+                else _shown(value)
+            self.fail(("bots",), f"expected a list of at least {MIN_BOTS} bots, got {count}; {_REQUIRED_HINT['bots']}")
+        specs: list[BotSpec] = []
+        first: dict[str, int] = {}
+        for index, entry in enumerate(value):
+            spec = self.bot(index, entry)
+            if spec.name in first:
+                other = first[spec.name]
+                line = self.line(("bots", other))
+                at = f" at line {line}" if line else ""
+                self.fail(("bots", index), f"duplicate bot name {spec.name!r}: bots[{other}]{at} has it too; "
+                                           f"give one of them another name with {{name: other-name, path: ...}}")
+            first[spec.name] = index
+            specs.append(spec)
+        return tuple(specs)
+
+    def bot(self, index: int, entry: Any) -> BotSpec:
+        """One entry: a directory path, ``{name?, path}`` or ``{name?, command}``."""
+        here: KeyPath = ("bots", index)
+        if isinstance(entry, str):
+            return self.bot_directory(here, entry, None)
+        if not isinstance(entry, dict):
+            self.fail(here, f"expected a bot directory path, {{name: x, path: dir}} or {{name: x, command: "
+                            f"\"program args\"}}, got {_shown(entry)}")
+        self.unknown_keys(here, entry, BOT_KEYS)
+        name = entry.get("name")
+        if name is not None and not (isinstance(name, str) and NAME_RE.match(name)):
+            self.fail((*here, "name"), "expected 1-64 characters of a-z 0-9 - _ . starting with a letter or "
+                                       f"digit, got {_shown(name)}")
+        if ("path" in entry) == ("command" in entry):
+            what = "not both" if "path" in entry else "one of them is required"
+            self.fail(here, f"give either path (a bot directory) or command (a command line), {what}")
+        if "path" in entry:
+            return self.bot_directory((*here, "path"), entry["path"], name)
+        return self.bot_command((*here, "command"), entry["command"], name)
+
+    def bot_directory(self, path: KeyPath, ref: Any, name: str | None) -> BotSpec:
+        """A bot directory (or its manifest file), relative to the config file's directory."""
+        if not isinstance(ref, str) or not ref.strip():
+            self.fail(path, f"expected the path of a bot directory (a string), got {_shown(ref)}")
+        target = Path(ref).expanduser()
+        target = target if target.is_absolute() else self.base / target
+        manifest = target.suffix in (".yaml", ".yml") and target.is_file()
+        if not target.is_dir() and not manifest:
+            what = "is a file, not a bot directory" if target.exists() else "no such bot directory"
+            hint = "" if target.exists() or not (" " in ref or "=" in ref) else \
+                "; for a command line write {name: x, command: \"...\"}"
+            self.fail(path, f"{what}: {target} (relative paths are relative to {self.base}){hint}")
+        try:
+            return load_bot(str(target), self.base, name)
+        except BotConfigError as exc:
+            self.fail(path, str(exc))
+
+    def bot_command(self, path: KeyPath, command: Any, name: str | None) -> BotSpec:
+        """A plain command line; a program given by path is relative to the config file's directory."""
+        if isinstance(command, list) and command and all(isinstance(a, str) for a in command):
+            command = shlex.join(command)
+        if not isinstance(command, str) or not command.strip():
+            self.fail(path, f"expected a command line (a string, or a list of strings), got {_shown(command)}")
+        if (self.base / Path(command.strip()).expanduser()).is_dir():
+            self.fail(path, "this is a directory; a bot directory goes under path, not command")
+        try:
+            return load_bot(command, self.base, name)
+        except BotConfigError as exc:
+            self.fail(path, str(exc))
+
+
+_REQUIRED_HINT = {
+    "name": "give the tournament a name such as 'league' (a-z 0-9 - _ .); results go to results/<name>",
+    "bots": "list bot directories (relative to this file) or {name: x, command: \"...\"} entries",
+}

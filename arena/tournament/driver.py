@@ -1,0 +1,132 @@
+"""Run a tournament: schedule, play on workers, store each match, rate, publish.
+
+The driver is the only writer of results. Ratings are always recomputed from the
+store in schedule order, so they do not depend on the number of workers, on the
+order matches finished in, or on how many times a run was resumed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Callable, Iterator, TextIO
+
+from ..bots import BotSpec, build_bot
+from ..runner import MatchJob
+from ..sandbox import resolve_backend
+from .config import TournamentConfig
+from .leaderboard import Leaderboard, build, write_files
+from .pool import run_jobs
+from .progress import Progress
+from .rating import exposure, make_env, rate
+from .records import MatchRecord
+from .schedule import ScheduledMatch, round_robin
+from .store import ResultStore
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What one invocation did."""
+
+    total: int
+    """Matches in the schedule."""
+    played: int
+    """Matches played and stored by this invocation."""
+    skipped: int
+    """Matches already stored by an earlier run (resume)."""
+    failed: int
+    """Matches the arena failed on (not stored; a later run retries them)."""
+    interrupted: bool
+    """True if stopped by Ctrl-C before the end."""
+    sandbox: str
+    """Backend the bots ran under."""
+    leaderboard: Leaderboard
+    """Ratings and standings over everything stored."""
+
+
+def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
+    return list(round_robin([b.name for b in config.bots], config.seats, config.cycles, config.seed))
+
+
+def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: dict[str, BotSpec], sandbox: str) -> MatchJob:
+    return MatchJob(scheduled.match_id, config.rules, scheduled.seed, tuple(specs[n] for n in scheduled.bots),
+                    time=config.time, sandbox=sandbox, limits=config.limits, fault_policy=config.fault_policy,
+                    max_faults=config.max_faults)
+
+
+def publish(store: ResultStore, config: TournamentConfig) -> Leaderboard:
+    """Ratings and leaderboard files from everything stored."""
+    names = [b.name for b in config.bots]
+    records = store.records()
+    board = build(records, rate(records, config.rating, names), names)
+    write_files(board, config.output)
+    return board
+
+
+def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
+                   say: Callable[[str], None] | None = None) -> RunSummary:
+    """Play every match of ``config`` not stored yet in its output directory, then publish."""
+    stream = out or sys.stderr
+    tell = say or (lambda line: print(line, file=stream, flush=True))
+    for spec in {b.directory or b.name: b for b in config.bots}.values():
+        build_bot(spec)
+    backend, why = resolve_backend(config.sandbox)
+    schedule = schedule_of(config)
+    store = ResultStore(config.output)
+    try:
+        store.claim(config.fingerprint(), config.describe(), len(schedule))
+        store.set_meta("rating", config.rating.__dict__)
+        store.set_meta("bots", [b.name for b in config.bots])
+        done = store.done()
+        pending = [s for s in schedule if s.index not in done]
+        count = workers or config.workers or os.cpu_count() or 1
+        count = max(1, min(count, len(pending) or 1))
+        tell(f"tournament {config.name}: {len(schedule)} matches, {len(done)} already stored, "
+             f"{len(pending)} to play on {count} worker(s); sandbox {backend.name} ({why})")
+        specs = {b.name: b for b in config.bots}
+        by_index = {s.index: s for s in pending}
+        jobs: Iterator[tuple[int, MatchJob]] = ((s.index, _job(config, s, specs, backend.name)) for s in pending)
+        progress = Progress(len(schedule), len(done), stream)
+        live = _LiveRatings(config, store.records())
+        played = failed = 0
+        interrupted = False
+        results = run_jobs(jobs, count)
+        try:
+            for result in results:
+                scheduled = by_index[result.index]
+                if result.outcome is None:
+                    failed += 1
+                    tell(f"\narena error in match {scheduled.match_id} (not stored; a later run retries it):\n"
+                         f"{result.error}")
+                    continue
+                store.record(scheduled, result.outcome)
+                played += 1
+                progress.update(live.add(scheduled, result.outcome.places, result.outcome.bots))
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            results.close()  # type: ignore[attr-defined]
+            progress.close()
+        if interrupted:
+            tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played} in all; "
+                 "run the same command again to resume")
+        board = publish(store, config)
+        return RunSummary(len(schedule), played, len(done), failed, interrupted, backend.name, board)
+    finally:
+        store.close()
+
+
+class _LiveRatings:
+    """Ratings in completion order, for the progress line only (final ratings use schedule order)."""
+
+    def __init__(self, config: TournamentConfig, records: list[MatchRecord]) -> None:
+        names = [b.name for b in config.bots]
+        self.env = make_env(config.rating)
+        self.ratings = rate(records, config.rating, names)
+
+    def add(self, scheduled: ScheduledMatch, places: tuple[int, ...], bots: tuple[str, ...]) -> list[tuple[str, float]]:
+        groups = self.env.rate([(self.ratings[name],) for name in bots], ranks=[p - 1 for p in places])
+        for name, (new,) in zip(bots, groups):
+            self.ratings[name] = new
+        return sorted(((n, exposure(r)) for n, r in self.ratings.items()), key=lambda item: -item[1])[:3]

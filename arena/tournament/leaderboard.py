@@ -1,0 +1,322 @@
+"""Leaderboards: per-bot standings and head-to-head counts, as text and as files.
+
+Everything here is a pure function of the records and ratings, ordered
+deterministically, so two runs over the same results write byte-identical files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import trueskill
+
+from ..faults import FaultKind
+from .rating import exposure, roster, schedule_order
+from .records import MatchRecord
+
+FAULT_ORDER: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
+"""Known fault kinds in protocol order; faults are listed in this order, unknown kinds after, sorted."""
+
+JSON_NAME = "leaderboard.json"
+CSV_NAME = "leaderboard.csv"
+MARKDOWN_NAME = "leaderboard.md"
+HEAD_TO_HEAD_NAME = "head_to_head.csv"
+
+STANDING_COLUMNS: tuple[str, ...] = ("rank", "bot", "exposure", "mu", "sigma", "matches", "wins",
+                                     "average_place", "average_total", "forfeits", "faults")
+"""Column order of ``leaderboard.csv``."""
+HEAD_TO_HEAD_COLUMNS: tuple[str, ...] = ("bot", "opponent", "shared", "ahead", "behind", "level")
+"""Column order of ``head_to_head.csv``."""
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One bot's line on the leaderboard."""
+
+    rank: int
+    """1-based position: by exposure descending, then bot name."""
+    bot: str
+    """Bot name."""
+    exposure: float
+    """Conservative skill estimate, mu - 3 sigma; what the board is sorted by."""
+    mu: float
+    """TrueSkill mean."""
+    sigma: float
+    """TrueSkill uncertainty."""
+    matches: int
+    """Matches the bot played (forfeited ones included)."""
+    wins: int
+    """Matches finished in place 1, shared first places included."""
+    average_place: float | None
+    """Mean final place; None when the bot played no match."""
+    average_total: float | None
+    """Mean final game total (lower is better in Cabo); None when the bot played no match."""
+    faults: dict[str, int]
+    """Fault count by kind, only kinds that occurred, in protocol order."""
+    forfeits: int
+    """Matches in which the bot was forfeited."""
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """How one bot fared against another over the matches they shared."""
+
+    bot: str
+    """The bot this line is about."""
+    opponent: str
+    """The other bot."""
+    shared: int
+    """Matches both played."""
+    ahead: int
+    """Shared matches where ``bot`` placed strictly better (lower place) than ``opponent``."""
+    behind: int
+    """Shared matches where ``bot`` placed strictly worse than ``opponent``."""
+    level: int
+    """Shared matches where they had the same place."""
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Everything the leaderboard outputs are rendered from."""
+
+    standings: tuple[Standing, ...]
+    """One line per bot, in rank order."""
+    head_to_head: tuple[HeadToHead, ...]
+    """One line per ordered pair of bots that shared a match, sorted by (bot, opponent)."""
+    matches: int
+    """Number of match records the board was built from."""
+
+    def pair(self, bot: str, opponent: str) -> HeadToHead | None:
+        """The head-to-head line of ``bot`` against ``opponent``, or None if they never met."""
+        for line in self.head_to_head:
+            if line.bot == bot and line.opponent == opponent:
+                return line
+        return None
+
+
+def _fault_key(kind: str) -> tuple[int, str]:
+    return (FAULT_ORDER.index(kind), "") if kind in FAULT_ORDER else (len(FAULT_ORDER), kind)
+
+
+def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating],
+          bots: Sequence[str]) -> Leaderboard:
+    """Standings and head-to-head for ``bots`` plus any other bot the records name.
+
+    ``ratings`` must hold every such bot (``rating.rate`` returns exactly those).
+    """
+    ordered = schedule_order(records)
+    names = roster(bots, ordered)
+    missing = [name for name in names if name not in ratings]
+    if missing:
+        raise ValueError(f"no rating for bot(s): {', '.join(missing)}")
+
+    played = {name: 0 for name in names}
+    wins = {name: 0 for name in names}
+    place_sum = {name: 0 for name in names}
+    total_sum = {name: 0 for name in names}
+    forfeits = {name: 0 for name in names}
+    faults: dict[str, dict[str, int]] = {name: {} for name in names}
+    pairs: dict[tuple[str, str], list[int]] = {}  # (bot, opponent) -> [shared, ahead, behind, level]
+
+    for record in ordered:
+        for seat, bot in enumerate(record.bots):
+            place = record.places[seat]
+            played[bot] += 1
+            wins[bot] += int(place == 1)
+            place_sum[bot] += place
+            total_sum[bot] += record.totals[seat]
+            forfeits[bot] += int(bool(record.forfeited[seat]))
+            for other_seat, other in enumerate(record.bots):
+                if other_seat == seat:
+                    continue
+                counts = pairs.setdefault((bot, other), [0, 0, 0, 0])
+                other_place = record.places[other_seat]
+                counts[0] += 1
+                counts[1 if place < other_place else 2 if place > other_place else 3] += 1
+        for seat, kind in record.faults:
+            bot_faults = faults[record.bots[seat]]
+            bot_faults[kind] = bot_faults.get(kind, 0) + 1
+
+    def sort_key(name: str) -> tuple[float, str]:
+        return (-exposure(ratings[name]), name)
+
+    standings = tuple(
+        Standing(
+            rank=rank,
+            bot=name,
+            exposure=exposure(ratings[name]),
+            mu=float(ratings[name].mu),
+            sigma=float(ratings[name].sigma),
+            matches=played[name],
+            wins=wins[name],
+            average_place=place_sum[name] / played[name] if played[name] else None,
+            average_total=total_sum[name] / played[name] if played[name] else None,
+            faults={kind: faults[name][kind] for kind in sorted(faults[name], key=_fault_key)},
+            forfeits=forfeits[name],
+        )
+        for rank, name in enumerate(sorted(names, key=sort_key), 1)
+    )
+    head_to_head = tuple(HeadToHead(bot, other, *counts) for (bot, other), counts in sorted(pairs.items()))
+    return Leaderboard(standings=standings, head_to_head=head_to_head, matches=len(ordered))
+
+
+def faults_text(faults: Mapping[str, int], separator: str = " ") -> str:
+    """Faults as ``timeout:2 illegal:1`` (``-`` when none), short enough for one column."""
+    if not faults:
+        return "-"
+    return separator.join(f"{kind}:{count}" for kind, count in faults.items())
+
+
+def _number(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{round(value, digits) + 0.0:.{digits}f}"  # + 0.0: never print -0.00
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3) + 0.0
+
+
+TEXT_HEADER: tuple[str, ...] = ("rank", "bot", "mu-3σ", "mu", "sigma", "matches", "wins",
+                                "avg place", "avg total", "forfeits", "faults")
+"""Column titles of the terminal and Markdown tables."""
+
+
+def _rows(lb: Leaderboard) -> list[list[str]]:
+    return [[str(s.rank), s.bot, _number(s.exposure, 2), _number(s.mu, 2), _number(s.sigma, 2),
+             str(s.matches), str(s.wins), _number(s.average_place, 2), _number(s.average_total, 2),
+             str(s.forfeits), faults_text(s.faults)]
+            for s in lb.standings]
+
+
+def text(lb: Leaderboard) -> str:
+    """The standings as aligned columns for a terminal (names left, numbers right)."""
+    table = [list(TEXT_HEADER)] + _rows(lb)
+    widths = [max(len(row[col]) for row in table) for col in range(len(TEXT_HEADER))]
+    left = {1, len(TEXT_HEADER) - 1}  # bot and faults read better left-aligned
+    lines = []
+    for row in table:
+        cells = [cell.ljust(width) if col in left else cell.rjust(width)
+                 for col, (cell, width) in enumerate(zip(row, widths))]
+        lines.append("  ".join(cells).rstrip())
+    lines.append(f"{lb.matches} matches; ranked by mu-3σ (conservative TrueSkill), ties by name")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(lb: Leaderboard) -> dict[str, Any]:
+    """Machine-readable form of the board: floats rounded to 3 decimals."""
+    return {
+        "matches": lb.matches,
+        "standings": [
+            {"rank": s.rank, "bot": s.bot, "exposure": _rounded(s.exposure), "mu": _rounded(s.mu),
+             "sigma": _rounded(s.sigma), "matches": s.matches, "wins": s.wins,
+             "average_place": _rounded(s.average_place), "average_total": _rounded(s.average_total),
+             "faults": dict(s.faults), "forfeits": s.forfeits}
+            for s in lb.standings
+        ],
+        "head_to_head": [
+            {"bot": h.bot, "opponent": h.opponent, "shared": h.shared, "ahead": h.ahead,
+             "behind": h.behind, "level": h.level}
+            for h in lb.head_to_head
+        ],
+    }
+
+
+def _csv(rows: Iterable[Sequence[object]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _csv_cell(value: float | None) -> object:
+    return "" if value is None else _rounded(value)
+
+
+def standings_csv(lb: Leaderboard) -> str:
+    """``leaderboard.csv``: a header row then one row per bot in rank order."""
+    rows: list[Sequence[object]] = [STANDING_COLUMNS]
+    rows.extend((s.rank, s.bot, _csv_cell(s.exposure), _csv_cell(s.mu), _csv_cell(s.sigma), s.matches,
+                 s.wins, _csv_cell(s.average_place), _csv_cell(s.average_total), s.forfeits,
+                 faults_text(s.faults, ";") if s.faults else "")
+                for s in lb.standings)
+    return _csv(rows)
+
+
+def head_to_head_csv(lb: Leaderboard) -> str:
+    """``head_to_head.csv``: one row per ordered pair of bots that met."""
+    rows: list[Sequence[object]] = [HEAD_TO_HEAD_COLUMNS]
+    rows.extend((h.bot, h.opponent, h.shared, h.ahead, h.behind, h.level) for h in lb.head_to_head)
+    return _csv(rows)
+
+
+def _md_cell(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(_md_cell(cell) for cell in cells) + " |"
+
+
+def markdown(lb: Leaderboard) -> str:
+    """``leaderboard.md``: the standings table, then a head-to-head matrix in rank order."""
+    lines = ["# Leaderboard", "", f"{lb.matches} matches; ranked by mu-3σ (conservative TrueSkill).", ""]
+    lines.append(_md_row(TEXT_HEADER))
+    lines.append("|" + "|".join("---:" if col not in (1, len(TEXT_HEADER) - 1) else "---"
+                                for col in range(len(TEXT_HEADER))) + "|")
+    lines.extend(_md_row(row) for row in _rows(lb))
+    names = [s.bot for s in lb.standings]
+    lookup = {(h.bot, h.opponent): h for h in lb.head_to_head}
+    lines += ["", "## Head to head", "",
+              "Row bot vs column bot: times the row bot finished strictly ahead / matches they shared "
+              "(– never met).", ""]
+    lines.append(_md_row(["", *names]))
+    lines.append("|---|" + "|".join("---:" for _ in names) + "|")
+    for bot in names:
+        cells = [bot]
+        for opponent in names:
+            line = lookup.get((bot, opponent))
+            cells.append("·" if bot == opponent else "–" if line is None else f"{line.ahead}/{line.shared}")
+        lines.append(_md_row(cells))
+    return "\n".join(lines) + "\n"
+
+
+def write_atomic(path: Path, content: str) -> None:
+    """Write via a temp file in the same directory, then ``os.replace``: readers see old or new, never half."""
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(temp, 0o644)  # mkstemp makes 0600; leaderboards are meant to be read by others
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(content)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_files(lb: Leaderboard, directory: str | os.PathLike[str]) -> list[Path]:
+    """Write the four leaderboard files into ``directory`` (created if missing); returns their paths."""
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    outputs = {
+        JSON_NAME: json.dumps(to_json(lb), indent=2, sort_keys=True, ensure_ascii=False) + "\n",
+        CSV_NAME: standings_csv(lb),
+        MARKDOWN_NAME: markdown(lb),
+        HEAD_TO_HEAD_NAME: head_to_head_csv(lb),
+    }
+    paths = []
+    for name, content in outputs.items():
+        path = target / name
+        write_atomic(path, content)
+        paths.append(path)
+    return paths

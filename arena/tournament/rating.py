@@ -1,0 +1,124 @@
+"""TrueSkill ratings computed from finished matches.
+
+Ratings are a pure function of the records and the parameters: matches are
+applied in schedule order (``MatchRecord.index``), never in the order they
+happened to finish, so parallel workers and resumed runs give the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Iterable, Sequence
+
+import trueskill
+
+from .records import MatchRecord
+
+
+@dataclass(frozen=True)
+class RatingParams:
+    """TrueSkill environment settings (the defaults are trueskill's own)."""
+
+    mu: float = 25.0
+    """Mean skill a new bot starts with."""
+    sigma: float = 25.0 / 3.0
+    """Uncertainty a new bot starts with; must be positive."""
+    beta: float = 25.0 / 6.0
+    """Skill gap that gives about 76% chance of winning; must be positive."""
+    tau: float = 25.0 / 300.0
+    """Uncertainty added before each match so ratings keep moving; must be >= 0."""
+    draw_probability: float = 0.10
+    """Prior chance that two players tie; must be in [0, 1)."""
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Reject settings trueskill would accept but compute nonsense (or crash) with."""
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"rating parameter {field.name} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise ValueError(f"rating parameter {field.name} must be finite, got {value!r}")
+        if self.sigma <= 0:
+            raise ValueError(f"rating parameter sigma must be > 0, got {self.sigma!r}")
+        if self.beta <= 0:
+            raise ValueError(f"rating parameter beta must be > 0, got {self.beta!r}")
+        if self.tau < 0:
+            raise ValueError(f"rating parameter tau must be >= 0, got {self.tau!r}")
+        if not 0 <= self.draw_probability < 1:
+            raise ValueError(
+                f"rating parameter draw_probability must be in [0, 1), got {self.draw_probability!r}")
+
+
+def make_env(params: RatingParams) -> trueskill.TrueSkill:
+    """A private environment, so the process-wide ``trueskill.setup()`` never leaks in or out."""
+    params.validate()
+    return trueskill.TrueSkill(mu=float(params.mu), sigma=float(params.sigma), beta=float(params.beta),
+                               tau=float(params.tau), draw_probability=float(params.draw_probability))
+
+
+def check_record(record: MatchRecord) -> None:
+    """Refuse a malformed record: a silently misread one would skew every later rating."""
+    seats = len(record.bots)
+    if seats < 2:
+        raise ValueError(f"match {record.match_id}: needs at least 2 seats, has {seats}")
+    for name in ("places", "totals", "forfeited"):
+        if len(getattr(record, name)) != seats:
+            raise ValueError(f"match {record.match_id}: {name} has {len(getattr(record, name))} entries "
+                             f"for {seats} seats")
+    if len(set(record.bots)) != seats:
+        raise ValueError(f"match {record.match_id}: a bot sits in more than one seat {record.bots!r}")
+    if any(place < 1 for place in record.places):
+        raise ValueError(f"match {record.match_id}: places must be 1-based, got {record.places!r}")
+    for seat, kind in record.faults:
+        if not 0 <= seat < seats:
+            raise ValueError(f"match {record.match_id}: fault {kind!r} names seat {seat} of {seats}")
+
+
+def schedule_order(records: Iterable[MatchRecord]) -> list[MatchRecord]:
+    """Records checked and sorted by schedule index (match id breaks ties) so results never depend on finish order."""
+    ordered = sorted(records, key=lambda r: (r.index, r.match_id))
+    seen: set[str] = set()
+    for record in ordered:
+        check_record(record)
+        if record.match_id in seen:
+            raise ValueError(f"match {record.match_id} appears more than once")
+        seen.add(record.match_id)
+    return ordered
+
+
+def roster(bots: Sequence[str], records: Iterable[MatchRecord]) -> list[str]:
+    """The given bots in their order, then any other bot the records name (sorted), each once.
+
+    Bots dropped from the configuration still played the recorded matches, so they keep a rating.
+    """
+    names = list(dict.fromkeys(bots))
+    known = set(names)
+    extra = sorted({bot for record in records for bot in record.bots} - known)
+    return names + extra
+
+
+def rate(records: Iterable[MatchRecord], params: RatingParams,
+         bots: Sequence[str]) -> dict[str, trueskill.Rating]:
+    """Final rating of every bot after applying all matches in schedule order.
+
+    Each seat is its own team; ``places`` become trueskill ranks, so equal places
+    are a draw between those seats. Every bot in ``bots`` gets an entry, played or not.
+    """
+    env = make_env(params)
+    ordered = schedule_order(records)
+    ratings: dict[str, trueskill.Rating] = {name: env.create_rating() for name in roster(bots, ordered)}
+    for record in ordered:
+        groups = [(ratings[bot],) for bot in record.bots]
+        updated = env.rate(groups, ranks=[place - 1 for place in record.places])
+        for bot, (rating,) in zip(record.bots, updated):
+            ratings[bot] = rating
+    return ratings
+
+
+def exposure(rating: trueskill.Rating) -> float:
+    """Conservative skill estimate (mu - 3 sigma): a lucky newcomer cannot top the board."""
+    return float(rating.mu - 3.0 * rating.sigma)

@@ -1,0 +1,58 @@
+"""Round-robin schedules with seat rotations and duplicate deals.
+
+Every combination of ``n`` bots (a *table*) is played under every rotation of its
+seats with the same deal seed, so each bot holds each seat's cards once and the luck
+of the deal cancels out. Ids and seeds come from bot names, not list positions, so a
+match keeps its id and its deal when the field is reordered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+from typing import Iterator, Sequence
+
+
+@dataclass(frozen=True)
+class ScheduledMatch:
+    """One match of the schedule."""
+
+    index: int
+    """Position in the schedule; ratings are applied in this order."""
+    match_id: str
+    """Stable id: cycle, table and rotation."""
+    seed: str
+    """Deal seed, shared by every rotation of the same table and cycle."""
+    bots: tuple[str, ...]
+    """Bot name per seat."""
+    cycle: int
+    """Cycle number, from 1."""
+    rotation: int
+    """Rotation of the table's seats, 0..n-1."""
+
+
+def table_seed(master: int | str, cycle: int, table: Sequence[str]) -> str:
+    """Seed of a table's deals: derived from the master seed, the cycle and the bots."""
+    return f"{master}/c{cycle}/{'+'.join(table)}"
+
+
+def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: int | str) -> Iterator[ScheduledMatch]:
+    """Every table of every size in ``seats``, every rotation, ``cycles`` times, in a fixed order."""
+    if len(set(bots)) != len(bots):
+        raise ValueError("bot names must be unique")
+    names = sorted(bots)
+    index = 0
+    for cycle in range(1, cycles + 1):
+        for n in sorted(set(seats)):
+            for table in combinations(names, n):
+                seed = table_seed(master, cycle, table)
+                for rotation in range(n):
+                    seating = table[rotation:] + table[:rotation]
+                    yield ScheduledMatch(index, f"{seed}/r{rotation}", seed, seating, cycle, rotation)
+                    index += 1
+
+
+def schedule_size(bots: int, seats: Sequence[int], cycles: int) -> int:
+    """Number of matches :func:`round_robin` yields, without building it."""
+    return cycles * sum(comb(bots, n) * n for n in set(seats))

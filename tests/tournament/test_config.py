@@ -1,0 +1,475 @@
+"""Tournament files: every key, defaults, bot paths, every error message, the fingerprint."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.bot import TimeControl
+from arena.sandbox.limits import Limits
+from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.rating import RatingParams
+
+REPO = Path(__file__).resolve().parents[2]
+BOTS = REPO / "bots"
+RANDOM = BOTS / "random"
+
+# Four bots (the default seats is 4); none is built or started by the loader.
+BOT_LINES = f"""bots:
+  - {BOTS / 'random'}
+  - {BOTS / 'heuristic'}
+  - {BOTS / 'js-greedy'}
+  - {{name: c, path: {BOTS / 'c-random'}}}
+"""
+
+
+def write(directory: Path, text: str, name: str = "league.yaml") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(text)
+    return path
+
+
+def config_with(tmp_path: Path, extra: str = "", bots: str = BOT_LINES) -> Path:
+    """``name`` on line 1, ``extra`` from line 2, then the bots."""
+    return write(tmp_path, "name: league\n" + extra + ("\n" if extra and not extra.endswith("\n") else "") + bots)
+
+
+def load(tmp_path: Path, extra: str = "", bots: str = BOT_LINES) -> TournamentConfig:
+    return load_config(config_with(tmp_path, extra, bots))
+
+
+def failure(path: Path) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    return info.value
+
+
+def error(tmp_path: Path, extra: str = "", bots: str = BOT_LINES) -> str:
+    return str(failure(config_with(tmp_path, extra, bots)))
+
+
+# ---------------------------------------------------------------- valid files
+
+def test_every_key(tmp_path: Path) -> None:
+    path = write(tmp_path, f"""
+name: spring-cup.2
+rules: {{preset: espanola, options: {{kings_zero: all, rounds: 3}}}}
+seats: [4, 2, 4]
+cycles: 2
+seed: abc
+time: {{move_ms: 500, startup_ms: 2000, bank_ms: 3000}}
+sandbox: none
+workers: 3
+fault_policy: fallback
+max_faults: 5
+rating: {{mu: 30, sigma: 5.5, beta: 3, tau: 0, draw_probability: 0.2}}
+limits: {{cpu_seconds: 10, memory_mb: 512, file_size_mb: 4, open_files: 32}}
+output: {tmp_path / 'out'}
+bots:
+  - {RANDOM}
+  - {{name: greedy, path: {BOTS / 'js-greedy'}}}
+  - {{name: cmd, command: "{{python}} {RANDOM / 'bot.py'}"}}
+  - {{name: listed, command: ["{{python}}", "{RANDOM / 'bot.py'}"]}}
+""")
+    config = load_config(path)
+    assert config.name == "spring-cup.2"
+    assert config.rules.preset == "espanola"
+    assert config.rules.options["kings_zero"] == "all" and config.rules.options["rounds"] == 3
+    assert config.rules.options["pairs"] is True  # defaults filled in
+    assert config.seats == (2, 4)
+    assert config.cycles == 2
+    assert config.seed == "abc"
+    assert config.time == TimeControl(move_ms=500, startup_ms=2000, bank_ms=3000)
+    assert config.sandbox == "none"
+    assert config.workers == 3
+    assert config.fault_policy == "fallback" and config.max_faults == 5
+    assert config.rating == RatingParams(mu=30.0, sigma=5.5, beta=3.0, tau=0.0, draw_probability=0.2)
+    assert config.limits == Limits(cpu_seconds=10, memory_mb=512, file_size_mb=4, open_files=32)
+    assert config.output == tmp_path / "out"
+    assert config.path == path
+    assert [b.name for b in config.bots] == ["random", "greedy", "cmd", "listed"]
+    assert config.bots[0].directory == str(RANDOM) and config.bots[0].command == ("{python}", "bot.py")
+    assert config.bots[1].directory == str(BOTS / "js-greedy")
+    assert config.bots[2].command == ("{python}", str(RANDOM / "bot.py")) and config.bots[2].directory is None
+    assert config.bots[3].command == config.bots[2].command
+
+
+def test_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = load(tmp_path / "conf")
+    assert config.rules.preset == "standard"
+    assert config.rules.options["multi_swap_from_discard"] is True
+    assert config.seats == (4,)
+    assert config.cycles == 1
+    assert config.seed == 1
+    assert config.time == TimeControl()
+    assert config.sandbox == "auto"
+    assert config.workers is None
+    assert config.fault_policy == "forfeit" and config.max_faults == 3
+    assert config.rating == RatingParams()
+    assert config.limits == Limits()
+    assert config.output == tmp_path / "results" / "league"
+    assert config.path == tmp_path / "conf" / "league.yaml"
+    assert [b.name for b in config.bots] == ["random", "heuristic", "js-greedy", "c"]
+
+
+def test_null_sections_mean_defaults(tmp_path: Path) -> None:
+    config = load(tmp_path, "time: null\nrating:\nlimits: {}\nworkers: null\noutput: null\n")
+    assert config.time == TimeControl() and config.rating == RatingParams() and config.limits == Limits()
+
+
+def test_preset_string_and_seat_forms(tmp_path: Path) -> None:
+    config = load(tmp_path, "rules: espanola\nseats: 3\nseed: -7\ntime: {bank_ms: 0}")
+    assert config.rules.preset == "espanola" and config.rules.options["kings_zero"] == "two"
+    assert config.seats == (3,) and config.seed == -7 and config.time.bank_ms == 0
+
+
+def test_relative_output_is_relative_to_the_current_directory(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = load(tmp_path / "conf", "output: runs/a")
+    assert config.output == tmp_path / "runs" / "a"
+
+
+# ---------------------------------------------------------------- bot paths
+
+def test_bot_paths_absolute_and_relative_to_the_config_file(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    conf_dir = tmp_path / "deep" / "conf"
+    conf_dir.mkdir(parents=True)
+    relative = os.path.relpath(RANDOM, conf_dir)
+    assert not Path(relative).is_absolute()
+    path = write(conf_dir, f"""name: league
+seats: 2
+bots:
+  - {relative}
+  - {{name: other, path: {relative}}}
+  - {{name: abs, path: {RANDOM}}}
+  - {{name: manifest, path: {relative}/bot.yaml}}
+""")
+    monkeypatch.chdir(REPO / "docs")  # the current directory must not matter
+    config = load_config(path)
+    assert [b.name for b in config.bots] == ["random", "other", "abs", "manifest"]
+    assert {b.directory for b in config.bots} == {str(RANDOM)}
+
+
+def test_relative_paths_do_not_use_the_current_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    path = config_with(tmp_path, "seats: 2", "bots: [bots/random, bots/heuristic]\n")
+    message = str(failure(path))
+    assert f"bots[0]: no such bot directory: {tmp_path / 'bots' / 'random'}" in message
+    assert f"relative to {tmp_path}" in message
+
+
+def test_command_paths_relative_to_the_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "mine.py").write_text("print('hi')\n")
+    monkeypatch.chdir(REPO)
+    config = load(tmp_path, "seats: 2", f"bots:\n  - {RANDOM}\n  - {{name: mine, command: '{{python}} ./mine.py'}}\n")
+    assert config.bots[1].command == ("{python}", str(tmp_path / "mine.py"))
+
+
+def test_name_is_derived_for_an_unnamed_command(tmp_path: Path) -> None:
+    config = load(tmp_path, "seats: 2", f"bots:\n  - {RANDOM}\n  - {{command: '{{python}} {RANDOM}/bot.py'}}\n")
+    assert config.bots[1].name == "bot"
+
+
+def test_loader_builds_and_runs_nothing(tmp_path: Path) -> None:
+    bot = tmp_path / "needs-build"
+    bot.mkdir()
+    (bot / "bot.yaml").write_text('name: builder\nbuild: "touch built"\nrun: ["./bot"]\n')
+    config = load(tmp_path, "seats: 2", f"bots:\n  - needs-build\n  - {{name: runner, command: 'touch {tmp_path}/ran'}}\n")
+    assert config.bots[0].build == "touch built"
+    assert not (bot / "built").exists() and not (tmp_path / "ran").exists()
+
+
+# ---------------------------------------------------------------- file-level errors
+
+def test_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "nope.yaml"
+    err = failure(path)
+    assert str(err) == f"{path}: no such file" and err.file == str(path)
+
+
+def test_directory_instead_of_file(tmp_path: Path) -> None:
+    assert str(failure(tmp_path)) == f"{tmp_path}: is a directory, not a tournament file"
+
+
+def test_unreadable_path(tmp_path: Path) -> None:
+    (tmp_path / "plain").write_text("x")
+    path = tmp_path / "plain" / "league.yaml"
+    assert str(failure(path)).startswith(f"{path}: cannot read the file: Not a directory")
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "league.yaml"
+    path.write_bytes(b"name: \xff\xfe\n")
+    assert "not UTF-8 text" in str(failure(path))
+
+
+def test_not_yaml_gives_yamls_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: league\nseats: 2\ntime: {move_ms: [}\n")
+    err = failure(path)
+    assert str(err).startswith(f"{path}:3: not valid YAML: ") and err.line == 3
+
+
+def test_not_yaml_bad_indentation(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: league\nbots:\n  - a\n - b\n")
+    assert str(failure(path)).startswith(f"{path}:4: not valid YAML")
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "# nothing yet\n")
+    assert "the file is empty; expected a mapping with at least 'name' and 'bots'" in str(failure(path))
+
+
+def test_top_level_not_a_mapping(tmp_path: Path) -> None:
+    path = write(tmp_path, "- name: league\n- bots: []\n")
+    message = str(failure(path))
+    assert message.startswith(f"{path}:1: the top level must be a mapping") and "got a list" in message
+
+
+# ---------------------------------------------------------------- keys
+
+def test_unknown_key_suggests_the_closest(tmp_path: Path) -> None:
+    path = config_with(tmp_path, "seat: 2")
+    err = failure(path)
+    assert str(err).startswith(f"{path}:2: seat: unknown key (did you mean 'seats'?); allowed keys: name, rules, "
+                               "seats, cycles, seed, time, sandbox, workers, fault_policy, max_faults, rating, "
+                               "limits, output, bots")
+    assert err.key == "seat" and err.line == 2
+
+
+def test_unknown_key_without_a_close_match(tmp_path: Path) -> None:
+    message = error(tmp_path, "colour: blue")
+    assert ":2: colour: unknown key; allowed keys: name," in message and "did you mean" not in message
+
+
+def test_unknown_nested_key(tmp_path: Path) -> None:
+    message = error(tmp_path, "time:\n  startup_ms: 5\n  move_s: 5")
+    assert ":4: time.move_s: unknown key (did you mean 'move_ms'?); allowed keys: move_ms, startup_ms, bank_ms" \
+        in message
+
+
+def test_non_string_key(tmp_path: Path) -> None:
+    assert ":2: 12: unknown key; allowed keys:" in error(tmp_path, "12: x")
+
+
+def test_key_given_twice(tmp_path: Path) -> None:
+    message = error(tmp_path, "seats: 2\ncycles: 1\nseats: 3")
+    assert ":4: seats: key given twice (first at line 2)" in message
+
+
+@pytest.mark.parametrize("key", ["name", "bots"])
+def test_required_key_missing(tmp_path: Path, key: str) -> None:
+    text = "name: league\n" + BOT_LINES
+    text = text.replace("name: league\n", "") if key == "name" else "name: league\n"
+    path = write(tmp_path, text)
+    err = failure(path)
+    assert str(err).startswith(f"{path}: {key}: required key missing; ") and err.line is None
+
+
+# ---------------------------------------------------------------- values (extra on line 2)
+
+BAD_VALUES = [
+    # (extra, key path, expected fragment)
+    ("rules: 5", "rules", "expected a preset name (standard | espanola) or a mapping"),
+    ("rules: blackjack", "rules", "unknown rule preset 'blackjack'; expected one of standard | espanola"),
+    ("rules: {options: {}}", "rules.preset", "required key missing; expected one of standard | espanola"),
+    ("rules: {preset: standard, option: {}}", "rules.option", "unknown key (did you mean 'options'?); "
+                                                              "allowed keys: preset, options"),
+    ("rules: {preset: espanola, options: {kings_zero: some}}", "rules.options.kings_zero",
+     "'some' is not allowed; expected two | all | none"),
+    ("rules: {preset: standard, options: {kings_zero: all}}", "rules.options.kings_zero",
+     "unknown key; allowed keys: multi_swap_from_discard, max_turns_per_round, max_rounds"),
+    ("rules: {preset: espanola, options: {rounds: 0}}", "rules.options.rounds", "expected an integer >= 1"),
+    ("rules: {preset: espanola, options: [1]}", "rules.options", "expected a mapping of option: value, got a list"),
+    ("seats: 6", "seats", "expected an integer from 2 to 5, got 6"),
+    ("seats: 1", "seats", "expected an integer from 2 to 5, got 1"),
+    ("seats: true", "seats", "expected an integer from 2 to 5 or a non-empty list of them, got true"),
+    ("seats: '4'", "seats", "expected an integer from 2 to 5 or a non-empty list of them, got '4'"),
+    ("seats: []", "seats", "expected a non-empty list of integers from 2 to 5, got an empty list"),
+    ("seats: [2, x]", "seats[1]", "expected an integer from 2 to 5, got 'x'"),
+    ("cycles: 0", "cycles", "expected an integer >= 1, got 0"),
+    ("cycles: 1.5", "cycles", "expected an integer >= 1, got 1.5"),
+    ("seed: 1.5", "seed", "expected an integer or a string, got 1.5"),
+    ("seed: true", "seed", "expected an integer or a string, got true"),
+    ("seed: 2024-01-01", "seed", "quote it to make it a string"),
+    ("time: 5", "time", "expected a mapping with keys among move_ms, startup_ms, bank_ms, got 5"),
+    ("time: {move_ms: fast}", "time.move_ms", "expected an integer >= 1, got 'fast'"),
+    ("time: {move_ms: 0}", "time.move_ms", "expected an integer >= 1, got 0"),
+    ("time: {startup_ms: null}", "time.startup_ms", "expected an integer >= 1, got null"),
+    ("time: {bank_ms: -1}", "time.bank_ms", "expected an integer >= 0 or null, got -1"),
+    ("sandbox: bwarp", "sandbox", "expected one of auto | none | bwrap | docker, got 'bwarp' (did you mean 'bwrap'?)"),
+    ("sandbox: true", "sandbox", "expected one of auto | none | bwrap | docker, got true"),
+    ("workers: 0", "workers", "expected an integer >= 1 or null, got 0"),
+    ("workers: two", "workers", "expected an integer >= 1 or null, got 'two'"),
+    ("fault_policy: ignore", "fault_policy", "expected one of forfeit | fallback, got 'ignore'"),
+    ("max_faults: 0", "max_faults", "expected an integer >= 1, got 0"),
+    ("rating: [1]", "rating", "expected a mapping with keys among mu, sigma, beta, tau, draw_probability"),
+    ("rating: {mu: x}", "rating.mu", "expected a number, got 'x'"),
+    ("rating: {mu: true}", "rating.mu", "expected a number, got true"),
+    ("rating: {beta: .nan}", "rating.beta", "expected a number, got nan"),
+    ("rating: {sigma: 0}", "rating.sigma", "expected a number > 0, got 0"),
+    ("rating: {tau: -1}", "rating.tau", "expected a number >= 0, got -1"),
+    ("rating: {draw_probability: 1}", "rating.draw_probability", "from 0 up to (not including) 1, got 1"),
+    ("rating: {sigmaa: 1}", "rating.sigmaa", "unknown key (did you mean 'sigma'?); allowed keys: mu, sigma, "
+                                             "beta, tau, draw_probability"),
+    ("limits: {memory_mb: 0}", "limits.memory_mb", "expected an integer >= 1, got 0"),
+    ("limits: {cpu_seconds: 1.5}", "limits.cpu_seconds", "expected an integer >= 1, got 1.5"),
+    ("limits: {stack_mb: 8}", "limits.stack_mb", "unknown key; allowed keys: cpu_seconds, memory_mb, file_size_mb, "
+                                                 "open_files"),
+    ("output: 5", "output", "expected a directory path (a string) or null for results/league, got 5"),
+    ("output: ''", "output", "expected a directory path (a string) or null"),
+]
+
+
+@pytest.mark.parametrize("extra,key,fragment", BAD_VALUES, ids=[b[0] for b in BAD_VALUES])
+def test_bad_value(tmp_path: Path, extra: str, key: str, fragment: str) -> None:
+    path = config_with(tmp_path, extra)
+    err = failure(path)
+    assert str(err).startswith(f"{path}:2: {key}: "), str(err)
+    assert fragment in str(err)
+    assert err.line == 2 and err.key == key
+
+
+@pytest.mark.parametrize("name", ["League", "-x", "", "a b", "x" * 65, "5"])
+def test_bad_name(tmp_path: Path, name: str) -> None:
+    path = write(tmp_path, f"name: {json.dumps(name) if name != '5' else 5}\n{BOT_LINES}")
+    err = failure(path)
+    assert str(err).startswith(f"{path}:1: name: expected 1-64 characters of a-z 0-9 - _ . starting with a "
+                               "letter or digit, got "), str(err)
+
+
+def test_line_of_a_block_value(tmp_path: Path) -> None:
+    path = config_with(tmp_path, "time:\n  startup_ms: 100\n  move_ms: fast\n")
+    assert str(failure(path)) == f"{path}:4: time.move_ms: expected an integer >= 1, got 'fast'"
+
+
+# ---------------------------------------------------------------- bots
+
+def test_bots_not_a_list(tmp_path: Path) -> None:
+    message = error(tmp_path, bots=f"bots: {RANDOM}\n")
+    assert f":2: bots: expected a list of at least 2 bots, got '{RANDOM}'" in message
+
+
+def test_one_bot_is_too_few(tmp_path: Path) -> None:
+    message = error(tmp_path, "seats: 2", f"bots: [{RANDOM}]\n")
+    assert ":3: bots: expected a list of at least 2 bots, got 1 entry" in message
+
+
+def test_more_seats_than_bots(tmp_path: Path) -> None:
+    message = error(tmp_path, "seats: [2, 5]")
+    assert ":2: seats: matches of 5 players need at least 5 bots, but bots lists 4; add bots or set seats to " \
+           "at most 4" in message
+
+
+def test_default_seats_need_four_bots(tmp_path: Path) -> None:
+    message = error(tmp_path, bots=f"bots: [{RANDOM}, {BOTS / 'heuristic'}]\n")
+    assert ":2: bots: matches of 4 players (seats is not given; the default is 4) need at least 4 bots" in message
+
+
+BAD_BOTS = [
+    ("5", "bots[1]", "expected a bot directory path, {name: x, path: dir} or {name: x, command:"),
+    ("{name: x}", "bots[1]", "give either path (a bot directory) or command (a command line), one of them is "
+                             "required"),
+    ("{name: x, path: a, command: b}", "bots[1]", "give either path (a bot directory) or command (a command line), "
+                                                  "not both"),
+    ("{name: x, paths: a}", "bots[1].paths", "unknown key (did you mean 'path'?); allowed keys: name, path, command"),
+    ("{name: X Y, path: a}", "bots[1].name", "expected 1-64 characters of a-z 0-9 - _ . starting with a letter or "
+                                             "digit, got 'X Y'"),
+    ("{name: x, path: 5}", "bots[1].path", "expected the path of a bot directory (a string), got 5"),
+    ("{name: x, path: missing}", "bots[1].path", "no such bot directory: {tmp}/missing (relative paths are "
+                                                 "relative to {tmp})"),
+    ("missing", "bots[1]", "no such bot directory: {tmp}/missing"),
+    ("random=python3 x.py", "bots[1]", "for a command line write {name: x, command: \"...\"}"),
+    (str(RANDOM / "bot.py"), "bots[1]", f"is a file, not a bot directory: {RANDOM / 'bot.py'}"),
+    ("league.yaml", "bots[1]", "league.yaml: unknown field 'bots'"),  # a .yaml file is read as a manifest
+    ("{name: x, command: 'no-such-program-zz --flag'}", "bots[1].command",
+     "'no-such-program-zz' is not an executable program"),
+    ("{name: x, command: ''}", "bots[1].command", "expected a command line (a string, or a list of strings), got ''"),
+    ("{name: x, command: .}", "bots[1].command", "this is a directory; a bot directory goes under path, not command"),
+    ("{name: x, command: 'a \"b'}", "bots[1].command", "cannot parse the command line"),
+]
+
+
+@pytest.mark.parametrize("entry,key,fragment", BAD_BOTS, ids=[b[0] for b in BAD_BOTS])
+def test_bad_bot_entry(tmp_path: Path, entry: str, key: str, fragment: str) -> None:
+    path = config_with(tmp_path, "seats: 2", f"bots:\n  - {RANDOM}\n  - {entry}\n")
+    err = failure(path)
+    assert str(err).startswith(f"{path}:5: {key}: "), str(err)
+    assert fragment.replace("{tmp}", str(tmp_path)) in str(err)
+    assert err.key == key and err.line == 5
+
+
+def test_directory_without_manifest(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    message = error(tmp_path, "seats: 2", f"bots:\n  - {RANDOM}\n  - {{name: e, path: empty}}\n")
+    assert f":5: bots[1].path: {tmp_path / 'empty'}: no bot.yaml manifest in this bot directory" in message
+
+
+def test_bad_manifest(tmp_path: Path) -> None:
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "bot.yaml").write_text("name: bad\nrun: [x]\ncolour: red\n")
+    message = error(tmp_path, "seats: 2", f"bots:\n  - {RANDOM}\n  - bad\n")
+    assert ":5: bots[1]: " in message and "unknown field 'colour'; allowed:" in message
+
+
+def test_duplicate_bot_names_name_both_entries(tmp_path: Path) -> None:
+    bots = f"bots:\n  - {RANDOM}\n  - {BOTS / 'heuristic'}\n  - {{name: random, path: {BOTS / 'js-greedy'}}}\n"
+    path = config_with(tmp_path, "seats: 2", bots)
+    err = failure(path)
+    assert str(err).startswith(f"{path}:6: bots[2]: duplicate bot name 'random': bots[0] at line 4 has it too; ")
+    assert "{name: other-name, path: ...}" in str(err)
+
+
+# ---------------------------------------------------------------- fingerprint
+
+def fingerprint(tmp_path: Path, extra: str = "", bots: str = BOT_LINES) -> str:
+    return load(tmp_path, extra, bots).fingerprint()
+
+
+def test_fingerprint_ignores_workers_output_rating_name_and_bot_order(tmp_path: Path) -> None:
+    base = fingerprint(tmp_path)
+    assert len(base) == 64 and int(base, 16) >= 0
+    assert fingerprint(tmp_path, "workers: 7") == base
+    assert fingerprint(tmp_path, f"output: {tmp_path / 'elsewhere'}") == base
+    assert fingerprint(tmp_path, "rating: {mu: 10, sigma: 2, draw_probability: 0}") == base
+    assert fingerprint(tmp_path, "rules: {preset: standard, options: {max_rounds: 100}}") == base  # the default
+    reordered = "bots:\n" + "".join(reversed(BOT_LINES.splitlines(keepends=True)[1:]))
+    assert fingerprint(tmp_path, bots=reordered) == base
+    renamed = config_with(tmp_path, bots=BOT_LINES).read_text().replace("name: league", "name: other")
+    assert load_config(write(tmp_path, renamed)).fingerprint() == base
+
+
+@pytest.mark.parametrize("extra", [
+    "seed: 2", "seed: '1x'", "seats: 3", "seats: [2, 4]", "cycles: 2",
+    "rules: {preset: standard, options: {multi_swap_from_discard: false}}", "rules: espanola",
+    "time: {move_ms: 999}", "time: {bank_ms: 100}", "sandbox: none", "limits: {memory_mb: 512}",
+    "fault_policy: fallback", "max_faults: 4",
+])
+def test_fingerprint_changes_with_what_decides_the_matches(tmp_path: Path, extra: str) -> None:
+    assert fingerprint(tmp_path / "a", extra) != fingerprint(tmp_path / "b")
+
+
+def test_fingerprint_changes_with_the_bots(tmp_path: Path) -> None:
+    base = fingerprint(tmp_path)
+    renamed = BOT_LINES.replace("{name: c,", "{name: c2,")
+    other_dir = BOT_LINES.replace("{name: c, path: " + str(BOTS / "c-random"), "{name: c, path: " + str(RANDOM))
+    added = BOT_LINES + f"  - {{name: fifth, path: {RANDOM}}}\n"
+    command = BOT_LINES.replace(f"{{name: c, path: {BOTS / 'c-random'}}}", f"{{name: c, command: 'true'}}")
+    results = {fingerprint(tmp_path, bots=b) for b in (renamed, other_dir, added, command)}
+    assert base not in results and len(results) == 4
+
+
+def test_describe_is_plain_json_and_matches_the_fingerprint(tmp_path: Path) -> None:
+    config = load(tmp_path, "seats: [2, 3]\nworkers: 2")
+    described = config.describe()
+    assert json.loads(json.dumps(described)) == described  # survives storing in the results database
+    assert described["seats"] == [2, 3] and "workers" not in described and "rating" not in described
+    assert described["bots"]["c"]["build"] and described["bots"]["random"]["directory"] == str(RANDOM)
+    assert described["rules"] == {"preset": "standard", "options": dict(config.rules.options)}
+    assert load(tmp_path, "seats: [3, 2, 2]\nworkers: 5").fingerprint() == config.fingerprint()

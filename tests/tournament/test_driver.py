@@ -1,0 +1,207 @@
+"""Tournaments end to end: determinism across workers, resume after SIGKILL, Ctrl-C, the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.tournament.config import load_config
+from arena.tournament.driver import run_tournament
+from arena.tournament.schedule import schedule_size
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_config(tmp_path: Path, name: str, seats: str = "[2, 3]", bots: int = 3, cycles: int = 1,
+                 workers: int = 1, extra: str = "") -> Path:
+    field = ["random", "c-random", "heuristic", "js-greedy"][:bots]
+    lines = [f"name: {name}", "rules: standard", f"seats: {seats}", f"cycles: {cycles}", "seed: 11",
+             "time: {move_ms: 2000, startup_ms: 10000}", "sandbox: none", f"workers: {workers}",
+             f"output: {tmp_path / name}", "bots:"] + [f"  - {ROOT / 'bots' / b}" for b in field]
+    path = tmp_path / f"{name}.yaml"
+    path.write_text("\n".join(lines) + "\n" + extra)
+    return path
+
+
+def rows(output: Path) -> list[tuple]:
+    db = sqlite3.connect(output / "results.sqlite")
+    try:
+        return db.execute("SELECT idx, match_id, seed, bots, places, totals, rounds, faults FROM matches ORDER BY idx").fetchall()
+    finally:
+        db.close()
+
+
+def test_same_results_and_ratings_with_one_and_two_workers(tmp_path):
+    one = load_config(write_config(tmp_path, "one", workers=1))
+    two = load_config(write_config(tmp_path, "two", workers=2))
+    a = run_tournament(one, out=open(os.devnull, "w"))
+    b = run_tournament(two, out=open(os.devnull, "w"))
+    assert a.played == b.played == 9 and a.failed == b.failed == 0
+    assert rows(one.output) == rows(two.output)
+    assert json.loads((one.output / "leaderboard.json").read_text()) == json.loads((two.output / "leaderboard.json").read_text())
+    assert a.leaderboard.standings == b.leaderboard.standings
+
+
+def test_second_run_resumes_and_plays_nothing_again(tmp_path):
+    config = load_config(write_config(tmp_path, "again"))
+    first = run_tournament(config, out=open(os.devnull, "w"))
+    before = rows(config.output)
+    second = run_tournament(config, out=open(os.devnull, "w"))
+    assert (first.played, second.played, second.skipped) == (9, 0, 9)
+    assert rows(config.output) == before
+
+
+def test_replays_stored_compressed_per_match(tmp_path):
+    import gzip
+
+    config = load_config(write_config(tmp_path, "replays"))
+    run_tournament(config, out=open(os.devnull, "w"))
+    files = sorted((config.output / "replays").iterdir())
+    assert len(files) == 9 and all(f.name.endswith(".jsonl.gz") for f in files)
+    header = json.loads(gzip.decompress(files[0].read_bytes()).decode().splitlines()[0])
+    assert header["type"] == "header" and header["match"] == rows(config.output)[0][1]
+
+
+def _start(path: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _wait_rows(output: Path, count: int, proc: subprocess.Popen, timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if (output / "results.sqlite").exists():
+            try:
+                if len(rows(output)) >= count:
+                    return
+            except sqlite3.OperationalError:
+                pass
+        assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+        time.sleep(0.05)
+    raise AssertionError("the run did not store matches in time")
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (workers, bots and what they started)."""
+    found, stack = set(), [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{current}/task/{tid}/children") as f:
+                    kids = [int(k) for k in f.read().split()]
+            except OSError:
+                continue
+            found.update(kids)
+            stack.extend(kids)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    """Those of ``pids`` that still run (zombies do not count)."""
+    alive = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    alive.add(pid)
+        except OSError:
+            pass
+    return alive
+
+
+def _wait_gone(pids: set[int], timeout: float = 5.0) -> set[int]:
+    end = time.monotonic() + timeout
+    while _alive(pids) and time.monotonic() < end:
+        time.sleep(0.05)
+    return _alive(pids)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigkill_mid_run_loses_no_finished_match_and_duplicates_none(tmp_path, workers):
+    reference = load_config(write_config(tmp_path, f"ref{workers}", bots=4, workers=2))
+    run_tournament(reference, out=open(os.devnull, "w"))
+    path = write_config(tmp_path, f"killed{workers}", bots=4, workers=workers)
+    output = tmp_path / f"killed{workers}"
+    proc = _start(path)
+    _wait_rows(output, 3, proc)
+    family = _descendants(proc.pid)
+    assert family  # bots (and workers) were running
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    kept = rows(output)
+    total = schedule_size(4, [2, 3], 1)
+    assert 3 <= len(kept) < total
+    assert not _wait_gone(family)  # workers notice their parent died and take their bots down
+    config = load_config(path)
+    summary = run_tournament(config, out=open(os.devnull, "w"))
+    assert summary.skipped == len(kept) and summary.played == total - len(kept)
+    final = rows(output)
+    assert len(final) == total and len({r[1] for r in final}) == total
+    strip = lambda rs: [r[:1] + r[2:] for r in rs]  # noqa: E731 - compare everything but the output dir
+    assert strip(final) == strip(rows(reference.output))
+
+
+def test_ctrl_c_keeps_finished_matches_and_says_how_to_resume(tmp_path):
+    path = write_config(tmp_path, "interrupted", bots=4, workers=2)
+    output = tmp_path / "interrupted"
+    proc = _start(path)
+    _wait_rows(output, 2, proc)
+    family = _descendants(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out
+    assert "interrupted:" in out and "run the same command again to resume" in out
+    kept = rows(output)
+    assert 2 <= len(kept) < schedule_size(4, [2, 3], 1)
+    assert (output / "leaderboard.json").exists()  # published from what was kept
+    assert not _wait_gone(family)
+    summary = run_tournament(load_config(path), out=open(os.devnull, "w"))
+    assert summary.skipped == len(kept) and len(rows(output)) == schedule_size(4, [2, 3], 1)
+
+
+def test_cli_run_and_leaderboard(tmp_path):
+    path = write_config(tmp_path, "cli")
+    runner = CliRunner()
+    result = runner.invoke(main, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "rank" in result.output and "heuristic" in result.output
+    board = runner.invoke(main, ["leaderboard", str(tmp_path / "cli")])
+    assert board.exit_code == 0 and "9 of 9 matches finished" in board.output
+    first_line = [l for l in board.output.splitlines() if l.strip().startswith("1 ")][0]
+    assert "heuristic" in first_line
+
+
+def test_cli_refuses_a_changed_config_for_the_same_output(tmp_path):
+    path = write_config(tmp_path, "changed")
+    runner = CliRunner()
+    assert runner.invoke(main, ["run", str(path)]).exit_code == 0
+    path.write_text(path.read_text().replace("seed: 11", "seed: 12"))
+    result = runner.invoke(main, ["run", str(path)])
+    assert result.exit_code == 1 and "different tournament configuration" in result.output and "seed" in result.output
+
+
+def test_cli_bad_config_names_the_key_and_starts_nothing(tmp_path):
+    path = write_config(tmp_path, "bad", extra="colour: blue\n")
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 1 and "colour" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "bad").exists()
+
+
+def test_leaderboard_of_a_non_tournament_directory(tmp_path):
+    result = CliRunner().invoke(main, ["leaderboard", str(tmp_path)])
+    assert result.exit_code == 1 and "not a tournament output directory" in result.output

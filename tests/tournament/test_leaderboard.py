@@ -1,0 +1,180 @@
+"""Leaderboard: standings and head-to-head on a hand-computed case, and the files written."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import pytest
+import trueskill
+
+from arena.tournament import leaderboard
+from arena.tournament.leaderboard import HeadToHead, Leaderboard, build, text, write_files
+from arena.tournament.rating import RatingParams, rate
+from arena.tournament.records import MatchRecord
+
+BOTS = ["a", "b", "c", "d"]
+
+RECORDS = [
+    # a and b share first place; c times out twice.
+    MatchRecord(0, "m0", ("a", "b", "c"), (1, 1, 3), (5, 5, 20), (False, False, False),
+                ((2, "timeout"), (2, "timeout"))),
+    # c makes an illegal move, b wins.
+    MatchRecord(1, "m1", ("b", "c"), (1, 2), (3, 12), (False, False), ((1, "illegal"),)),
+    # b's process exits: forfeited, placed last.
+    MatchRecord(2, "m2", ("c", "a", "b"), (1, 2, 3), (0, 7, 40), (False, False, True), ((2, "exit"),)),
+]
+
+# Chosen so the order is b (25), a (24), then c and d tied at 5 (name decides).
+RATINGS = {
+    "a": trueskill.Rating(mu=30.0, sigma=2.0),
+    "b": trueskill.Rating(mu=28.0, sigma=1.0),
+    "c": trueskill.Rating(mu=20.0, sigma=5.0),
+    "d": trueskill.Rating(mu=20.0, sigma=5.0),
+}
+
+
+@pytest.fixture
+def board() -> Leaderboard:
+    return build(list(reversed(RECORDS)), RATINGS, BOTS)
+
+
+def test_standings_every_column(board: Leaderboard) -> None:
+    rows = [(s.rank, s.bot, s.exposure, s.mu, s.sigma, s.matches, s.wins, s.average_place, s.average_total,
+             s.faults, s.forfeits) for s in board.standings]
+    assert rows == [
+        (1, "b", 25.0, 28.0, 1.0, 3, 2, pytest.approx(5 / 3), 16.0, {"exit": 1}, 1),
+        (2, "a", 24.0, 30.0, 2.0, 2, 1, 1.5, 6.0, {}, 0),
+        (3, "c", 5.0, 20.0, 5.0, 3, 1, 2.0, pytest.approx(32 / 3), {"timeout": 2, "illegal": 1}, 0),
+        (4, "d", 5.0, 20.0, 5.0, 0, 0, None, None, {}, 0),
+    ]
+    assert list(board.standings[2].faults) == ["timeout", "illegal"]  # protocol order, not alphabetical
+    assert board.matches == 3
+
+
+def test_head_to_head(board: Leaderboard) -> None:
+    assert board.head_to_head == (
+        HeadToHead("a", "b", 2, 1, 0, 1),
+        HeadToHead("a", "c", 2, 1, 1, 0),
+        HeadToHead("b", "a", 2, 0, 1, 1),
+        HeadToHead("b", "c", 3, 2, 1, 0),
+        HeadToHead("c", "a", 2, 1, 1, 0),
+        HeadToHead("c", "b", 3, 1, 2, 0),
+    )
+    assert board.pair("c", "b") == HeadToHead("c", "b", 3, 1, 2, 0)
+    assert board.pair("a", "d") is None
+    for line in board.head_to_head:
+        assert line.ahead + line.behind + line.level == line.shared
+
+
+def test_missing_rating_refused() -> None:
+    with pytest.raises(ValueError, match="d"):
+        build(RECORDS, {k: v for k, v in RATINGS.items() if k != "d"}, BOTS)
+
+
+def test_with_real_ratings_is_deterministic() -> None:
+    ratings = rate(RECORDS, RatingParams(), BOTS)
+    first = build(RECORDS, ratings, BOTS)
+    again = build(list(reversed(RECORDS)), rate(list(reversed(RECORDS)), RatingParams(), BOTS), BOTS)
+    assert first == again
+    exposures = [s.exposure for s in first.standings]
+    assert exposures == sorted(exposures, reverse=True)
+    assert [s.rank for s in first.standings] == [1, 2, 3, 4]
+
+
+def test_text_columns(board: Leaderboard) -> None:
+    lines = text(board).splitlines()
+    header, rows = lines[0], lines[1:5]
+    for title in ("rank", "bot", "mu-3σ", "mu", "sigma", "matches", "wins", "avg place", "avg total", "faults"):
+        assert title in header
+    assert rows[0].split()[:10] == ["1", "b", "25.00", "28.00", "1.00", "3", "2", "1.67", "16.00", "1"]
+    assert rows[0].endswith("exit:1")
+    assert rows[1].split()[-1] == "-"
+    assert rows[2].endswith("timeout:2 illegal:1")
+    assert rows[3].split()[7:9] == ["-", "-"]
+    # Aligned: the bot column starts, and the right-aligned mu-3σ column ends, at the same offset everywhere.
+    assert len({row.index(" " + bot + " ") for row, bot in zip(rows, "bacd")} | {header.index(" bot ")}) == 1
+    end = header.index("mu-3σ") + len("mu-3σ")
+    assert all(row[end - 5:end] in ("25.00", "24.00", " 5.00") for row in rows)
+    assert "3 matches" in lines[-1]
+
+
+def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    paths = write_files(board, out)
+    names = {"leaderboard.json", "leaderboard.csv", "leaderboard.md", "head_to_head.csv"}
+    assert {p.name for p in paths} == names
+    assert set(os.listdir(out)) == names  # no temp files left behind
+
+    data = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    assert data["matches"] == 3
+    assert [s["bot"] for s in data["standings"]] == ["b", "a", "c", "d"]
+    assert data["standings"][0] == {"rank": 1, "bot": "b", "exposure": 25.0, "mu": 28.0, "sigma": 1.0,
+                                    "matches": 3, "wins": 2, "average_place": 1.667, "average_total": 16.0,
+                                    "faults": {"exit": 1}, "forfeits": 1}
+    assert data["standings"][2]["average_total"] == 10.667
+    assert data["standings"][2]["faults"] == {"timeout": 2, "illegal": 1}
+    assert data["standings"][3]["average_place"] is None
+    assert data["head_to_head"][3] == {"bot": "b", "opponent": "c", "shared": 3, "ahead": 2, "behind": 1,
+                                       "level": 0}
+    assert len(data["head_to_head"]) == 6
+
+    with (out / "leaderboard.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["bot"] for r in rows] == ["b", "a", "c", "d"]
+    assert rows[0] == {"rank": "1", "bot": "b", "exposure": "25.0", "mu": "28.0", "sigma": "1.0", "matches": "3",
+                       "wins": "2", "average_place": "1.667", "average_total": "16.0", "forfeits": "1",
+                       "faults": "exit:1"}
+    assert rows[2]["faults"] == "timeout:2;illegal:1"
+    assert rows[1]["faults"] == ""
+    assert rows[3]["average_place"] == "" and rows[3]["matches"] == "0"
+
+    with (out / "head_to_head.csv").open(newline="", encoding="utf-8") as handle:
+        pairs = list(csv.reader(handle))
+    assert pairs[0] == ["bot", "opponent", "shared", "ahead", "behind", "level"]
+    assert pairs[1:] == [[h.bot, h.opponent, str(h.shared), str(h.ahead), str(h.behind), str(h.level)]
+                         for h in board.head_to_head]
+    assert pairs[4] == ["b", "c", "3", "2", "1", "0"]
+
+    md = (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| rank | bot | mu-3σ | mu | sigma | matches | wins | avg place | avg total | forfeits | faults |" in md
+    assert "| 3 | c | 5.00 | 20.00 | 5.00 | 3 | 1 | 2.00 | 10.67 | 0 | timeout:2 illegal:1 |" in md
+    assert "|  | b | a | c | d |" in md  # matrix header in rank order
+    assert "| b | · | 0/2 | 2/3 | – |" in md
+    assert "| c | 1/3 | 1/2 | · | – |" in md
+    assert "finished strictly ahead" in md
+    for bot in BOTS:
+        assert f"| {bot} |" in md
+
+
+def test_rewrite_is_byte_identical(board: Leaderboard, tmp_path: Path) -> None:
+    write_files(board, tmp_path)
+    first = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    write_files(build(RECORDS, RATINGS, BOTS), tmp_path)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == first
+
+
+def test_failed_write_keeps_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "leaderboard.json"
+    target.write_text("old", encoding="utf-8")
+
+    def broken(src: str, dst: str) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(OSError, match="disk gone"):
+        leaderboard.write_atomic(target, "new")
+    assert target.read_text(encoding="utf-8") == "old"
+    assert os.listdir(tmp_path) == ["leaderboard.json"]
+
+
+def test_no_negative_zero(tmp_path: Path) -> None:
+    # A fresh bot's mu - 3 sigma is a rounding error away from zero; it must read 0, not -0.
+    board = build([], {"z": trueskill.Rating(mu=25.0, sigma=25.0 / 3.0 + 1e-12)}, ["z"])
+    assert "-0" not in text(board)
+    write_files(board, tmp_path)
+    assert json.loads((tmp_path / "leaderboard.json").read_text(encoding="utf-8"))["standings"][0]["exposure"] == 0.0
+    assert "-0" not in (tmp_path / "leaderboard.csv").read_text(encoding="utf-8")
+    assert board.head_to_head == () and board.matches == 0
