@@ -265,6 +265,9 @@ class BwrapBackend(NoneBackend):
         paths: list[str] = []
         if spec.bot_dir:
             paths.append(spec.bot_dir)
+            shared = os.path.join(os.path.dirname(os.path.abspath(spec.bot_dir)), SHARED_LIB)
+            if os.path.isdir(shared):  # a `lib` folder beside the bot dir is its shared code
+                paths.append(shared)
         program = spec.command[0]
         if "/" not in program:
             program = shutil.which(program, path=SANDBOX_PATH) or program
@@ -280,6 +283,10 @@ class BwrapBackend(NoneBackend):
                 if under_hidden(path) and path not in paths:
                     paths.append(path)
         return paths
+
+
+SHARED_LIB = "lib"
+"""A folder of this name next to a bot's directory is readable by the bot (shared helpers)."""
 
 
 class DockerBackend(Backend):

@@ -108,3 +108,32 @@ def test_auto_falls_back_to_none_with_reason(monkeypatch: pytest.MonkeyPatch) ->
     assert "none" in reason and "no user namespaces here" in reason
     with pytest.raises(SandboxUnavailable, match="no user namespaces here"):
         resolve_backend("bwrap")
+
+
+def test_bwrap_bot_under_a_hidden_dir_reads_its_shared_lib(tmp_path):
+    """A project checked out under /home (hidden by bwrap) still runs bots that import ../lib."""
+    import os
+    import shutil
+    import tempfile
+    import time
+
+    from arena.sandbox import BwrapBackend, LaunchSpec
+
+    backend = BwrapBackend()
+    ok, why = backend.available()
+    if not ok:
+        pytest.skip(why)
+    root = tempfile.mkdtemp(dir="/var/tmp")  # /var/tmp is one of the hidden dirs
+    try:
+        os.makedirs(f"{root}/bots/mine")
+        os.makedirs(f"{root}/bots/lib")
+        with open(f"{root}/bots/lib/helper.py", "w") as f:
+            f.write("WORD = 'shared'\n")
+        with open(f"{root}/bots/mine/bot.py", "w") as f:
+            f.write("import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'lib'))\n"
+                    "import helper\nprint(helper.WORD, flush=True)\n")
+        spec = LaunchSpec(("/usr/bin/python3", f"{root}/bots/mine/bot.py"), f"{root}/bots/mine")
+        with backend.start(spec) as bot:
+            assert bot.readline(time.monotonic() + 10) == b"shared", bot.stderr_tail()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
