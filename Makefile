@@ -14,11 +14,12 @@ $(BIN)/arena: pyproject.toml
 venv: $(BIN)/arena
 
 league: venv
-	$(BIN)/arena selfplay --rules standard --players 4 --matches 200 --seed 1
-	$(BIN)/arena selfplay --rules espanola --players 4 --matches 200 --seed 1
+	$(BIN)/arena run tournaments/league.yaml
 
 test: venv
 	$(BIN)/python -m pytest -q
 
 bench: venv
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/protocol.py
+	$(BIN)/python bench/tournament.py
