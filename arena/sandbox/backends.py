@@ -245,7 +245,7 @@ class BwrapBackend(NoneBackend):
         for d in hidden:
             argv += ["--tmpfs", d]
         argv += ["--bind", workdir, "/tmp"]
-        for path in self._exposed(spec, hidden):
+        for path in self._exposed(spec, [*hidden, "/tmp"]):  # /tmp is replaced by the private tmp
             argv += ["--ro-bind", path, path]
         for d in hidden:
             argv += ["--remount-ro", d]
@@ -276,6 +276,9 @@ class BwrapBackend(NoneBackend):
             real = os.path.realpath(program)
             parent = os.path.dirname(real)
             candidates.append(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
+        for arg in candidates[1:]:  # a script's own folder holds what it imports
+            if os.path.isabs(arg) and os.path.isfile(arg):
+                candidates.append(os.path.dirname(arg))
         for arg in candidates:
             if not os.path.isabs(arg) or not os.path.exists(arg):
                 continue
