@@ -90,6 +90,8 @@ class MatchOutcome:
     """Actions applied."""
     seconds: float
     """Wall time of the whole match, process start-up included."""
+    play_seconds: float
+    """Wall time of the decision loop alone (no start-up, no shutdown)."""
     stats: tuple[SeatStats, ...]
     """Per-seat timing."""
     sandbox: str
@@ -105,7 +107,7 @@ class MatchOutcome:
             "match": self.match_id, "seed": self.seed, "bots": list(self.bots), "totals": list(self.totals),
             "places": list(self.places), "forfeited": list(self.forfeited), "reason": self.reason,
             "rounds": [list(r) for r in self.rounds], "decisions": self.decisions,
-            "seconds": round(self.seconds, 4), "sandbox": self.sandbox,
+            "seconds": round(self.seconds, 4), "play_seconds": round(self.play_seconds, 4), "sandbox": self.sandbox,
             "faults": [f.to_json() for f in self.faults],
             "stats": [{"decisions": s.decisions, "think_ms": round(s.think_ms, 3), "max_ms": round(s.max_ms, 3)}
                       for s in self.stats],
@@ -260,10 +262,12 @@ def play_match(job: MatchJob) -> MatchOutcome:
         backend = table.start(job.sandbox)
         links_used = list(table.links)
         match = table.match
+        loop_start = time.perf_counter()
         while not match.over:
             since = len(match.events)
             table.decide()
             table.notify_round_end(since)
+        play_seconds = time.perf_counter() - loop_start
         result = match.result
         assert result is not None
         forfeited = tuple(table.forfeited)
@@ -279,5 +283,5 @@ def play_match(job: MatchJob) -> MatchOutcome:
         match_id=job.match_id, seed=job.seed, bots=tuple(b.name for b in job.bots), totals=result.totals,
         places=final, forfeited=forfeited, faults=tuple(table.faults), reason=result.reason,
         rounds=tuple(r.scores for r in result.rounds), decisions=len(match.history),
-        seconds=time.perf_counter() - started, stats=stats, sandbox=backend, replay=replay,
+        seconds=time.perf_counter() - started, play_seconds=play_seconds, stats=stats, sandbox=backend, replay=replay,
     )

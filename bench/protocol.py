@@ -1,7 +1,8 @@
 """Arena cost per decision against a raw JSON-lines ping-pong, measured in one run.
 
 Arena: full matches of four C random bots through ``play_match`` (engine, observation,
-JSON encoding, sandboxed pipes, reply validation). Raw: the same number of lines of the
+JSON encoding, sandboxed pipes, reply validation), timing the decision loop only
+(process start-up and shutdown are per match, not per decision). Raw: the same number of lines of the
 same sizes written to a C echo child over plain pipes and answered with a short line.
 Last line: ``protocol: arena/raw = R``.
 """
@@ -43,7 +44,7 @@ def arena_run(preset: str, matches: int, sandbox: str, sizes: list[int]) -> tupl
         seconds = decisions = 0.0
         for index in range(matches):
             outcome = play_match(MatchJob(f"bench-{index}", make_rules(preset), f"bench/{index}", bots, sandbox=sandbox))
-            seconds += outcome.seconds
+            seconds += outcome.play_seconds
             decisions += outcome.decisions
     finally:
         protocol.encode = original  # type: ignore[assignment]
