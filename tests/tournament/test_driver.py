@@ -124,6 +124,14 @@ def _alive(pids: set[int]) -> set[int]:
     return alive
 
 
+def _family(pid: int, timeout: float = 10.0) -> set[int]:
+    """The descendants of ``pid`` once there are some (between two matches there are none)."""
+    end = time.monotonic() + timeout
+    while not (found := _descendants(pid)) and time.monotonic() < end:
+        time.sleep(0.005)
+    return found
+
+
 def _wait_gone(pids: set[int], timeout: float = 5.0) -> set[int]:
     end = time.monotonic() + timeout
     while _alive(pids) and time.monotonic() < end:
@@ -139,7 +147,7 @@ def test_sigkill_mid_run_loses_no_finished_match_and_duplicates_none(tmp_path, w
     output = tmp_path / f"killed{workers}"
     proc = _start(path)
     _wait_rows(output, 3, proc)
-    family = _descendants(proc.pid)
+    family = _family(proc.pid)
     assert family  # bots (and workers) were running
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -161,7 +169,7 @@ def test_ctrl_c_keeps_finished_matches_and_says_how_to_resume(tmp_path):
     output = tmp_path / "interrupted"
     proc = _start(path)
     _wait_rows(output, 2, proc)
-    family = _descendants(proc.pid)
+    family = _family(proc.pid)
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130, out
