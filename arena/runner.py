@@ -165,7 +165,7 @@ class _Table:
         backend, why = resolve_backend(backend_name)
         for seat, spec in enumerate(self.job.bots):
             try:
-                process = backend.start(LaunchSpec(tuple(resolve_command(spec)), spec.directory, self.job.limits))
+                process = backend.start(LaunchSpec(tuple(resolve_command(spec)), spec.directory, self.job.limits, image=spec.image))
             except (SandboxError, OSError) as exc:
                 self.fault(seat, BotFault(FaultKind.STARTUP, f"could not start {list(spec.command)}: {exc}"))
                 continue

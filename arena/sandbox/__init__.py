@@ -1,6 +1,6 @@
 """Sandboxed bot processes: the arena's transport layer.
 
-It starts a bot under a backend (``none``, ``bwrap``; ``docker`` reserved), moves
+It starts a bot under a backend (``none``, ``bwrap``, ``docker``), moves
 bytes and lines to and from it with deadlines, and kills it together with every
 process it started. It knows nothing of JSON or the game. See docs/sandbox.md.
 
@@ -21,6 +21,7 @@ from .backends import (
     get_backend,
     resolve_backend,
 )
+from .docker import ContainerProcess, cleanup_stale
 from .errors import (
     ChannelClosed,
     ChannelError,
@@ -40,6 +41,7 @@ __all__ = [
     "ChannelClosed",
     "ChannelError",
     "ChannelTimeout",
+    "ContainerProcess",
     "DockerBackend",
     "LaunchSpec",
     "Limits",
@@ -47,6 +49,7 @@ __all__ = [
     "NoneBackend",
     "SandboxError",
     "SandboxUnavailable",
+    "cleanup_stale",
     "get_backend",
     "resolve_backend",
 ]

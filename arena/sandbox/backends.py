@@ -6,7 +6,8 @@
 * ``bwrap`` - all of the above inside bubblewrap: new user/PID/network/IPC/UTS
   namespaces, no capabilities, an unprivileged uid, read-only host file system,
   private /tmp, and /root, /home, /run, /var/tmp hidden.
-* ``docker`` - reserved name for a later container backend; reported unavailable.
+* ``docker`` - each bot in its own container on a Docker engine (see ``docker.py``);
+  only when asked for by name, never chosen by ``auto``.
 
 ``resolve_backend("auto")`` prefers bwrap when a real test sandbox runs here.
 """
@@ -22,8 +23,10 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from typing import Any
 
 from . import reaper
+from .docker import DockerSandbox
 from .errors import ChannelClosed, ChannelError, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits, apply_rlimits
 from .process import BotProcess
@@ -293,17 +296,30 @@ SHARED_LIB = "lib"
 
 
 class DockerBackend(Backend):
-    """Placeholder for a container backend (a later task); always unavailable for now."""
+    """Each bot in its own container on a Docker engine; a thin wrapper of ``docker.DockerSandbox``.
+
+    Never chosen by ``auto``: only when asked for by name. The image comes from
+    ``LaunchSpec.image`` (a bot's ``image:`` in bot.yaml), else from ``image`` here.
+    """
 
     name = "docker"
 
+    def __init__(self, image: str | None = None, **options: Any) -> None:
+        """``options``: ``pids_limit``, ``cpus``, ``tmp_mb``, ``user``, ``mount_bot_dir`` (see DockerSandbox)."""
+        self._sandbox = DockerSandbox(image, **options)
+
+    @property
+    def image(self) -> str | None:
+        """Image used for specs that name none."""
+        return self._sandbox.image
+
     def available(self) -> tuple[bool, str]:
-        """Not implemented yet, so never available."""
-        return False, "the docker backend is not implemented yet; use 'bwrap' or 'none'"
+        """Whether a Docker engine answers (SDK ``from_env`` and a ping), with the reason."""
+        return self._sandbox.available()
 
     def start(self, spec: LaunchSpec) -> BotProcess:
-        """Always raises SandboxUnavailable."""
-        raise SandboxUnavailable(self.available()[1])
+        """Start the bot in a new container; raises SandboxUnavailable/SandboxError if it cannot."""
+        return self._sandbox.start(spec)
 
 
 _FACTORIES: dict[str, Callable[[], Backend]] = {

@@ -64,6 +64,9 @@ class LaunchSpec:
     env: tuple[tuple[str, str], ...] = ()
     """Extra environment variables, on top of the scrubbed base environment."""
 
+    image: str | None = None
+    """Container image holding the program (the ``docker`` backend; other backends ignore it)."""
+
     def __post_init__(self) -> None:
         command = tuple(self.command)
         if not command or not all(isinstance(a, str) and a and "\0" not in a for a in command[:1]):
@@ -77,6 +80,9 @@ class LaunchSpec:
         object.__setattr__(self, "env", _check_env(env))
         if not isinstance(self.limits, Limits):
             raise TypeError(f"LaunchSpec.limits must be a Limits, got {type(self.limits).__name__}")
+        if self.image is not None and (not isinstance(self.image, str) or not self.image
+                                       or any(c.isspace() or c == "\0" for c in self.image)):
+            raise ValueError(f"LaunchSpec.image must be an image reference like 'name:tag', got {self.image!r}")
 
 
 def _check_env(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:

@@ -61,7 +61,7 @@ RATING_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability")
 """Keys of the ``rating`` section (fields of :class:`RatingParams`)."""
 RULES_KEYS = ("preset", "options")
 """Keys of the mapping form of ``rules``."""
-BOT_KEYS = ("name", "path", "command")
+BOT_KEYS = ("name", "path", "command", "image")
 """Keys of the mapping form of a bot entry."""
 MIN_BOTS = 2
 """A tournament needs at least this many bots."""
@@ -503,9 +503,26 @@ class _Reader:
         if ("path" in entry) == ("command" in entry):
             what = "not both" if "path" in entry else "one of them is required"
             self.fail(here, f"give either path (a bot directory) or command (a command line), {what}")
+        image = entry.get("image")
+        if image is not None and not (isinstance(image, str) and image.strip()):
+            self.fail((*here, "image"), f"expected a container image name (a string), got {_shown(image)}")
         if "path" in entry:
-            return self.bot_directory((*here, "path"), entry["path"], name)
-        return self.bot_command((*here, "command"), entry["command"], name)
+            spec = self.bot_directory((*here, "path"), entry["path"], name)
+        elif image is not None:  # the command runs inside the image, not on this machine
+            spec = self.image_command((*here, "command"), entry["command"], name)
+        else:
+            spec = self.bot_command((*here, "command"), entry["command"], name)
+        return spec if image is None else dataclasses.replace(spec, image=image)
+
+    def image_command(self, path: KeyPath, command: Any, name: str | None) -> BotSpec:
+        """A command line to run inside a container image (docker sandbox)."""
+        if isinstance(command, str):
+            command = shlex.split(command)
+        if not (isinstance(command, list) and command and all(isinstance(a, str) for a in command)):
+            self.fail(path, f"expected a command line (a string, or a list of strings), got {_shown(command)}")
+        if name is None:
+            self.fail(path[:-1], "a bot given by image and command needs a name")
+        return BotSpec(name=name, command=tuple(command))
 
     def bot_directory(self, path: KeyPath, ref: Any, name: str | None) -> BotSpec:
         """A bot directory (or its manifest file), relative to the config file's directory."""

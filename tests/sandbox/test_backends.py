@@ -47,17 +47,6 @@ def test_unknown_backend_lists_allowed_names() -> None:
         resolve_backend("firejail")
 
 
-def test_docker_is_reserved_but_unavailable() -> None:
-    backend = get_backend("docker")
-    assert isinstance(backend, DockerBackend)
-    ok, why = backend.available()
-    assert not ok and "not implemented" in why
-    with pytest.raises(SandboxUnavailable, match="not implemented"):
-        resolve_backend("docker")
-    with pytest.raises(SandboxUnavailable):
-        backend.start(LaunchSpec(("/bin/true",)))
-
-
 def test_none_is_always_available() -> None:
     backend, reason = resolve_backend("NONE")
     assert isinstance(backend, NoneBackend) and reason

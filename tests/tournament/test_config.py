@@ -473,3 +473,24 @@ def test_describe_is_plain_json_and_matches_the_fingerprint(tmp_path: Path) -> N
     assert described["bots"]["c"]["build"] and described["bots"]["random"]["directory"] == str(RANDOM)
     assert described["rules"] == {"preset": "standard", "options": dict(config.rules.options)}
     assert load(tmp_path, "seats: [3, 2, 2]\nworkers: 5").fingerprint() == config.fingerprint()
+
+
+def test_bot_entries_may_name_a_container_image(tmp_path: Path) -> None:
+    bots = f"""bots:
+  - {{name: c, path: {BOTS / 'c-random'}, image: cabo-bots:1}}
+  - {{name: boxed, command: /bot/bot --fast, image: cabo-bots:1}}
+"""
+    config = load(tmp_path, "seats: 2\nsandbox: docker", bots)
+    c, boxed = config.bots
+    assert c.image == "cabo-bots:1" and c.directory is not None
+    assert boxed.image == "cabo-bots:1" and boxed.command == ("/bot/bot", "--fast") and boxed.directory is None
+    # The image is part of what decides how matches are played.
+    other = load(tmp_path / "o", "seats: 2\nsandbox: docker", bots.replace("cabo-bots:1", "cabo-bots:2"))
+    assert other.fingerprint() != config.fingerprint()
+
+
+def test_image_command_needs_a_name_and_a_string_image(tmp_path: Path) -> None:
+    nameless = "bots:\n  - {command: /bot/bot, image: x}\n  - {command: /bot/bot, image: y}\n"
+    assert "needs a name" in error(tmp_path, "seats: 2", nameless)
+    bad = f"bots:\n  - {{name: a, path: {BOTS / 'random'}, image: 3}}\n  - {BOTS / 'heuristic'}\n"
+    assert "bots[0].image" in error(tmp_path / "b", "seats: 2", bad)

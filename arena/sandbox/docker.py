@@ -1,0 +1,785 @@
+"""The ``docker`` backend: every bot in its own container on a Docker engine.
+
+A bot is one container created through the Docker SDK from the image named by
+``LaunchSpec.image`` (a bot's ``image:`` in ``bot.yaml``), running ``spec.command``
+as given, i.e. with paths inside the image. The container gets:
+
+* no network at all (``network_mode=none``, network disabled): only a loopback
+  interface;
+* a cgroup memory limit of ``Limits.memory_mb`` for the whole container with no
+  swap on top (memory = memory + swap), so a hog is OOM-killed (status 137);
+* one CPU (``nano_cpus``) and at most ``pids_limit`` (64) processes, so a fork bomb
+  stalls inside the container;
+* the other ``Limits`` as rlimits (``cpu_seconds`` as RLIMIT_CPU, ``file_size_mb``,
+  ``open_files``, no core dumps), as under ``none``/``bwrap``;
+* a read-only root file system, a small tmpfs at ``/tmp`` (the cwd, ``HOME`` and
+  ``TMPDIR``), the bot's own directory (and a ``lib`` folder beside it, as under
+  bwrap) bind-mounted read-only at the same path when the spec names one;
+* ``cap_drop=ALL``, ``no-new-privileges``, uid/gid 65534, private IPC, no logging
+  driver (the engine keeps no copy of what the bot writes);
+* an environment of ``HOME``, ``TMPDIR``, ``LANG``, ``ARENA_SANDBOX=<token>`` and
+  ``LaunchSpec.env`` on top of the image's own ``ENV``;
+* labels ``cabo-arena=1`` and ``cabo-arena.owner=<hostname>:<pid>`` (plus the owner's
+  start time), so containers left behind by an arena that died are found and removed.
+
+The JSON-lines channel is the container's stdin/stdout, reached through one socket
+from the engine's attach endpoint. :class:`ContainerProcess` demultiplexes Docker's
+stream framing (8-byte headers: stream 1 stdout, 2 stderr, big-endian length) into a
+stdout line buffer and a bounded stderr tail, without threads, with the deadlines,
+exceptions and buffer bounds of :class:`~arena.sandbox.process.BotProcess`. Closing
+stdin shuts the socket's write side; the container was created with ``StdinOnce`` so
+the engine then closes the bot's stdin. The end of the attach stream means the
+container's main process exited; its status then comes from the engine.
+
+Containers are removed (``force=True``) by ``kill()``, by ``close()`` after its grace
+period, at interpreter exit, and, for arenas that were killed outright, by
+:func:`cleanup_stale`, which the first start in each arena process runs.
+
+The ``docker`` SDK is imported only when an engine is first contacted, so importing
+the arena stays cheap where Docker is not used.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import secrets
+import select
+import signal
+import socket
+import time
+import warnings
+import weakref
+from typing import Any
+
+from .errors import ChannelClosed, ChannelTimeout, LineTooLong, SandboxError, SandboxUnavailable
+from .limits import LaunchSpec, Limits
+from .process import BotProcess
+from .reaper import TOKEN_VAR
+
+LABEL = "cabo-arena"
+"""Every container the arena creates carries ``cabo-arena=1``."""
+OWNER_LABEL = "cabo-arena.owner"
+"""``<hostname>:<pid>`` of the arena process that created the container."""
+OWNER_START_LABEL = "cabo-arena.owner-start"
+"""Start time of that process (clock ticks since boot), so a recycled pid is not taken for it."""
+
+DEFAULT_PIDS_LIMIT = 64
+DEFAULT_CPUS = 1.0
+DEFAULT_TMP_MB = 16
+DEFAULT_USER = "65534:65534"
+PING_TIMEOUT = 3.0
+"""Seconds an engine has to answer ``available()``."""
+API_TIMEOUT = 60.0
+"""Seconds any other engine call may take (creating, starting, removing a container)."""
+STALE_AFTER = 3600.0
+"""Stopped containers of an arena on another host are removed when older than this."""
+
+_MB = 1024 * 1024
+_CHUNK = 65536
+_FRAME_HEADER = 8
+_STDOUT, _STDERR = 1, 2
+_POLLIN = select.POLLIN
+_POLLOUT = select.POLLOUT
+_DRAIN_MAX = 1 << 20  # socket bytes read by one non-waiting drain (stderr_tail, kill)
+_MAX_WAIT_MS = 86_400_000.0
+_KILLED = 128 + signal.SIGKILL  # the engine's status for a container killed by SIGKILL
+_DEFAULT_HOST = "unix:///var/run/docker.sock"
+_LIVE: "weakref.WeakSet[ContainerProcess]" = weakref.WeakSet()  # for kill_all() at exit
+
+
+# --------------------------------------------------------------------- the engine
+_CLIENTS: dict[tuple[Any, ...], Any] = {}  # (pid, DOCKER_* env) -> docker.DockerClient
+_CLEANED: set[tuple[int, str]] = set()  # (pid, engine url) where cleanup_stale already ran
+
+
+def engine_address() -> str:
+    """Where the SDK looks for the engine: ``DOCKER_HOST`` or the default socket."""
+    return os.environ.get("DOCKER_HOST") or _DEFAULT_HOST
+
+
+def _api_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions an engine call may raise: the SDK's, the HTTP library's, the socket's."""
+    from docker.errors import DockerException
+    from requests.exceptions import RequestException
+
+    return (DockerException, RequestException, OSError)
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    """One line of an exception's message (the SDK's can be long and nested)."""
+    text = " ".join(str(getattr(exc, "explanation", None) or exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _why(exc: BaseException) -> str:
+    """The root cause of a failed engine call, e.g. "No such file or directory" for a missing socket."""
+    seen: set[int] = set()
+    stack: list[object] = [exc]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen or not isinstance(item, BaseException):
+            continue
+        seen.add(id(item))
+        if isinstance(item, OSError) and item.strerror:
+            return item.strerror
+        stack.extend([item.__context__, item.__cause__, *item.args])
+    return _short(exc)
+
+
+def connect() -> Any:
+    """A ``docker.DockerClient`` for the engine the environment names (cached per process).
+
+    Raises SandboxUnavailable, with the reason, when the SDK is missing or the engine
+    does not answer within ``PING_TIMEOUT``. A cached client is pinged again.
+    """
+    key = (os.getpid(), *(os.environ.get(v) for v in ("DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH")))
+    client = _CLIENTS.get(key)
+    try:
+        from docker.client import from_env  # a submodule, so a top-level docker/ folder cannot shadow it
+    except ImportError:
+        raise SandboxUnavailable("the docker Python SDK is not installed (pip install docker)") from None
+    try:
+        if client is None:
+            client = from_env(timeout=PING_TIMEOUT)
+        client.api.timeout = PING_TIMEOUT
+        client.ping()
+    except Exception as exc:  # the SDK, requests and urllib3 each have their own errors
+        _CLIENTS.pop(key, None)
+        raise SandboxUnavailable(f"no Docker engine answers at {engine_address()}: {_why(exc)} "
+                                 "(start one, e.g. tests/docker/start-dockerd.sh, or use bwrap)") from None
+    client.api.timeout = API_TIMEOUT
+    _CLIENTS[key] = client
+    return client
+
+
+def owner() -> str:
+    """The ``cabo-arena.owner`` label value of this process: ``<hostname>:<pid>``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _process_start(pid: int) -> str | None:
+    """Start time of ``pid`` in clock ticks since boot (/proc stat field 22), or None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2:].split()
+    return fields[19].decode() if len(fields) > 19 else None
+
+
+def _owner_alive(labels: dict[str, str], host: str) -> bool | None:
+    """Whether the arena that created a container still runs; None if it is on another host."""
+    owner_host, _, pid_text = (labels.get(OWNER_LABEL) or "").rpartition(":")
+    if owner_host != host:
+        return None
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return False
+    started = _process_start(pid) if pid > 0 else None
+    if started is None:
+        return False
+    expected = labels.get(OWNER_START_LABEL)
+    return not expected or expected == started
+
+
+def cleanup_stale(client: Any, *, stale_after: float = STALE_AFTER) -> list[str]:
+    """Remove ``cabo-arena`` containers whose arena is gone; return their ids.
+
+    Gone means: the owner is on this host and its pid no longer runs (or now belongs to
+    a process started at another time). Containers of an arena on another host sharing
+    the engine are only removed once stopped and older than ``stale_after`` seconds;
+    containers of a live arena are never touched.
+    """
+    api = client.api
+    host = socket.gethostname()
+    now = time.time()
+    removed: list[str] = []
+    for info in api.containers(all=True, filters={"label": LABEL}):
+        labels = info.get("Labels") or {}
+        alive = _owner_alive(labels, host)
+        if alive is None:
+            stale = info.get("State") != "running" and now - float(info.get("Created") or now) > stale_after
+        else:
+            stale = not alive
+        if stale and _remove(api, info["Id"]):
+            removed.append(info["Id"])
+    return removed
+
+
+def _cleanup_once(client: Any) -> None:
+    """Run ``cleanup_stale`` on the first use of an engine in this process."""
+    key = (os.getpid(), str(client.api.base_url))
+    if key in _CLEANED:
+        return
+    _CLEANED.add(key)
+    try:
+        cleanup_stale(client)
+    except _api_errors() as exc:
+        warnings.warn(f"docker sandbox: could not clean up stale containers: {_short(exc)}", RuntimeWarning)
+
+
+def _remove(api: Any, container_id: str, timeout: float = 10.0) -> bool:
+    """Kill and remove a container; True once it is gone (also if it already was)."""
+    from docker.errors import NotFound
+
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            api.remove_container(container_id, force=True)
+            return True
+        except NotFound:
+            return True
+        except _api_errors():
+            # e.g. 409 "removal already in progress", or an engine hiccup: check and retry
+            pass
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+
+
+def _raw_socket(attach: Any) -> socket.socket:
+    """The plain socket under the SDK's attach stream (unix or TCP; TLS and ssh are not supported)."""
+    import ssl  # loaded by the SDK anyway; not at arena start-up
+
+    sock = attach if isinstance(attach, socket.socket) else getattr(attach, "_sock", None)
+    if not isinstance(sock, socket.socket) or isinstance(sock, ssl.SSLSocket):
+        raise SandboxUnavailable(f"the docker sandbox needs the engine on a unix socket or plain TCP, not "
+                                 f"{engine_address()} (its attach stream is a {type(attach).__name__})")
+    return sock
+
+
+def _close_attach(attach: Any) -> None:
+    """Close the SDK's attach stream, its socket and the HTTP response behind it."""
+    for obj in (attach, getattr(attach, "_sock", None), getattr(attach, "_response", None)):
+        close = getattr(obj, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                pass
+
+
+# -------------------------------------------------------------------- the backend
+class DockerSandbox:
+    """Creates one container per bot; ``arena.sandbox.DockerBackend`` delegates to it."""
+
+    def __init__(self, image: str | None = None, *, pids_limit: int = DEFAULT_PIDS_LIMIT,
+                 cpus: float = DEFAULT_CPUS, tmp_mb: int = DEFAULT_TMP_MB, user: str = DEFAULT_USER,
+                 mount_bot_dir: bool = True) -> None:
+        """``image`` is used for specs that name none; the rest shape every container.
+
+        ``mount_bot_dir`` binds the spec's bot directory (and a ``lib`` folder beside it)
+        read-only at the same path, so a manifest's relative ``run`` paths, which the
+        runner makes absolute, resolve inside the container too.
+        """
+        if image is not None and (not isinstance(image, str) or not image or any(c.isspace() for c in image)):
+            raise ValueError(f"DockerSandbox image must be an image reference like 'name:tag', got {image!r}")
+        if not isinstance(pids_limit, int) or pids_limit <= 0:
+            raise ValueError(f"pids_limit must be a positive int, got {pids_limit!r}")
+        if not isinstance(cpus, (int, float)) or cpus <= 0:
+            raise ValueError(f"cpus must be positive, got {cpus!r}")
+        if not isinstance(tmp_mb, int) or tmp_mb <= 0:
+            raise ValueError(f"tmp_mb must be a positive int, got {tmp_mb!r}")
+        self.image = image
+        self.pids_limit = pids_limit
+        self.cpus = float(cpus)
+        self.tmp_mb = tmp_mb
+        self.user = user
+        self.mount_bot_dir = mount_bot_dir
+
+    def available(self) -> tuple[bool, str]:
+        """Whether an engine answers (``docker.from_env()`` and a ping), with the reason."""
+        try:
+            client = connect()
+        except SandboxUnavailable as exc:
+            return False, str(exc)
+        try:
+            version = client.api.version(api_version=False).get("Version", "?")
+        except _api_errors():
+            version = "?"
+        return True, (f"Docker engine {version} at {engine_address()}: a container per bot, no network, "
+                      f"memory cgroup, {self.cpus:g} CPU, {self.pids_limit} processes, read-only root")
+
+    def start(self, spec: LaunchSpec) -> "ContainerProcess":
+        """Create, attach to and start the bot's container; SandboxError if that fails."""
+        if not isinstance(spec, LaunchSpec):
+            raise TypeError(f"start() needs a LaunchSpec, got {type(spec).__name__}")
+        image = spec.image or self.image
+        if not image:
+            raise SandboxUnavailable(
+                "the docker sandbox needs an image: set 'image' in the bot's bot.yaml (an image on the engine "
+                f"that holds the program {spec.command[0]!r}; see docs/sandbox.md#docker)")
+        from docker.errors import ImageNotFound
+
+        client = connect()
+        _cleanup_once(client)
+        api = client.api
+        token = secrets.token_hex(12)
+        config = self._config(api, spec, image, token)
+        try:
+            container_id = api.create_container_from_config(config)["Id"]
+        except ImageNotFound:
+            raise SandboxError(f"docker image {image!r} is not on the engine; build or load it first "
+                               "(docker build / docker load / docker import)") from None
+        except _api_errors() as exc:
+            raise SandboxError(f"cannot create a container for {spec.command[0]!r} from image {image!r}: "
+                               f"{_short(exc)}") from None
+        attach: Any = None
+        try:
+            attach = api.attach_socket(container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            sock = _raw_socket(attach)
+            api.start(container_id)  # after attaching, so no output is lost
+            return ContainerProcess(api, container_id, attach, sock, limits=spec.limits, token=token)
+        except BaseException as exc:
+            if attach is not None:
+                _close_attach(attach)
+            _remove(api, container_id)
+            if isinstance(exc, _api_errors()):
+                raise SandboxError(f"cannot start {spec.command[0]!r} in image {image!r}: {_short(exc)}") from None
+            raise
+
+    def _config(self, api: Any, spec: LaunchSpec, image: str, token: str) -> Any:
+        """The container's configuration (see the module docstring for what each part is for)."""
+        from docker.types import LogConfig, Mount, Ulimit
+
+        limits = spec.limits
+        memory = limits.memory_mb * _MB
+        mounts = []
+        if self.mount_bot_dir and spec.bot_dir and os.path.isdir(spec.bot_dir):
+            paths = [spec.bot_dir]
+            shared = os.path.join(os.path.dirname(spec.bot_dir), "lib")
+            if os.path.isdir(shared) and shared != spec.bot_dir:
+                paths.append(shared)
+            mounts = [Mount(target=p, source=p, type="bind", read_only=True) for p in paths]
+        host_config = api.create_host_config(
+            network_mode="none",
+            mem_limit=memory,
+            memswap_limit=memory,  # equal: no swap on top of the memory limit
+            nano_cpus=int(self.cpus * 1e9),
+            pids_limit=self.pids_limit,
+            read_only=True,
+            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={self.tmp_mb}m,mode=1777"},
+            shm_size=self.tmp_mb * _MB,
+            ipc_mode="private",
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            ulimits=[
+                Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds + 1),
+                Ulimit(name="fsize", soft=limits.file_size_mb * _MB, hard=limits.file_size_mb * _MB),
+                Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+                Ulimit(name="core", soft=0, hard=0),
+            ],
+            log_config=LogConfig(type="none"),
+            mounts=mounts,
+            auto_remove=False,  # we remove it ourselves, after reading its exit status
+        )
+        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+        env.update(spec.env)
+        env[TOKEN_VAR] = token  # last, so spec.env cannot forge or drop it
+        labels = {LABEL: "1", OWNER_LABEL: owner()}
+        started = _process_start(os.getpid())
+        if started:
+            labels[OWNER_START_LABEL] = started
+        config = api.create_container_config(
+            image=image, command=list(spec.command), entrypoint=[""], user=self.user, working_dir="/tmp",
+            environment=[f"{k}={v}" for k, v in env.items()], labels=labels, stdin_open=True, tty=False,
+            network_disabled=True, host_config=host_config,
+        )
+        config["StdinOnce"] = True  # our shutdown(SHUT_WR) on the attach socket closes the bot's stdin
+        return config
+
+
+# ------------------------------------------------------------------ the channel
+class ContainerProcess(BotProcess):
+    """A bot in a container, with the public interface and semantics of ``BotProcess``.
+
+    ``send``/``readline`` take ``time.monotonic()`` deadlines and raise ChannelTimeout,
+    ChannelClosed (with ``returncode`` once the container has exited: the engine's
+    status, 128 + N for a signal, 137 for an OOM kill or our kill) and LineTooLong
+    exactly like ``BotProcess``; past a deadline ``readline`` still takes what has
+    already arrived. Stdout is buffered up to ``max_line_bytes + 1`` bytes and stderr
+    kept as a bounded tail. Not thread-safe. The class derives from ``BotProcess`` only
+    to be usable wherever one is expected; it shares none of its state or code.
+    """
+
+    def __init__(self, api: Any, container_id: str, attach: Any, sock: socket.socket, *,
+                 limits: Limits, token: str, backend: str = "docker") -> None:
+        """Wrap a started container and its attach stream (``sock`` is the plain socket under it)."""
+        self._dead = True  # until fully built, so __del__ leaves a half-made object alone
+        self._api = api
+        self._id = container_id
+        self._attach = attach
+        self._sock = sock
+        sock.setblocking(False)
+        self._fd = sock.fileno()
+        self._limits = limits
+        self._token = token
+        self._backend = backend
+        self._creator = os.getpid()  # a forked child must not kill its parent's containers
+        self._poll = select.poll()
+        self._events = _POLLIN
+        self._poll.register(self._fd, self._events)
+        self._buf = bytearray()  # stdout, demultiplexed
+        self._scanned = 0  # bytes of _buf already known to hold no newline
+        self._cap = limits.max_line_bytes + 1  # _buf never grows beyond this
+        self._tail = bytearray()  # last stderr_tail_bytes of stderr
+        self._raw = bytearray()  # socket bytes not yet demultiplexed (< 2 * _CHUNK)
+        self._frame_stream = 0  # stream of the frame being read
+        self._frame_left = 0  # payload bytes of that frame still to come
+        self._discard_stdout = False  # set by close() and kill(): nobody will read lines any more
+        self._skip_line = False  # after LineTooLong: drop stdout up to the next newline
+        self._eof = False  # the attach stream ended: the container's process is gone
+        self._stdin_open = True
+        self._exit: int | None = None
+        self._oom = False
+        self._pid: int | None = None
+        self._dead = False
+        _LIVE.add(self)
+
+    # ----------------------------------------------------------------- facts
+    @property
+    def pid(self) -> int:
+        """Host pid of the container's main process (0 when it is not running)."""
+        if self._pid is None and not self._dead:
+            try:
+                self._pid = int(self._api.inspect_container(self._id)["State"].get("Pid") or 0)
+            except _api_errors():
+                return 0
+        return self._pid or 0
+
+    @property
+    def container_id(self) -> str:
+        """The container's full id."""
+        return self._id
+
+    @property
+    def token(self) -> str:
+        """Random tag in the bot's environment (``ARENA_SANDBOX``)."""
+        return self._token
+
+    @property
+    def backend(self) -> str:
+        """Name of the backend that started this bot."""
+        return self._backend
+
+    @property
+    def workdir(self) -> str | None:
+        """None: the bot's writable directory is a tmpfs inside the container."""
+        return None
+
+    @property
+    def limits(self) -> Limits:
+        """The limits this bot runs under."""
+        return self._limits
+
+    @property
+    def oom_killed(self) -> bool:
+        """True if the engine reported that the kernel's OOM killer ended the container."""
+        return self._oom
+
+    @property
+    def returncode(self) -> int | None:
+        """The container's exit status once it has exited (128 + N for signal N), else None."""
+        if self._exit is None and not self._dead:
+            if not self._eof:
+                self._pump()
+            if self._eof:
+                self._collect_exit(0.05)
+        return self._exit
+
+    def wait_fds(self) -> tuple[int, ...]:
+        """The attach socket while it is open: its readiness means ``readline`` may have news."""
+        return () if self._eof or self._dead else (self._fd,)
+
+    def alive(self) -> bool:
+        """True while the container's main process runs."""
+        return not self._dead and self.returncode is None
+
+    def stderr_tail(self) -> str:
+        """Last ``stderr_tail_bytes`` of the bot's stderr, decoded leniently."""
+        self._drain()
+        return self._tail.decode("utf-8", errors="replace")
+
+    # ------------------------------------------------------------------ send
+    def send(self, data: bytes, deadline: float) -> None:
+        """Write all of ``data`` to the bot's stdin by ``deadline`` (a ``time.monotonic()``)."""
+        if self._dead or not self._stdin_open:
+            raise ChannelClosed("bot's stdin is closed", self._exit)
+        view = memoryview(data)
+        total = len(view)
+        off = 0
+        while True:
+            if off < total:
+                try:
+                    off += os.write(self._fd, view[off:])
+                except BlockingIOError:
+                    pass
+                except OSError:  # EPIPE, ECONNRESET: the engine closed the stream
+                    raise self._closed("bot closed its stdin", deadline) from None
+            if off >= total:
+                return
+            if self._eof:
+                raise self._closed("bot exited while we were sending", deadline)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChannelTimeout(f"bot did not read its stdin ({total - off} of {total} bytes unsent)")
+            self._watch(_POLLOUT | (_POLLIN if self._can_read() else 0))
+            for _fd, events in self._poll.poll(min(remaining * 1000.0, _MAX_WAIT_MS)):
+                if events & _POLLIN:
+                    self._pump()
+
+    # -------------------------------------------------------------- readline
+    def readline(self, deadline: float) -> bytes:
+        """Return the next stdout line without its newline; never waits past ``deadline``."""
+        buf = self._buf
+        i = buf.find(b"\n", self._scanned)
+        if i >= 0:
+            return self._take(i)
+        limit = self._limits.max_line_bytes
+        while True:
+            if self._raw:
+                self._demux()  # taking lines may have made room for bytes already read
+                i = buf.find(b"\n", self._scanned)
+                if i >= 0:
+                    return self._take(i)
+            self._scanned = len(buf)
+            if self._scanned > limit:
+                self._too_long()
+            if self._dead:
+                raise ChannelClosed("bot was killed", self._exit)
+            if self._eof:
+                raise self._closed("bot exited", deadline)
+            remaining = deadline - time.monotonic()
+            # Past the deadline we still take what has already arrived (poll with 0):
+            # a reply that came while the arena served another bot is not late.
+            self._watch(_POLLIN)
+            got = 0
+            if self._can_read() and self._poll.poll(max(0.0, min(remaining * 1000.0, _MAX_WAIT_MS))):
+                got = self._pump()
+            i = buf.find(b"\n", self._scanned)
+            if i >= 0:
+                return self._take(i)
+            if remaining <= 0 and not got and not self._eof:
+                raise ChannelTimeout("no line from bot before the deadline")
+
+    def _take(self, i: int) -> bytes:
+        """Cut line ``buf[:i]`` and its newline off the buffer."""
+        buf = self._buf
+        line = bytes(buf[:i])
+        del buf[:i + 1]
+        self._scanned = 0
+        return line
+
+    def _too_long(self) -> None:
+        """Drop the oversized partial line and the rest of it still to come, and raise.
+
+        Dropping the rest (rather than taking it for a new line) keeps the socket
+        flowing, so stderr queued behind the flood still reaches the tail.
+        """
+        self._buf.clear()
+        self._scanned = 0
+        self._skip_line = True
+        raise LineTooLong(f"bot wrote more than {self._limits.max_line_bytes} bytes without a newline")
+
+    # ------------------------------------------------------------- the socket
+    def _watch(self, events: int) -> None:
+        """Poll the socket for ``events`` from now on."""
+        if events != self._events:
+            self._events = events
+            self._poll.modify(self._fd, events)
+
+    def _can_read(self) -> bool:
+        """Whether reading the socket now can make progress (bounded buffers not full)."""
+        return not self._eof and not self._dead and len(self._raw) < _CHUNK
+
+    def _pump(self) -> int:
+        """Read what the socket holds (non-blocking) and demultiplex it; returns bytes read."""
+        got = 0
+        while self._can_read():
+            try:
+                data = os.read(self._fd, _CHUNK)
+            except BlockingIOError:
+                break
+            except OSError:
+                data = b""
+            if not data:
+                self._eof = True
+                break
+            got += len(data)
+            self._raw += data
+            self._demux()
+            if len(data) < _CHUNK:
+                break
+        return got
+
+    def _demux(self) -> None:
+        """Split ``_raw`` into frames: stdout into the line buffer (up to its cap), stderr into the tail."""
+        raw = self._raw
+        size = len(raw)
+        pos = 0
+        while pos < size:
+            if self._frame_left == 0:
+                if size - pos < _FRAME_HEADER:
+                    break
+                self._frame_stream = raw[pos]
+                self._frame_left = int.from_bytes(raw[pos + 4:pos + 8], "big")
+                pos += _FRAME_HEADER
+                continue
+            n = min(self._frame_left, size - pos)
+            if self._frame_stream == _STDOUT and self._skip_line and not self._discard_stdout:
+                newline = raw.find(b"\n", pos, pos + n)
+                if newline >= 0:
+                    n = newline + 1 - pos
+                    self._skip_line = False
+            elif self._frame_stream == _STDOUT and not self._discard_stdout:
+                n = min(n, self._cap - len(self._buf))
+                if n <= 0:
+                    break  # the caller must take lines (or hit LineTooLong) first
+                self._buf += raw[pos:pos + n]
+            elif self._frame_stream == _STDERR:
+                self._keep_stderr(raw[pos:pos + n])
+            pos += n
+            self._frame_left -= n
+        if pos:
+            del raw[:pos]
+
+    def _keep_stderr(self, data: bytearray) -> None:
+        """Append to the bounded stderr tail."""
+        keep = self._limits.stderr_tail_bytes
+        tail = self._tail
+        if len(data) >= keep:
+            tail[:] = data[len(data) - keep:] if keep else b""
+        else:
+            tail += data
+            excess = len(tail) - keep
+            if excess > 0:
+                del tail[:excess]
+
+    def _drain(self) -> None:
+        """Read whatever the socket holds right now, bounded so a flooder cannot pin us here."""
+        got = 0
+        while got < _DRAIN_MAX:
+            n = self._pump()
+            if n == 0:
+                return
+            got += n
+
+    # ------------------------------------------------------------ exit status
+    def _collect_exit(self, timeout: float) -> None:
+        """Ask the engine for the exit status, waiting up to ``timeout`` for the container to stop."""
+        if self._exit is not None:
+            return
+        try:
+            code = int(self._api.wait(self._id, timeout=max(timeout, 0.01))["StatusCode"])
+            if code == _KILLED:  # SIGKILL: maybe the kernel's OOM killer
+                self._oom = bool(self._api.inspect_container(self._id)["State"].get("OOMKilled"))
+        except (KeyError, TypeError, ValueError):
+            return  # an answer we do not understand
+        except _api_errors():
+            return  # still running (it only closed its output), or gone
+        self._exit = code
+
+    def _status_soon(self, deadline: float) -> int | None:
+        """Exit status, if the attach stream has ended, waiting briefly for the engine to record it."""
+        if self._exit is None and not self._dead:
+            if not self._eof:
+                self._pump()
+            if self._eof:
+                self._collect_exit(min(1.0, max(0.05, deadline - time.monotonic())))
+        return self._exit
+
+    def _closed(self, what: str, deadline: float) -> ChannelClosed:
+        """ChannelClosed for an ended stream, with the exit status and the reason when known."""
+        code = self._status_soon(deadline)
+        if self._oom:
+            what += f" (out of memory: the container's {self._limits.memory_mb} MiB limit)"
+        elif code is None and self._eof:
+            what = "bot closed its stdout and stderr"
+        return ChannelClosed(what, code)
+
+    # -------------------------------------------------------------- shutdown
+    def _close_stdin(self) -> None:
+        """Give the bot EOF on stdin: shut the socket's write side."""
+        if self._stdin_open:
+            self._stdin_open = False
+            try:
+                self._sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def close(self, grace: float = 1.0) -> None:
+        """Close stdin, let the bot exit on its own for up to ``grace`` seconds, then ``kill``."""
+        if self._dead:
+            return
+        self._close_stdin()
+        self._discard_stdout = True  # no more lines will be read: let the bot write and exit
+        self._buf.clear()
+        self._scanned = 0
+        end = time.monotonic() + grace
+        while not self._eof:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                break
+            self._watch(_POLLIN)
+            if self._poll.poll(min(remaining * 1000.0, _MAX_WAIT_MS)):
+                if not self._pump() and not self._eof:
+                    break  # readable but nothing to read: should not happen, do not spin
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill and remove the container (its stderr tail is kept). Idempotent."""
+        if self._dead:
+            return
+        try:
+            self._discard_stdout = True  # lines are of no use now; stderr behind them is
+            self._drain()  # the last of stderr, and news of an exit
+            if self._eof:
+                self._collect_exit(0.5)  # it exited on its own: keep its status
+        finally:
+            self._dead = True
+            _LIVE.discard(self)
+            try:
+                self._poll.unregister(self._fd)
+            except (KeyError, ValueError, OSError):
+                pass
+            removed = _remove(self._api, self._id)
+            if self._exit is None:
+                self._exit = _KILLED
+            _close_attach(self._attach)
+            self._eof = True
+            if not removed:
+                warnings.warn(f"sandbox: container {self._id[:12]} could not be removed", RuntimeWarning)
+
+    def __del__(self) -> None:
+        # A forgotten bot must not outlive its handle; say so, as Popen does.
+        if not getattr(self, "_dead", True) and getattr(self, "_creator", None) == os.getpid():
+            warnings.warn(f"ContainerProcess {self._id[:12]} was not closed", ResourceWarning, source=self)
+            try:
+                self.kill()
+            except Exception:
+                pass
+
+    def __repr__(self) -> str:
+        if self._dead:
+            state = f"removed, exit {self._exit}"
+        else:
+            state = "running" if self.returncode is None else f"exited {self._exit}"
+        return f"<ContainerProcess {self._id[:12]} backend={self._backend} {state}>"
+
+
+def kill_all() -> None:
+    """Kill and remove every container this process still runs (used at interpreter exit)."""
+    me = os.getpid()
+    for proc in list(_LIVE):
+        if getattr(proc, "_creator", None) != me:
+            continue
+        try:
+            proc.kill()
+        except Exception:
+            pass
+
+
+atexit.register(kill_all)
