@@ -8,12 +8,22 @@ from pathlib import Path
 from typing import Callable
 
 from .bot import TimeControl
-from .bots import BotSpec, build_bot, load_bot
+from .bots import BotConfigError, BotSpec, build_bot, load_bot
 from .game import make_rules
 from .report import fault_lines
 from .runner import MatchJob, play_match
 
-RANDOM_BOT = Path(__file__).resolve().parent.parent / "bots" / "random"
+RANDOM_BOT = Path("bots") / "random"
+"""The default opponent: the bundled random bot, looked up from the current directory, then beside the package."""
+
+
+def default_opponent() -> Path:
+    """Where the bundled random bot is, for a checkout or an editable install."""
+    for candidate in (Path.cwd() / RANDOM_BOT, Path(__file__).resolve().parent.parent / RANDOM_BOT):
+        if candidate.is_dir():
+            return candidate
+    raise BotConfigError("the bundled random bot (bots/random) was not found: run from the repository root "
+                         "or give an opponent bot directory with --opponent")
 
 
 @dataclass
@@ -27,7 +37,7 @@ class CheckReport:
 
 
 def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_per_preset: int = 2,
-              echo: Callable[[str], None] | None = None) -> CheckReport:
+              echo: Callable[[str], None] | None = None, opponent_dir: Path | None = None) -> CheckReport:
     """Play the bot against the bundled random bot under both presets and explain every fault."""
     report = CheckReport()
 
@@ -37,7 +47,9 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
             echo(line)
 
     build_bot(spec)
-    opponent = load_bot(str(RANDOM_BOT), name="random" if spec.name != "random" else "random-opponent")
+    opponent = load_bot(str(opponent_dir or default_opponent()))
+    if opponent.name == spec.name:
+        opponent = dataclasses.replace(opponent, name=f"{opponent.name}-opponent")
     build_bot(opponent)
     for preset in ("standard", "espanola"):
         for index in range(matches_per_preset):

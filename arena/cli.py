@@ -182,7 +182,9 @@ def bot_group() -> None:
 @click.option("--sandbox", type=click.Choice(BACKEND_NAMES), default="auto", show_default=True, help=SANDBOX_HELP)
 @click.option("--move-ms", type=click.IntRange(1), default=1000, show_default=True, help="Time per decision.")
 @click.option("--matches", type=click.IntRange(1), default=3, show_default=True, help="Matches per preset.")
-def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int) -> None:
+@click.option("--opponent", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              help="Opponent bot directory (default: the bundled bots/random).")
+def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int, opponent: Path | None) -> None:
     """Check BOT: handshake and matches against the random bot under both presets.
 
     Exits with status 0 only if the bot committed no fault.
@@ -196,7 +198,8 @@ def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int) -> None:
     backend = _sandbox(sandbox)
     click.echo(f"checking {spec.name} ({' '.join(spec.command)}) under sandbox {backend}")
     try:
-        report = check_bot(spec, backend, TimeControl(move_ms=move_ms), matches, echo=click.echo)
+        report = check_bot(spec, backend, TimeControl(move_ms=move_ms), matches, echo=click.echo,
+                           opponent_dir=opponent)
     except BotConfigError as exc:
         raise click.ClickException(str(exc)) from None
     if not report.ok:
