@@ -401,8 +401,9 @@ class ContainerProcess(BotProcess):
     status, 128 + N for a signal, 137 for an OOM kill or our kill) and LineTooLong
     exactly like ``BotProcess``; past a deadline ``readline`` still takes what has
     already arrived. Stdout is buffered up to ``max_line_bytes + 1`` bytes and stderr
-    kept as a bounded tail. Not thread-safe. The class derives from ``BotProcess`` only
-    to be usable wherever one is expected; it shares none of its state or code.
+    kept as a bounded tail. Not thread-safe. It inherits from ``BotProcess`` the facts
+    (``token``, ``backend``, ``limits``, ``alive``) and the line cutting, which use the
+    same attribute names; the transport underneath (a framed socket) is its own.
     """
 
     def __init__(self, api: Any, container_id: str, attach: Any, sock: socket.socket, *,
@@ -456,24 +457,9 @@ class ContainerProcess(BotProcess):
         return self._id
 
     @property
-    def token(self) -> str:
-        """Random tag in the bot's environment (``ARENA_SANDBOX``)."""
-        return self._token
-
-    @property
-    def backend(self) -> str:
-        """Name of the backend that started this bot."""
-        return self._backend
-
-    @property
     def workdir(self) -> str | None:
         """None: the bot's writable directory is a tmpfs inside the container."""
         return None
-
-    @property
-    def limits(self) -> Limits:
-        """The limits this bot runs under."""
-        return self._limits
 
     @property
     def oom_killed(self) -> bool:
@@ -493,10 +479,6 @@ class ContainerProcess(BotProcess):
     def wait_fds(self) -> tuple[int, ...]:
         """The attach socket while it is open: its readiness means ``readline`` may have news."""
         return () if self._eof or self._dead else (self._fd,)
-
-    def alive(self) -> bool:
-        """True while the container's main process runs."""
-        return not self._dead and self.returncode is None
 
     def stderr_tail(self) -> str:
         """Last ``stderr_tail_bytes`` of the bot's stderr, decoded leniently."""
@@ -564,14 +546,6 @@ class ContainerProcess(BotProcess):
                 return self._take(i)
             if remaining <= 0 and not got and not self._eof:
                 raise ChannelTimeout("no line from bot before the deadline")
-
-    def _take(self, i: int) -> bytes:
-        """Cut line ``buf[:i]`` and its newline off the buffer."""
-        buf = self._buf
-        line = bytes(buf[:i])
-        del buf[:i + 1]
-        self._scanned = 0
-        return line
 
     def _too_long(self) -> None:
         """Drop the oversized partial line and the rest of it still to come, and raise.
