@@ -261,10 +261,15 @@ class BotProcess:
             raise ChannelClosed("bot exited", self.returncode)
         raise ChannelClosed("bot closed its stdout", self._returncode_soon(deadline))
 
-    def _returncode_soon(self, deadline: float, wait: float = 0.05) -> int | None:
-        """Exit status, waiting briefly (never past ``deadline``) for an exit that EOF announced."""
+    def _returncode_soon(self, deadline: float, wait: float = 1.0) -> int | None:
+        """Exit status, waiting for an exit that EOF announced.
+
+        The kernel closes a dying process's files before it reports the exit, and on a
+        loaded machine the gap can exceed 50 ms, so wait up to ``wait`` seconds, bounded by
+        ``deadline`` but never below 50 ms (the fault is already decided; only its words wait).
+        """
         if self._pidfd >= 0 and not self._exited and not self._dead:
-            timeout = min(wait, deadline - time.monotonic())
+            timeout = min(wait, max(0.05, deadline - time.monotonic()))
             if timeout > 0:
                 p = select.poll()
                 p.register(self._pidfd, _POLLIN)
