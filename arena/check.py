@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -51,13 +52,14 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
     if opponent.name == spec.name:
         opponent = dataclasses.replace(opponent, name=f"{opponent.name}-opponent")
     build_bot(opponent)
+    nonce = secrets.token_hex(8)  # fresh deals each check: a bot must not be able to know them in advance
     for preset in ("standard", "espanola"):
         for index in range(matches_per_preset):
             players = 2 + index % 3
             seats = [spec] + [dataclasses.replace(opponent, name=f"{opponent.name}-{i}") for i in range(1, players)]
             seat = index % players
             seats[0], seats[seat] = seats[seat], seats[0]
-            job = MatchJob(f"check-{preset}-{index}", make_rules(preset), f"check/{preset}/{index}", tuple(seats),
+            job = MatchJob(f"check-{preset}-{index}", make_rules(preset), f"{nonce}/{preset}/{index}", tuple(seats),
                            time=time_control, sandbox=sandbox)
             outcome = play_match(job)
             mine = [f for f in outcome.faults if f.seat == seat]
@@ -65,7 +67,8 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
             mean = stats.think_ms / stats.decisions if stats.decisions else 0.0
             verdict = "ok" if not mine else f"{len(mine)} fault(s)"
             say(f"{preset} match {index + 1}: seat {seat} of {players}, place {outcome.places[seat]}, "
-                f"{stats.decisions} decisions, mean {mean:.1f} ms, max {stats.max_ms:.1f} ms, sandbox {outcome.sandbox}: {verdict}")
+                f"{stats.decisions} decisions, mean {mean:.1f} ms, max {stats.max_ms:.1f} ms, sandbox {outcome.sandbox}, "
+                f"seed {job.seed}: {verdict}")
             if mine:
                 report.ok = False
                 for line in fault_lines(dataclasses.replace(outcome, faults=tuple(mine)))[1:]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -134,7 +135,7 @@ SANDBOX_HELP = "Sandbox backend for bots: auto picks the strongest that works he
               help="Rule preset.")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help=OPTION_HELP)
 @click.option("--players", type=int, default=None, help="Seats (default: one per BOT; BOTs repeat to fill).")
-@click.option("--seed", default="1", show_default=True, help="Match seed (any string or integer).")
+@click.option("--seed", default=None, help="Match seed (any string or integer; default: a random one, printed).")
 @click.option("--move-ms", type=click.IntRange(1), default=1000, show_default=True, help="Time per decision.")
 @click.option("--startup-ms", type=click.IntRange(1), default=10000, show_default=True, help="Time to answer hello.")
 @click.option("--bank-ms", type=click.IntRange(0), default=None, help="Extra time per match for slow decisions.")
@@ -146,7 +147,7 @@ SANDBOX_HELP = "Sandbox backend for bots: auto picks the strongest that works he
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the omniscient replay (default: replays/<match>.jsonl).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], players: int | None, seed: str,
+def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], players: int | None, seed: str | None,
              move_ms: int, startup_ms: int, bank_ms: int | None, sandbox: str, fault_policy: str,
              max_faults: int, replay_path: Path | None, as_json: bool) -> None:
     """Play one match between BOTs (bot directories or quoted command lines) and report it."""
@@ -156,12 +157,13 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
     rules = _rules_from(preset, options)
     specs = _load_bots(bots, players)
     backend = _sandbox(sandbox)
+    if seed is None:  # a fixed default would let a bot that knows it recompute the deal
+        seed = str(secrets.randbelow(2**31))
     match_seed: int | str = int(seed) if seed.lstrip("-").isdigit() else seed
-    match_id = f"play-{seed}"
-    job = MatchJob(match_id, rules, match_seed, tuple(specs), TimeControl(move_ms, startup_ms, bank_ms),
-                   backend, fault_policy=fault_policy, max_faults=max_faults)
+    job = MatchJob("play", rules, match_seed, tuple(specs), TimeControl(move_ms, startup_ms, bank_ms),
+                   backend, fault_policy=fault_policy, max_faults=max_faults)  # the id bots see: never the seed
     outcome = play_match(job)
-    path = replay_path or Path("replays") / f"{match_id}.jsonl"
+    path = replay_path or Path("replays") / f"play-{seed}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(outcome.replay_text())
     if as_json:

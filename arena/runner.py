@@ -48,6 +48,8 @@ class MatchJob:
     """``forfeit`` or ``fallback``."""
     max_faults: int = 3
     """Under ``fallback``: faults after which the seat is forfeited anyway."""
+    private: tuple[str, ...] = ()
+    """Directories bots must not read (results with replays of finished deals, configurations)."""
 
     def __post_init__(self) -> None:
         if self.fault_policy not in FAULT_POLICIES:
@@ -165,7 +167,9 @@ class _Table:
         backend, why = resolve_backend(backend_name)
         for seat, spec in enumerate(self.job.bots):
             try:
-                process = backend.start(LaunchSpec(tuple(resolve_command(spec)), spec.directory, self.job.limits, image=spec.image))
+                launch = LaunchSpec(tuple(resolve_command(spec)), spec.directory, self.job.limits,
+                                    image=spec.image, hidden=self.job.private)
+                process = backend.start(launch)
             except (SandboxError, OSError) as exc:
                 self.fault(seat, BotFault(FaultKind.STARTUP, f"could not start {list(spec.command)}: {exc}"))
                 continue

@@ -34,7 +34,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = load_config(Path(args.config))
-        config = dataclasses.replace(base, cycles=args.cycles)
+        config = dataclasses.replace(base, cycles=args.cycles, seed=1 if base.seed is None else base.seed)
         for spec in config.bots:
             build_bot(spec)
         backend, _ = resolve_backend(config.sandbox)

@@ -69,6 +69,22 @@ def test_play_json_is_machine_readable(tmp_path):
     assert len(data["rounds"]) == 5 and data["faults"] == []
 
 
+def test_play_without_seed_draws_one_prints_it_and_can_be_replayed(tmp_path):
+    import json
+
+    def play(*extra):
+        result = run("play", "bots/random", "bots/random", "--sandbox", "none", "--json",
+                     "--replay", str(tmp_path / "r.jsonl"), *extra)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    first, second = play(), play()
+    assert first["seed"] != second["seed"]  # a fixed default seed would be known to every bot author
+    again = play("--seed", str(first["seed"]))
+    assert (again["seed"], again["totals"], again["rounds"]) == (first["seed"], first["totals"], first["rounds"])
+    assert first["match"] == "play"  # the id bots see does not carry the seed
+
+
 def test_play_bad_arguments_are_one_line_errors():
     for args, text in [
         (("play", "bots/nope"), "not a bot directory"),

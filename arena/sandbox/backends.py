@@ -17,7 +17,6 @@ from __future__ import annotations
 import abc
 import json
 import os
-import secrets
 import shutil
 import subprocess
 import tempfile
@@ -25,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import reaper
+from . import orphans, reaper
 from .docker import DockerSandbox
 from .errors import ChannelClosed, ChannelError, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits, apply_rlimits
@@ -76,7 +75,8 @@ class NoneBackend(Backend):
         if spec.bot_dir is not None and not os.path.isdir(spec.bot_dir):
             raise SandboxError(f"bot directory {spec.bot_dir!r} does not exist")
         reaper.ensure_subreaper()
-        token = secrets.token_hex(12)
+        orphans.sweep()  # once per arena process: what the bots of a killed arena left running
+        token = orphans.new_token()
         workdir = tempfile.mkdtemp(prefix="arena-bot-")
         info_r, info_w = os.pipe() if self._wants_info_fd else (-1, -1)
         try:
@@ -96,6 +96,7 @@ class NoneBackend(Backend):
             if isinstance(exc, (OSError, subprocess.SubprocessError)):
                 raise SandboxError(f"cannot start {spec.command[0]!r} with backend {self.name}: {exc}") from exc
             raise
+        orphans.register(token, popen.pid)
         related = None
         if info_w >= 0:
             os.close(info_w)
@@ -171,6 +172,9 @@ def _child_setup(limits: Limits, parent_pid: int, subreaper: bool) -> Callable[[
 
 
 _HIDDEN_DIRS = ("/root", "/home", "/run", "/var/tmp")
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/dev",
+                "/tmp", "/nix", "/gnu")
+"""Directories bots need (programs, libraries, settings); never hidden, whatever the cwd."""
 _BWRAP_PROBES: dict[str, tuple[bool, str]] = {}  # bwrap path -> cached available() answer
 
 
@@ -244,7 +248,7 @@ class BwrapBackend(NoneBackend):
             "--dev", "/dev",
             "--proc", "/proc",
         ]
-        hidden = [d for d in self.hidden_dirs if os.path.isdir(d) and not os.path.islink(d)]
+        hidden = self._hidden(spec)
         for d in hidden:
             argv += ["--tmpfs", d]
         argv += ["--bind", workdir, "/tmp"]
@@ -254,6 +258,27 @@ class BwrapBackend(NoneBackend):
             argv += ["--remount-ro", d]
         argv += ["--chdir", "/tmp", "--", *spec.command]
         return argv
+
+    def _hidden(self, spec: LaunchSpec) -> list[str]:
+        """Directories to cover with an empty tmpfs: secrets, the arena's working directory
+        (its configurations and results live there), and what the spec names.
+
+        A path that is ``/`` or holds a system directory is never hidden: the bot needs those.
+        """
+        try:
+            cwd = [os.getcwd()]
+        except OSError:  # the working directory was removed
+            cwd = []
+        wanted = [*self.hidden_dirs, *cwd, *spec.hidden]
+        out: list[str] = []
+        for d in wanted:
+            d = os.path.realpath(d)
+            if (d in out or not os.path.isdir(d) or d == "/"
+                    or any(s == d or s.startswith(d + "/") for s in _SYSTEM_DIRS)):
+                continue
+            out.append(d)
+        # An ancestor already hides its descendants; mounting both would re-cover re-exposed paths.
+        return [d for d in out if not any(d.startswith(o + "/") for o in out)]
 
     @staticmethod
     def _exposed(spec: LaunchSpec, hidden: list[str]) -> list[str]:

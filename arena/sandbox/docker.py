@@ -55,7 +55,7 @@ from typing import Any
 from .errors import ChannelClosed, ChannelTimeout, LineTooLong, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits
 from .process import BotProcess
-from .reaper import TOKEN_VAR
+from .reaper import TOKEN_VAR, process_start
 
 LABEL = "cabo-arena"
 """Every container the arena creates carries ``cabo-arena=1``."""
@@ -158,17 +158,6 @@ def owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _process_start(pid: int) -> str | None:
-    """Start time of ``pid`` in clock ticks since boot (/proc stat field 22), or None if gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    fields = data[data.rfind(b")") + 2:].split()
-    return fields[19].decode() if len(fields) > 19 else None
-
-
 def _owner_alive(labels: dict[str, str], host: str) -> bool | None:
     """Whether the arena that created a container still runs; None if it is on another host."""
     owner_host, _, pid_text = (labels.get(OWNER_LABEL) or "").rpartition(":")
@@ -178,7 +167,7 @@ def _owner_alive(labels: dict[str, str], host: str) -> bool | None:
         pid = int(pid_text)
     except ValueError:
         return False
-    started = _process_start(pid) if pid > 0 else None
+    started = process_start(pid) if pid > 0 else None
     if started is None:
         return False
     expected = labels.get(OWNER_START_LABEL)
@@ -380,7 +369,7 @@ class DockerSandbox:
         env.update(spec.env)
         env[TOKEN_VAR] = token  # last, so spec.env cannot forge or drop it
         labels = {LABEL: "1", OWNER_LABEL: owner()}
-        started = _process_start(os.getpid())
+        started = process_start(os.getpid())
         if started:
             labels[OWNER_START_LABEL] = started
         config = api.create_container_config(

@@ -67,6 +67,10 @@ class LaunchSpec:
     image: str | None = None
     """Container image holding the program (the ``docker`` backend; other backends ignore it)."""
 
+    hidden: tuple[str, ...] = ()
+    """Host directories the bot must not see, e.g. the tournament's results and configuration
+    (``bwrap`` hides them; ``none`` cannot; containers never see the host anyway)."""
+
     def __post_init__(self) -> None:
         command = tuple(self.command)
         if not command or not all(isinstance(a, str) and a and "\0" not in a for a in command[:1]):
@@ -76,6 +80,7 @@ class LaunchSpec:
         object.__setattr__(self, "command", command)
         if self.bot_dir is not None:
             object.__setattr__(self, "bot_dir", os.path.abspath(self.bot_dir))
+        object.__setattr__(self, "hidden", tuple(os.path.abspath(p) for p in self.hidden))
         env = self.env.items() if isinstance(self.env, Mapping) else self.env
         object.__setattr__(self, "env", _check_env(env))
         if not isinstance(self.limits, Limits):

@@ -34,6 +34,7 @@ from types import TracebackType
 
 from .errors import ChannelClosed, ChannelTimeout, LineTooLong
 from .limits import Limits
+from . import orphans
 from .reaper import kill_tree
 
 _CHUNK = 65536
@@ -382,6 +383,7 @@ class BotProcess:
             self._out_eof = True
             if self._workdir:
                 shutil.rmtree(self._workdir, ignore_errors=True)
+            orphans.unregister(self._token)
             _LIVE.discard(self)
 
     def __enter__(self) -> "BotProcess":

@@ -39,6 +39,9 @@ killed next. Under ``bwrap`` nothing escapes the PID namespace at all, and
 ``--die-with-parent`` takes the namespace down if the arena dies (``none`` bots
 get ``PR_SET_PDEATHSIG`` for their main process only).
 
+An arena killed outright (SIGKILL) runs none of the above; :mod:`.orphans` cleans up
+after it on the next start.
+
 Side effect: because the arena is a subreaper, *any* orphaned grandchild of the
 arena process (not only bots) is re-parented to it; only bot processes are reaped
 here.
@@ -140,6 +143,20 @@ def scan() -> dict[int, ProcInfo]:
         procs[int(name)] = ProcInfo(int(rest[1]), int(rest[2]), int(rest[3]),
                                     rest[0].decode("ascii", "replace"))
     return procs
+
+
+def process_start(pid: int) -> str | None:
+    """Start time of ``pid`` in clock ticks since boot (/proc stat field 22), or None if gone.
+
+    A pid and its start time name one process for good: a reused pid starts later.
+    """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2:].split()
+    return fields[19].decode() if len(fields) > 19 else None
 
 
 def token_of(pid: int) -> str | None:

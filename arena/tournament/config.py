@@ -38,13 +38,11 @@ from .rating import RatingParams
 KeyPath = tuple[Union[str, int], ...]
 """Where a value sits in the file: ``("bots", 2, "path")`` is shown as ``bots[2].path``."""
 
-FINGERPRINT_FORMAT = 1
-"""Version of :meth:`TournamentConfig.describe`; bump it when its content changes meaning."""
+FINGERPRINT_FORMAT = 2
+"""Version of :meth:`TournamentConfig.describe`; bump it when its content or the match ids change meaning (2: ids no longer hold the seed)."""
 
 DEFAULT_SEATS = 4
 """Players per match when ``seats`` is not given."""
-DEFAULT_SEED = 1
-"""Master seed when ``seed`` is not given."""
 DEFAULT_RULES = "standard"
 """Rule preset when ``rules`` is not given."""
 
@@ -92,8 +90,9 @@ class TournamentConfig:
     """Players per match, sorted and unique; every size is played."""
     cycles: int
     """How many times the whole round robin is played."""
-    seed: int | str
-    """Master seed: every deal is derived from it."""
+    seed: int | str | None
+    """Master seed: every deal is derived from it. None: not given, so the run draws a
+    secret one and keeps it with the results (see ``driver.resolve_seed``)."""
     time: TimeControl
     """Time limits of each decision and of start-up."""
     sandbox: str
@@ -340,7 +339,7 @@ class _Reader:
         rules = self.rules(data.get("rules", DEFAULT_RULES))
         seats = self.seats(data.get("seats", DEFAULT_SEATS))
         cycles = self.required_int(("cycles",), data.get("cycles", 1), 1)
-        seed = self.seed(data.get("seed", DEFAULT_SEED))
+        seed = self.seed(data["seed"]) if "seed" in data else None
         time_control = self.time(data.get("time"))
         sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
         workers = self.integer(("workers",), data.get("workers"), 1, null=True)

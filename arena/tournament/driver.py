@@ -7,7 +7,9 @@ order matches finished in, or on how many times a run was resumed.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import secrets
 import sys
 from dataclasses import dataclass
 from typing import Callable, Iterator, TextIO
@@ -46,13 +48,32 @@ class RunSummary:
 
 
 def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
+    if config.seed is None:
+        raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
     return list(round_robin([b.name for b in config.bots], config.seats, config.cycles, config.seed))
+
+
+def resolve_seed(config: TournamentConfig, store: ResultStore) -> TournamentConfig:
+    """The config with a master seed: its own, else the one drawn for this output directory.
+
+    A seed that nobody wrote down cannot be known to a bot author, so leaving ``seed`` out
+    is the safe choice with untrusted bots; it is drawn once, stored with the results and
+    reused on every resume.
+    """
+    if config.seed is not None:
+        return config
+    seed = store.meta(DRAWN_SEED)
+    return dataclasses.replace(config, seed=secrets.token_hex(16) if seed is None else seed)
+
+
+DRAWN_SEED = "drawn_seed"
+"""Meta key of the master seed drawn for a tournament whose file gives none."""
 
 
 def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: dict[str, BotSpec], sandbox: str) -> MatchJob:
     return MatchJob(scheduled.match_id, config.rules, scheduled.seed, tuple(specs[n] for n in scheduled.bots),
                     time=config.time, sandbox=sandbox, limits=config.limits, fault_policy=config.fault_policy,
-                    max_faults=config.max_faults)
+                    max_faults=config.max_faults, private=(str(config.output), str(config.path.parent)))
 
 
 def publish(store: ResultStore, config: TournamentConfig) -> Leaderboard:
@@ -72,10 +93,16 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     for spec in {b.directory or b.name: b for b in config.bots}.values():
         build_bot(spec)
     backend, why = resolve_backend(config.sandbox)
-    schedule = schedule_of(config)
     store = ResultStore(config.output)
     try:
+        drawn = config.seed is None
+        config = resolve_seed(config, store)
+        schedule = schedule_of(config)
         store.claim(config.fingerprint(), config.describe(), len(schedule))
+        if drawn:  # only once the directory is known to be this tournament's
+            store.set_meta(DRAWN_SEED, config.seed)
+            tell(f"tournament {config.name}: no seed in {config.path.name}; using a secret master seed drawn at "
+                 f"random, kept in {config.output / 'results.sqlite'} for resuming")
         store.set_meta("rating", config.rating.__dict__)
         store.set_meta("bots", [b.name for b in config.bots])
         done = store.done()

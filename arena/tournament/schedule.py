@@ -4,6 +4,9 @@ Every combination of ``n`` bots (a *table*) is played under every rotation of it
 seats with the same deal seed, so each bot holds each seat's cards once and the luck
 of the deal cancels out. Ids and seeds come from bot names, not list positions, so a
 match keeps its id and its deal when the field is reordered.
+
+A match id never contains its seed: the id is sent to the bots in ``hello``, and a bot
+that knew the seed could recompute every card of the deal with the engine.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ class ScheduledMatch:
     index: int
     """Position in the schedule; ratings are applied in this order."""
     match_id: str
-    """Stable id: cycle, table and rotation."""
+    """Stable id: cycle, table and rotation (never the seed: bots see the id)."""
     seed: str
     """Deal seed, shared by every rotation of the same table and cycle."""
     bots: tuple[str, ...]
@@ -37,6 +40,11 @@ def table_seed(master: int | str, cycle: int, table: Sequence[str]) -> str:
     return f"{master}/c{cycle}/{'+'.join(table)}"
 
 
+def match_id(cycle: int, table: Sequence[str], rotation: int) -> str:
+    """``cCYCLE/BOT+BOT+.../rROTATION``: names the match without revealing its deal."""
+    return f"c{cycle}/{'+'.join(table)}/r{rotation}"
+
+
 def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: int | str) -> Iterator[ScheduledMatch]:
     """Every table of every size in ``seats``, every rotation, ``cycles`` times, in a fixed order."""
     if len(set(bots)) != len(bots):
@@ -49,7 +57,7 @@ def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: 
                 seed = table_seed(master, cycle, table)
                 for rotation in range(n):
                     seating = table[rotation:] + table[:rotation]
-                    yield ScheduledMatch(index, f"{seed}/r{rotation}", seed, seating, cycle, rotation)
+                    yield ScheduledMatch(index, match_id(cycle, table, rotation), seed, seating, cycle, rotation)
                     index += 1
 
 

@@ -20,6 +20,12 @@ def main() -> None:
             with open(arg, "w") as f:
                 f.write("hello\n")
             out = os.path.abspath(arg)
+        elif cmd == "read":
+            try:
+                with open(arg) as f:
+                    out = "read: " + f.read().strip()
+            except OSError as exc:
+                out = f"error: {type(exc).__name__}"
         elif cmd == "noreply":
             continue
         elif cmd == "exit":

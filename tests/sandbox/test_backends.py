@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -126,3 +127,34 @@ def test_bwrap_bot_under_a_hidden_dir_reads_its_shared_lib(tmp_path):
             assert bot.readline(time.monotonic() + 10) == b"shared", bot.stderr_tail()
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_bwrap_hides_the_arena_cwd_and_the_paths_a_spec_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results (replays of deals still to be replayed) and configs (the master seed) stay unreadable."""
+    import shutil
+    import tempfile
+
+    from arena.sandbox import BwrapBackend
+
+    backend = BwrapBackend()
+    ok, why = backend.available()
+    if not ok:
+        pytest.skip(why)
+    root = Path(__file__).resolve().parents[2]
+    cwd, results = tempfile.mkdtemp(dir=root), tempfile.mkdtemp(dir=root)  # outside every default-hidden dir
+    try:
+        (Path(cwd) / "league.yaml").write_text("seed: s3cret\n")
+        (Path(results) / "replay.txt").write_text("the deal\n")
+        monkeypatch.chdir(cwd)
+        spec = LaunchSpec(("/usr/bin/python3", str(BOTS / "echo.py")), str(BOTS), hidden=(results,))
+        for b, hides in ((backend, True), (NoneBackend(), False)):
+            with b.start(spec) as bot:
+                for path, secret in ((f"{cwd}/league.yaml", "seed: s3cret"), (f"{results}/replay.txt", "the deal")):
+                    bot.send(f"read {path}\n".encode(), soon(10))
+                    answer = bot.readline(soon(10)).decode()
+                    assert answer == ("error: FileNotFoundError" if hides else f"read: {secret}"), (b.name, answer)
+                bot.send(b"ping\n", soon(10))  # its own directory is still there
+                assert bot.readline(soon(10)) == b"ping"
+    finally:
+        shutil.rmtree(cwd, ignore_errors=True)
+        shutil.rmtree(results, ignore_errors=True)

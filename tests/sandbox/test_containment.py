@@ -175,3 +175,85 @@ def test_fork_and_exit_chain_is_killed(launch: Launcher) -> None:
     bot.kill()
     assert time.monotonic() - start < 2.0
     assert leftovers(bot.token, marker) == []
+
+
+def _session(sid: int) -> set[int]:
+    """Pids (zombies included) whose session is ``sid``."""
+    out = set()
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                data = f.read()
+        except (OSError, ValueError):
+            continue
+        if int(data[data.rfind(b")") + 2:].split()[3]) == sid:
+            out.add(int(name))
+    return out
+
+
+def _chain_runs(sid: int, seconds: float) -> bool:
+    """A fork chain is too quick to catch alive; its new corpses (our zombies) show it runs."""
+    before = _session(sid)
+    time.sleep(seconds)
+    return bool(_session(sid) - before)
+
+
+@pytest.mark.parametrize("script, args", [("fork_chain.py", ()), ("setsid_double_fork.py", ())],
+                         ids=["fork-chain", "setsid-daemon"])
+def test_bots_left_by_a_killed_arena_are_swept_by_the_next(script: str, args: tuple[str, ...]) -> None:
+    """SIGKILL gives an arena no chance to clean up; under none, what its bots started would run forever."""
+    import subprocess
+    import sys
+
+    from arena.sandbox import orphans, reaper
+
+    reaper.ensure_subreaper()  # the orphans come back to us: their corpses stay visible until reaped
+    marker = str(secrets.randbelow(10**9)).zfill(9)
+    root = Path(__file__).resolve().parents[2]
+    program = ("import sys, time; sys.path.insert(0, %r)\n"
+               "from arena.sandbox import LaunchSpec, NoneBackend\n"
+               "bot = NoneBackend().start(LaunchSpec(('/usr/bin/python3', %r, %r, *%r), %r))\n"
+               "bot.readline(time.monotonic() + 10)\n"
+               "print(bot.token, bot.pid, flush=True)\n"
+               "time.sleep(60)\n") % (str(root), str(BOTS / script), marker, args, str(BOTS))
+    arena = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, text=True)
+    try:
+        assert arena.stdout is not None
+        token, pid = arena.stdout.readline().split()
+        assert token.startswith(f"{arena.pid}.")  # the token names its arena
+        assert not orphans.owner_gone(token)
+    finally:
+        arena.kill()
+        arena.wait()
+    assert orphans.owner_gone(token)
+    sid = int(pid)
+    time.sleep(0.3)
+    if script == "fork_chain.py":
+        assert _chain_runs(sid, 0.3), "the chain should have outlived its arena"
+    else:
+        assert leftovers(token, marker), "the daemon should have outlived its arena"
+    hit = orphans.sweep(force=True)
+    assert hit
+    for p in _session(sid):
+        try:
+            os.waitpid(p, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    assert not _chain_runs(sid, 0.3)
+    assert not [line for line in leftovers(token, marker) if "state Z" not in line]
+    registry = orphans.registry()
+    assert registry is None or token not in os.listdir(registry)
+
+
+def test_sweep_never_touches_bots_of_a_live_arena(launch: Launcher) -> None:
+    from arena.sandbox import orphans
+
+    bot = launch("echo.py")
+    assert bot.pid not in orphans.sweep(force=True)
+    bot.send(b"still here\n", soon(5))
+    assert bot.readline(soon(5)) == b"still here"
+    registry = orphans.registry()
+    if bot.backend != "docker" and registry is not None:
+        assert bot.token in os.listdir(registry)
+        bot.kill()
+        assert bot.token not in os.listdir(registry)  # a bot killed normally is forgotten

@@ -213,3 +213,59 @@ def test_cli_bad_config_names_the_key_and_starts_nothing(tmp_path):
 def test_leaderboard_of_a_non_tournament_directory(tmp_path):
     result = CliRunner().invoke(main, ["leaderboard", str(tmp_path)])
     assert result.exit_code == 1 and "not a tournament output directory" in result.output
+
+
+def test_no_message_to_a_bot_holds_the_master_seed_or_a_deal_seed(tmp_path, monkeypatch):
+    """Knowing a match's seed, a bot could recompute its deal with the engine; the seed must stay with the arena."""
+    from arena import protocol
+    from arena.tournament.driver import schedule_of
+
+    path = write_config(tmp_path, "secret")
+    path.write_text(path.read_text().replace("seed: 11", "seed: s3cret-master"))
+    config = load_config(path)
+    sent: list[bytes] = []
+    original = protocol.encode
+    monkeypatch.setattr(protocol, "encode", lambda message: sent.append(original(message)) or sent[-1])
+    summary = run_tournament(config, out=open(os.devnull, "w"))  # 1 worker: jobs run in this process
+    assert summary.played == 9 and len(sent) > 9 * 50
+    seeds = {s.seed for s in schedule_of(config)}
+    assert all(b"s3cret" not in line for line in sent)
+    assert not [seed for seed in seeds for line in sent if seed.encode() in line]
+    hellos = [m for m in map(json.loads, sent) if m["type"] == "hello"]
+    assert len(hellos) == sum(len(s.bots) for s in schedule_of(config))  # one per seat of each match
+    assert {h["match"] for h in hellos} == {s.match_id for s in schedule_of(config)}
+
+
+def test_jobs_hide_the_results_and_the_config_directory_from_bots(tmp_path):
+    from arena.tournament.driver import _job, schedule_of
+
+    config = load_config(write_config(tmp_path, "private"))
+    job = _job(config, schedule_of(config)[0], {b.name: b for b in config.bots}, "bwrap")
+    assert set(job.private) == {str(config.output), str(tmp_path)}
+
+
+def test_without_a_seed_a_secret_one_is_drawn_kept_and_reused_on_resume(tmp_path):
+    from arena.tournament.driver import DRAWN_SEED
+    from arena.tournament.store import ResultStore
+
+    configs = []
+    for name in ("drawn-a", "drawn-b"):
+        path = write_config(tmp_path, name)
+        path.write_text(path.read_text().replace("seed: 11\n", ""))
+        configs.append(load_config(path))
+    a, b = configs
+    assert a.seed is None
+    lines: list[str] = []
+    first = run_tournament(a, say=lines.append)
+    assert first.played == 9 and any("secret master seed drawn at random" in line for line in lines)
+    store = ResultStore(a.output, readonly=True)
+    try:
+        drawn = store.meta(DRAWN_SEED)
+    finally:
+        store.close()
+    assert isinstance(drawn, str) and len(drawn) == 32
+    assert {row[2].split("/")[0] for row in rows(a.output)} == {drawn}
+    again = run_tournament(a, out=open(os.devnull, "w"))
+    assert (again.played, again.skipped) == (0, 9)  # the same seed again: the same fingerprint, nothing replayed
+    run_tournament(b, out=open(os.devnull, "w"))
+    assert [r[2] for r in rows(a.output)] != [r[2] for r in rows(b.output)]  # another directory, other deals

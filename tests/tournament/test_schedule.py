@@ -52,3 +52,10 @@ def test_master_seed_changes_deals():
 def test_duplicate_names_refused():
     with pytest.raises(ValueError):
         list(round_robin(["a", "a"], [2], 1, 1))
+
+
+def test_match_ids_never_reveal_the_seed():
+    """Bots receive the id in hello; with the seed in it they could recompute the deal."""
+    for m in round_robin(BOTS, [2, 3], 2, "secret-master"):
+        assert "secret-master" not in m.match_id and m.seed not in m.match_id
+        assert m.match_id == f"c{m.cycle}/{'+'.join(sorted(m.bots))}/r{m.rotation}"

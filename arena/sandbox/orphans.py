@@ -1,0 +1,164 @@
+"""Clean up after an arena that was killed before it could kill its bots.
+
+SIGKILL (or a crash of the interpreter) gives an arena no chance to run
+:func:`.reaper.kill_tree`. Under ``bwrap`` the PID namespace dies with the arena
+(``--die-with-parent``), and a container is removed by the docker backend's own
+stale-container cleanup; under ``none`` only the bot's main process dies
+(``PR_SET_PDEATHSIG``), and anything it started runs on as an orphan of init. A
+fork-and-exit chain would then burn a core forever, and it changes pid faster than
+any scan of /proc can list it.
+
+So every bot is *registered* while it runs: a file named after its token, in a
+private per-user directory, holds the bot's main pid (its session and process group,
+as bots start in a new session) and that pid's start time. Tokens name their arena
+(``<pid>.<start time>.<random>``). :func:`sweep` (run once per arena process before
+its first bot starts) finds registrations whose arena no longer runs and SIGKILLs the
+bot's process group, which the kernel does atomically, so no fork can outrun it; it
+also kills any process still carrying such a token (a daemon that left the group).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import stat
+import tempfile
+import time
+
+from .reaper import process_start, scan, token_of
+
+_SWEPT: set[int] = set()  # arena pids that already swept
+
+
+def new_token() -> str:
+    """A fresh bot token naming this arena process: ``<pid>.<start time>.<random>``."""
+    return f"{os.getpid()}.{process_start(os.getpid()) or 0}.{secrets.token_hex(8)}"
+
+
+def owner_gone(token: str) -> bool:
+    """True if ``token`` names an arena process that no longer runs (other shapes: False)."""
+    parts = token.split(".")
+    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+        return False
+    return process_start(int(parts[0])) != parts[1]
+
+
+def registry() -> str | None:
+    """This user's registration directory, created private; None if it is not safe to use."""
+    path = os.path.join(tempfile.gettempdir(), f"cabo-arena-{os.getuid()}")
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        return None  # someone else's, or a symlink: never write there
+    return path
+
+
+def register(token: str, pid: int) -> None:
+    """Record a running bot: its main pid (= its process group) and that pid's start time."""
+    folder = registry()
+    if folder is None:
+        return
+    try:
+        with open(os.path.join(folder, token), "w") as f:
+            f.write(f"{pid} {process_start(pid) or 0}\n")
+    except OSError:
+        pass  # cleanup after a killed arena is best effort; the bot itself runs fine
+
+
+def unregister(token: str) -> None:
+    """Forget a bot that was killed and reaped normally."""
+    folder = registry()
+    if folder is not None:
+        try:
+            os.unlink(os.path.join(folder, token))
+        except OSError:
+            pass
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any non-zombie process is still in process group ``pgid``."""
+    return any(info.pgid == pgid and info.state not in "ZXx" for info in scan().values())
+
+
+def _kill_group(pgid: int, started: str, deadline: float) -> bool:
+    """SIGKILL group ``pgid`` until no live member is left; True if it had members."""
+    now = process_start(pgid)
+    if now is not None and now != started:
+        return False  # the pid was reused, so the group it led is empty: nothing of ours
+    hit = False
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+            hit = True
+        except (ProcessLookupError, PermissionError):
+            break
+        if not _group_alive(pgid):
+            break
+        time.sleep(0.01)
+    return hit
+
+
+def _kill_tokens(deadline: float) -> list[int]:
+    """Stop, then kill, every live process whose token names an arena that is gone."""
+    me = os.getpid()
+    found: set[int] = set()
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
+        while time.monotonic() < deadline:
+            stale = [pid for pid, info in scan().items() if pid != me and info.state not in "ZXx"
+                     and (sig == signal.SIGKILL or info.state not in "Tt")
+                     and (tag := token_of(pid)) is not None and owner_gone(tag)]
+            if not stale:
+                break
+            found.update(stale)
+            for pid in stale:
+                try:
+                    os.kill(pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+    return sorted(found)
+
+
+def sweep(timeout: float = 5.0, force: bool = False) -> list[int]:
+    """Kill what bots of killed arenas left running; return the groups and pids hit.
+
+    Runs once per arena process unless ``force``. Never touches the bots of an arena
+    that still runs.
+    """
+    me = os.getpid()
+    if me in _SWEPT and not force:
+        return []
+    _SWEPT.add(me)
+    deadline = time.monotonic() + timeout
+    hit: list[int] = []
+    folder = registry()
+    for name in os.listdir(folder) if folder else []:
+        if not owner_gone(name):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            with open(path) as f:
+                pid_text, started = f.read().split()
+            if _kill_group(int(pid_text), started, deadline):
+                hit.append(int(pid_text))
+        except (OSError, ValueError):
+            pass
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    hit += _kill_tokens(deadline)
+    for pid in hit:  # corpses that came back to us (we may be their subreaper) are ours to reap
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    return hit
