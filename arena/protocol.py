@@ -28,6 +28,8 @@ def decode(line: bytes) -> dict[str, Any]:
         value = json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError(FaultKind.BAD_JSON, f"reply is not valid JSON ({exc}): {_clip(line)}") from None
+    except RecursionError:  # "[[[[..." fits easily in a line and would otherwise escape as an arena error
+        raise ProtocolError(FaultKind.BAD_JSON, f"reply is not valid JSON (nested too deeply): {_clip(line)}") from None
     if not isinstance(value, dict):
         raise ProtocolError(FaultKind.NOT_OBJECT, f"reply is JSON but not an object: {_clip(line)}")
     return value
