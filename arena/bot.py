@@ -121,6 +121,10 @@ class BotLink:
         """Send a message that expects no reply (``update``, ``over``)."""
         self._send(protocol.encode(message), time.monotonic() + NOTIFY_MS / 1000.0)
 
+    def end_input(self) -> None:
+        """EOF on the bot's stdin: the signal to exit, without waiting for it."""
+        self.process.close_stdin()
+
     def close(self, grace: float = 1.0) -> None:
         """Close stdin, give the bot ``grace`` seconds to exit, then kill everything it started."""
         self.process.close(grace)

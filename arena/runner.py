@@ -247,9 +247,11 @@ class _Table:
                 link.notify(protocol.over({**outcome, "seat": seat}))
             except BotFault:
                 pass  # the match is over; a bot that will not listen is simply closed
-        for link in self.links:
-            if link is not None:
-                link.close()
+        live = [link for link in self.links if link is not None]
+        for link in live:  # every bot sees EOF now and exits in parallel with the others
+            link.end_input()
+        for link in live:
+            link.close()
 
     def kill_all(self) -> None:
         for link in self.links:

@@ -559,3 +559,12 @@ def test_zz_arena_still_usable_after_all_faults():
     assert Counter(s for s, _, _ in actions(outcome)[0]) == Counter(
         {s: outcome.stats[s].decisions for s in range(4)})
     assert_finished(outcome, "espanola", 4)
+
+
+def test_bots_are_closed_together_not_one_after_another():
+    """Every bot gets EOF at once: four bots that each need 0.5 s to exit cost 0.5 s, not 2 s."""
+    bots = tuple(fault_bot("slow_exit", "0.5", name=f"slow{i}") for i in range(4))
+    outcome = play_match(job(bots, time_control=ROOMY))
+    assert outcome.faults == ()
+    outside_play = outcome.seconds - outcome.play_seconds  # start-up + closing
+    assert 0.5 <= outside_play < 1.5, outside_play

@@ -147,8 +147,9 @@ def build_bot(spec: BotSpec, timeout: float = 300.0) -> None:
     key = (spec.directory, spec.build)
     if key in _built:
         return
+    command = spec.build.replace(_PYTHON_PLACEHOLDER, shlex.quote(bot_python()))
     try:
-        proc = subprocess.run(spec.build, shell=True, cwd=spec.directory, capture_output=True, text=True,
+        proc = subprocess.run(command, shell=True, cwd=spec.directory, capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} took over {timeout:.0f} s") from None

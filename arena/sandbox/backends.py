@@ -264,6 +264,7 @@ class BwrapBackend(NoneBackend):
         (its configurations and results live there), and what the spec names.
 
         A path that is ``/`` or holds a system directory is never hidden: the bot needs those.
+        Paths under ``/tmp`` need no tmpfs: the bot's private directory replaces all of ``/tmp``.
         """
         try:
             cwd = [os.getcwd()]
@@ -273,7 +274,7 @@ class BwrapBackend(NoneBackend):
         out: list[str] = []
         for d in wanted:
             d = os.path.realpath(d)
-            if (d in out or not os.path.isdir(d) or d == "/"
+            if (d in out or not os.path.isdir(d) or d == "/" or d.startswith("/tmp/")  # the private /tmp covers it
                     or any(s == d or s.startswith(d + "/") for s in _SYSTEM_DIRS)):
                 continue
             out.append(d)

@@ -664,7 +664,7 @@ class ContainerProcess(BotProcess):
         return ChannelClosed(what, code)
 
     # -------------------------------------------------------------- shutdown
-    def _close_stdin(self) -> None:
+    def close_stdin(self) -> None:
         """Give the bot EOF on stdin: shut the socket's write side."""
         if self._stdin_open:
             self._stdin_open = False
@@ -677,7 +677,7 @@ class ContainerProcess(BotProcess):
         """Close stdin, let the bot exit on its own for up to ``grace`` seconds, then ``kill``."""
         if self._dead:
             return
-        self._close_stdin()
+        self.close_stdin()
         self._discard_stdout = True  # no more lines will be read: let the bot write and exit
         self._buf.clear()
         self._scanned = 0

@@ -320,8 +320,9 @@ class BotProcess:
             self._wpoll.unregister(self._pidfd)
 
     # -------------------------------------------------------------- shutdown
-    def _close_stdin(self) -> None:
-        """Give the bot EOF on stdin."""
+    def close_stdin(self) -> None:
+        """Give the bot EOF on stdin (idempotent). ``close`` does it too; calling this first for
+        every bot of a match lets them all exit at once instead of one after another."""
         if self._stdin_open:
             self._stdin_open = False
             self._wpoll.unregister(self._in)
@@ -335,7 +336,7 @@ class BotProcess:
         """Close stdin, let the bot exit on its own for up to ``grace`` seconds, then ``kill``."""
         if self._dead:
             return
-        self._close_stdin()
+        self.close_stdin()
         end = time.monotonic() + grace
         while not self._exited:
             remaining = end - time.monotonic()
@@ -372,7 +373,7 @@ class BotProcess:
             except subprocess.TimeoutExpired:
                 warnings.warn(f"sandbox: bot pid {self.pid} did not die after SIGKILL", RuntimeWarning)
             self._drain_stderr()
-            self._close_stdin()
+            self.close_stdin()
             for stream in (self._popen.stdout, self._popen.stderr):
                 if stream is not None:
                     stream.close()

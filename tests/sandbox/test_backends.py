@@ -155,6 +155,13 @@ def test_bwrap_hides_the_arena_cwd_and_the_paths_a_spec_names(monkeypatch: pytes
                     assert answer == ("error: FileNotFoundError" if hides else f"read: {secret}"), (b.name, answer)
                 bot.send(b"ping\n", soon(10))  # its own directory is still there
                 assert bot.readline(soon(10)) == b"ping"
+        scratch = tempfile.mkdtemp()
+        monkeypatch.chdir(scratch)  # under /tmp, which the private /tmp replaces: nothing to mount
+        spec = LaunchSpec(("/usr/bin/python3", str(BOTS / "echo.py")), str(BOTS), hidden=(scratch,))
+        with backend.start(spec) as bot:
+            bot.send(f"read {scratch}/none\n".encode(), soon(10))
+            assert bot.readline(soon(10)) == b"error: FileNotFoundError", bot.stderr_tail()
+        shutil.rmtree(scratch, ignore_errors=True)
     finally:
         shutil.rmtree(cwd, ignore_errors=True)
         shutil.rmtree(results, ignore_errors=True)
