@@ -172,7 +172,7 @@ MID_MATCH = [
     ("timeout", ("fault_timeout", "3"), FaultKind.TIMEOUT, rf"no reply within {MOVE_MS} ms", "standard", 4, 1, 3),
     ("exit", ("fault_exit", "4", "3"), FaultKind.EXIT, r"(exited|closed its stdout) \(exit status 3\)", "espanola", 3, 0, 4),
     ("bad_json", ("fault_bad_json", "2"), FaultKind.BAD_JSON, r"not valid JSON.*\{\"type\": action", "standard", 3, 2, 2),
-    ("bad_json_deep", ("fault_bad_json", "2", "deep"), FaultKind.BAD_JSON, r"not valid JSON \(nested too deeply", "espanola", 2, 1, 2),
+    ("bad_json_deep", ("fault_bad_json", "2", "deep"), FaultKind.BAD_JSON, r"not valid JSON \((nested too deeply|depth limit)", "espanola", 2, 1, 2),
     ("not_object", ("fault_not_object", "5"), FaultKind.NOT_OBJECT, r"not an object.*\[1,2\]", "espanola", 4, 3, 5),
     ("line_too_long", ("fault_line_too_long", "3"), FaultKind.LINE_TOO_LONG, r"more than 1048576 bytes",
      "standard", 4, 0, 3),
