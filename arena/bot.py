@@ -51,8 +51,12 @@ class BotLink:
         """Ids of requests that timed out: a late reply to one of them is dropped, not a fault."""
 
     def send_hello(self, hello: Mapping[str, Any]) -> None:
-        """Send ``hello``; the ``startup_ms`` clock starts now."""
+        """Send ``hello``; the ``startup_ms`` clock starts now, and this match's counters from zero."""
         self.bank_ms = float(self.time.bank_ms or 0)
+        self.request_id = 0
+        self.decisions = 0
+        self.think_ms = self.max_ms = 0.0
+        self.timed_out.clear()
         self.deadline = time.monotonic() + self.time.startup_ms / 1000.0
         try:
             self.process.send(protocol.encode(hello), self.deadline)

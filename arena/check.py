@@ -12,7 +12,7 @@ from .bot import TimeControl
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
 from .game import make_rules
 from .report import fault_lines
-from .runner import MatchJob, play_match
+from .runner import MatchJob, play_batch, play_match
 
 RANDOM_BOT = Path("bots") / "random"
 """The default opponent: the bundled random bot, looked up from the current directory, then beside the package."""
@@ -73,5 +73,18 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
                 report.ok = False
                 for line in fault_lines(dataclasses.replace(outcome, faults=tuple(mine)))[1:]:
                     say(line)
+    # Tournaments let one process play several matches: over, then a new hello.
+    seats = (spec, dataclasses.replace(opponent, name=f"{opponent.name}-1"))
+    jobs = [MatchJob(f"check-reuse-{index}", make_rules(preset), f"{nonce}/reuse/{index}", seats,
+                     time=time_control, sandbox=sandbox) for index, preset in enumerate(("standard", "espanola"))]
+    mine = [(outcome, [f for f in outcome.faults if f.seat == 0]) for outcome in play_batch(jobs)]
+    clean = not any(faults for _, faults in mine)
+    say("reuse: one process, two matches (standard, then a new hello for espanola): "
+        + ("ok" if clean else "fault(s): the bot must accept a new hello after over"))
+    for outcome, faults in mine:
+        if faults:
+            report.ok = False
+            for line in fault_lines(dataclasses.replace(outcome, faults=tuple(faults)))[1:]:
+                say(line)
     say("result: " + ("clean: no fault in any match" if report.ok else "FAULTS: fix them before submitting"))
     return report

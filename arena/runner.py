@@ -8,10 +8,11 @@ only the driver stores results.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator, Sequence
 
 from . import protocol
 from .bot import BotLink, TimeControl, collect_replies
@@ -135,11 +136,13 @@ def final_places(totals: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[
 class _Table:
     """The running match: engine, links, faults. One instance per :func:`play_match`."""
 
-    def __init__(self, job: MatchJob) -> None:
+    def __init__(self, job: MatchJob, carried: Sequence[BotLink | None] = (), serves: int = 1) -> None:
         self.job = job
         self.players = len(job.bots)
         self.match = Match(job.rules, self.players, job.seed)
-        self.links: list[BotLink | None] = [None] * self.players
+        self.links: list[BotLink | None] = list(carried) or [None] * self.players
+        self.serves = serves
+        """Matches a process started now may serve (this one included): its CPU allowance."""
         self.forfeited = [False] * self.players
         self.fault_count = [0] * self.players
         self.faults: list[Fault] = []
@@ -165,9 +168,14 @@ class _Table:
     # ------------------------------------------------------------ phases
     def start(self, backend_name: str) -> str:
         backend, why = resolve_backend(backend_name)
+        limits = self.job.limits
+        if self.serves > 1:  # cpu_seconds is an allowance per match
+            limits = dataclasses.replace(limits, cpu_seconds=limits.cpu_seconds * self.serves)
         for seat, spec in enumerate(self.job.bots):
+            if self.links[seat] is not None:
+                continue  # a process kept from the previous match of a batch: it gets a new hello
             try:
-                launch = LaunchSpec(tuple(resolve_command(spec)), spec.directory, self.job.limits,
+                launch = LaunchSpec(tuple(resolve_command(spec)), spec.directory, limits,
                                     image=spec.image, hidden=self.job.private)
                 process = backend.start(launch)
             except (SandboxError, OSError) as exc:
@@ -239,31 +247,71 @@ class _Table:
             except BotFault as fault:
                 self.fault(seat, fault)
 
-    def finish(self, outcome: dict[str, Any]) -> None:
+    def finish(self, outcome: dict[str, Any], keep: bool) -> list[BotLink | None]:
+        """Send ``over``; then close every bot, or with ``keep`` return those fit for another match.
+
+        Fit: no fault in this match (a late reply to a timed-out request must never be
+        read as an answer in the next match) and the process still running.
+        """
+        kept: list[BotLink | None] = [None] * self.players
         for seat, link in enumerate(self.links):
             if link is None:
                 continue
             try:
                 link.notify(protocol.over({**outcome, "seat": seat}))
             except BotFault:
-                pass  # the match is over; a bot that will not listen is simply closed
-        live = [link for link in self.links if link is not None]
-        for link in live:  # every bot sees EOF now and exits in parallel with the others
+                continue  # the match is over; a bot that will not listen is simply closed
+            if keep and not self.fault_count[seat] and link.process.alive():
+                kept[seat] = link
+        ending = [link for link in self.links if link is not None and link not in kept]
+        for link in ending:  # every bot sees EOF now and exits in parallel with the others
             link.end_input()
-        for link in live:
+        for link in ending:
             link.close()
+        return kept
 
-    def kill_all(self) -> None:
+    def kill_all(self, spare: Sequence[BotLink | None] = ()) -> None:
         for link in self.links:
-            if link is not None:
+            if link is not None and link not in spare:
                 link.kill()
 
 
 def play_match(job: MatchJob) -> MatchOutcome:
     """Play ``job`` to the end and return its outcome; bots never outlive this call."""
+    return _play(job, (), keep=False, serves=1)[0]
+
+
+def play_batch(jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
+    """Play ``jobs`` in order, each seat's bot process serving the following matches too.
+
+    The jobs must seat the same bots in the same seats (a table under one rotation, over
+    several cycles: different deals, so a process never sees a deal twice). Between two
+    matches a bot gets ``over`` and then a new ``hello``, as the protocol allows; a seat
+    whose bot faulted or exited gets a fresh process. Outcomes are the same as playing
+    each job alone for any bot that starts afresh on ``hello``, as the protocol asks.
+    Closing the iterator early kills the processes it holds.
+    """
+    seats = {tuple(job.bots) for job in jobs}
+    if len(seats) > 1:
+        raise ValueError("a batch must seat the same bots in the same seats in every match")
+    links: Sequence[BotLink | None] = ()
+    try:
+        for number, job in enumerate(jobs):
+            outcome, links = _play(job, links, keep=number < len(jobs) - 1, serves=len(jobs) - number)
+            yield outcome
+    finally:
+        for link in links:
+            if link is not None:
+                link.kill()
+
+
+def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: bool,
+          serves: int) -> tuple[MatchOutcome, list[BotLink | None]]:
+    """One match on the ``carried`` processes (new ones where None); returns the processes kept."""
     started = time.perf_counter()
-    table = _Table(job)
+    table = _Table(job, carried, serves)
     links_used: list[BotLink | None] = []
+    kept: list[BotLink | None] = []
     try:
         backend = table.start(job.sandbox)
         links_used = list(table.links)
@@ -278,10 +326,10 @@ def play_match(job: MatchJob) -> MatchOutcome:
         assert result is not None
         forfeited = tuple(table.forfeited)
         final = final_places(result.totals, forfeited)
-        table.finish({"totals": list(result.totals), "places": list(final), "reason": result.reason,
-                      "forfeited": list(forfeited)})
+        kept = table.finish({"totals": list(result.totals), "places": list(final), "reason": result.reason,
+                             "forfeited": list(forfeited)}, keep)
     finally:
-        table.kill_all()
+        table.kill_all(spare=kept)
     stats = tuple(SeatStats(l.decisions, l.think_ms, l.max_ms) if l else SeatStats(0, 0.0, 0.0) for l in links_used)
     meta = {"match": job.match_id, "bots": [b.name for b in job.bots]}
     replay = gzip.compress("".join(line + "\n" for line in replay_lines(match, meta)).encode(), mtime=0)
@@ -290,4 +338,4 @@ def play_match(job: MatchJob) -> MatchOutcome:
         places=final, forfeited=forfeited, faults=tuple(table.faults), reason=result.reason,
         rounds=tuple(r.scores for r in result.rounds), decisions=len(match.history),
         seconds=time.perf_counter() - started, play_seconds=play_seconds, stats=stats, sandbox=backend, replay=replay,
-    )
+    ), kept

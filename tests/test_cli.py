@@ -108,6 +108,15 @@ def test_bot_check_clean_bot_exits_zero():
     result = run("bot", "check", "bots/random", "--matches", "1", "--sandbox", "none")
     assert result.exit_code == 0, result.output
     assert "result: clean" in result.output
+    assert "reuse: one process, two matches (standard, then a new hello for espanola): ok" in result.output
+
+
+def test_bot_check_catches_a_bot_that_refuses_a_second_hello():
+    result = run("bot", "check", "/usr/bin/python3 tests/bots/one_match.py", "--matches", "1", "--sandbox", "none")
+    assert result.exit_code == 1, result.output
+    assert "standard match 1" in result.output and "ok" in result.output.splitlines()[1]
+    assert "reuse: one process, two matches" in result.output and "must accept a new hello after over" in result.output
+    assert "startup:" in result.output and "FAULTS" in result.output
 
 
 def test_bot_check_faulty_bot_exits_nonzero_and_explains():

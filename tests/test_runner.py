@@ -26,7 +26,7 @@ from arena.faults import Fault, FaultKind
 from arena.game import Match, make_rules
 from arena.game.replay import read_replay
 from arena.game.scoring import places as plain_places
-from arena.runner import MatchJob, MatchOutcome, final_places, play_match
+from arena.runner import MatchJob, MatchOutcome, final_places, play_batch, play_match
 from arena.sandbox import backends, get_backend, reaper
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -568,3 +568,56 @@ def test_bots_are_closed_together_not_one_after_another():
     assert outcome.faults == ()
     outside_play = outcome.seconds - outcome.play_seconds  # start-up + closing
     assert 0.5 <= outside_play < 1.5, outside_play
+
+
+# ---------------------------------------------------------------- batches: one process, several matches
+
+def _count_starts(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """Commands of every bot process started from now on (none backend)."""
+    started: list[tuple[str, ...]] = []
+    original = backends.NoneBackend.start
+
+    def start(self, spec):
+        started.append(spec.command)
+        return original(self, spec)
+
+    monkeypatch.setattr(backends.NoneBackend, "start", start)
+    return started
+
+
+def test_a_batch_reuses_each_seats_process_and_plays_as_if_every_match_were_alone(monkeypatch):
+    bots = tuple(load_bot(RANDOM, name=f"r{s}") for s in range(3))
+    jobs = [job(bots, "espanola", seed=s, match_id=f"b-{s}") for s in (1, 2, 3)]
+    started = _count_starts(monkeypatch)
+    together = list(play_batch(jobs))
+    assert len(started) == 3  # one process per seat served all three matches
+    alone = [play_match(j) for j in jobs]
+    assert len(started) == 3 + 9
+    assert [(o.totals, o.rounds, o.places, o.decisions) for o in together] == \
+        [(o.totals, o.rounds, o.places, o.decisions) for o in alone]
+    assert all(o.faults == () for o in together)
+    assert [o.stats[0].decisions for o in together] == [o.stats[0].decisions for o in alone]  # counted per match
+
+
+def test_a_seat_that_faulted_gets_a_fresh_process_for_the_next_match(monkeypatch):
+    bots = (fault_bot("fault_illegal", "3"), load_bot(RANDOM, name="r1"))
+    jobs = [job(bots, seed=s, policy="fallback", match_id=f"f-{s}") for s in (1, 2)]
+    started = _count_starts(monkeypatch)
+    outcomes = list(play_batch(jobs))
+    assert [[(f.seat, f.kind) for f in o.faults] for o in outcomes] == [[(0, FaultKind.ILLEGAL)]] * 2
+    assert len(started) == 3  # both seats once, then seat 0 again (a faulty process is never trusted twice)
+    assert not any(o.forfeited[0] for o in outcomes)
+
+
+def test_a_bot_that_refuses_a_second_hello_faults_at_start_up_and_the_batch_goes_on():
+    bots = (fault_bot("one_match", name="once"), load_bot(RANDOM, name="r1"))
+    first, second = play_batch([job(bots, seed=s, match_id=f"o-{s}") for s in (1, 2)])
+    assert first.faults == ()
+    assert [(f.seat, f.kind) for f in second.faults] == [(0, FaultKind.STARTUP)]
+    assert second.forfeited == (True, False) and second.places == (2, 1)
+
+
+def test_a_batch_must_keep_its_seating():
+    a, b = load_bot(RANDOM, name="a"), load_bot(RANDOM, name="b")
+    with pytest.raises(ValueError, match="same bots in the same seats"):
+        list(play_batch([job((a, b)), job((b, a))]))

@@ -21,7 +21,8 @@ class Limits:
     """Per-bot resource caps: kernel rlimits in the child, byte caps in the arena."""
 
     cpu_seconds: int = 60
-    """RLIMIT_CPU: CPU seconds the bot may burn in total (SIGXCPU, then SIGKILL 1 s later)."""
+    """RLIMIT_CPU: CPU seconds the bot may burn per match (SIGXCPU, then SIGKILL 1 s later); a process
+    serving a batch of N matches gets N times this."""
 
     memory_mb: int = 1024
     """RLIMIT_AS: address space per process in MiB; allocations beyond it fail."""

@@ -41,13 +41,15 @@ KeyPath = tuple[Union[str, int], ...]
 FINGERPRINT_FORMAT = 2
 """Version of :meth:`TournamentConfig.describe`; bump it when its content or the match ids change meaning (2: ids no longer hold the seed)."""
 
+DEFAULT_MATCHES_PER_PROCESS = 8
+"""Matches one bot process serves in turn when ``matches_per_process`` is not given."""
 DEFAULT_SEATS = 4
 """Players per match when ``seats`` is not given."""
 DEFAULT_RULES = "standard"
 """Rule preset when ``rules`` is not given."""
 
-TOP_KEYS = ("name", "rules", "seats", "cycles", "seed", "time", "sandbox", "workers", "fault_policy",
-            "max_faults", "rating", "limits", "output", "bots")
+TOP_KEYS = ("name", "rules", "seats", "cycles", "seed", "time", "sandbox", "workers", "matches_per_process",
+            "fault_policy", "max_faults", "rating", "limits", "output", "bots")
 """Allowed top-level keys, in documentation order."""
 REQUIRED_KEYS = ("name", "bots")
 """Top-level keys without a default."""
@@ -99,6 +101,10 @@ class TournamentConfig:
     """Sandbox backend name (``auto``, ``none``, ``bwrap`` or ``docker``), resolved when the run starts."""
     workers: int | None
     """Matches played at once; None means one per CPU core."""
+    matches_per_process: int
+    """Matches of one seating (different deals) a bot process serves before it is replaced;
+    1 starts a fresh process for every match. Not fingerprinted: for bots that start afresh
+    on ``hello``, as the protocol asks, results do not depend on it."""
     fault_policy: str
     """``forfeit`` or ``fallback``: what happens when a bot breaks the protocol."""
     max_faults: int
@@ -343,6 +349,8 @@ class _Reader:
         time_control = self.time(data.get("time"))
         sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
         workers = self.integer(("workers",), data.get("workers"), 1, null=True)
+        per_process = self.required_int(("matches_per_process",),
+                                        data.get("matches_per_process", DEFAULT_MATCHES_PER_PROCESS), 1)
         fault_policy = self.choice(("fault_policy",), data.get("fault_policy", "forfeit"), FAULT_POLICIES)
         max_faults = self.required_int(("max_faults",), data.get("max_faults", 3), 1)
         rating = self.rating(data.get("rating"))
@@ -355,7 +363,8 @@ class _Reader:
                       f"matches of {max(seats)} players{given} need at least {max(seats)} bots, but bots lists "
                       f"{len(bots)}; add bots or set seats to at most {len(bots)}")
         return TournamentConfig(name=name, rules=rules, seats=seats, cycles=cycles, seed=seed, time=time_control,
-                                sandbox=sandbox, workers=workers, fault_policy=fault_policy, max_faults=max_faults,
+                                sandbox=sandbox, workers=workers, matches_per_process=per_process,
+                                fault_policy=fault_policy, max_faults=max_faults,
                                 rating=rating, limits=limits, output=output, bots=bots, path=self.file)
 
     def name(self, value: Any) -> str:

@@ -23,7 +23,7 @@ from .pool import run_jobs
 from .progress import Progress
 from .rating import exposure, make_env, rate
 from .records import MatchRecord
-from .schedule import ScheduledMatch, round_robin
+from .schedule import ScheduledMatch, batches, round_robin
 from .store import ResultStore
 
 
@@ -113,7 +113,9 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
              f"{len(pending)} to play on {count} worker(s); sandbox {backend.name} ({why})")
         specs = {b.name: b for b in config.bots}
         by_index = {s.index: s for s in pending}
-        jobs: Iterator[tuple[int, MatchJob]] = ((s.index, _job(config, s, specs, backend.name)) for s in pending)
+        runs = batches(schedule, {s.index for s in pending}, config.matches_per_process)
+        jobs: Iterator[list[tuple[int, MatchJob]]] = ([(s.index, _job(config, s, specs, backend.name)) for s in run]
+                                                      for run in runs)
         progress = Progress(len(schedule), len(done), stream)
         live = _LiveRatings(config, store.records())
         played = failed = 0

@@ -64,3 +64,25 @@ def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: 
 def schedule_size(bots: int, seats: Sequence[int], cycles: int) -> int:
     """Number of matches :func:`round_robin` yields, without building it."""
     return cycles * sum(comb(bots, n) * n for n in set(seats))
+
+
+def batches(schedule: Sequence[ScheduledMatch], pending: set[int], size: int) -> list[list[ScheduledMatch]]:
+    """Runs of up to ``size`` matches with the same seating, for bot processes to serve in turn.
+
+    Each seating's matches are cut into runs in schedule order over the *whole*
+    schedule (so a run is the same whatever was already played), then finished matches
+    are dropped. A seating's matches differ in cycle, so no run holds a deal twice.
+    Runs are ordered by their first pending match.
+    """
+    if size < 1:
+        raise ValueError("batch size must be at least 1")
+    by_seating: dict[tuple[str, ...], list[ScheduledMatch]] = {}
+    for scheduled in schedule:
+        by_seating.setdefault(scheduled.bots, []).append(scheduled)
+    runs: list[list[ScheduledMatch]] = []
+    for matches in by_seating.values():
+        for start in range(0, len(matches), size):
+            run = [m for m in matches[start:start + size] if m.index in pending]
+            if run:
+                runs.append(run)
+    return sorted(runs, key=lambda run: run[0].index)

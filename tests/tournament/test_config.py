@@ -109,6 +109,7 @@ def test_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert config.time == TimeControl()
     assert config.sandbox == "auto"
     assert config.workers is None
+    assert config.matches_per_process == 8
     assert config.fault_policy == "forfeit" and config.max_faults == 3
     assert config.rating == RatingParams()
     assert config.limits == Limits()
@@ -238,8 +239,8 @@ def test_unknown_key_suggests_the_closest(tmp_path: Path) -> None:
     path = config_with(tmp_path, "seat: 2")
     err = failure(path)
     assert str(err).startswith(f"{path}:2: seat: unknown key (did you mean 'seats'?); allowed keys: name, rules, "
-                               "seats, cycles, seed, time, sandbox, workers, fault_policy, max_faults, rating, "
-                               "limits, output, bots")
+                               "seats, cycles, seed, time, sandbox, workers, matches_per_process, fault_policy, "
+                               "max_faults, rating, limits, output, bots")
     assert err.key == "seat" and err.line == 2
 
 
@@ -307,6 +308,7 @@ BAD_VALUES = [
     ("sandbox: true", "sandbox", "expected one of auto | none | bwrap | docker, got true"),
     ("workers: 0", "workers", "expected an integer >= 1 or null, got 0"),
     ("workers: two", "workers", "expected an integer >= 1 or null, got 'two'"),
+    ("matches_per_process: 0", "matches_per_process", "expected an integer >= 1, got 0"),
     ("fault_policy: ignore", "fault_policy", "expected one of forfeit | fallback, got 'ignore'"),
     ("max_faults: 0", "max_faults", "expected an integer >= 1, got 0"),
     ("rating: [1]", "rating", "expected a mapping with keys among mu, sigma, beta, tau, draw_probability"),
@@ -436,6 +438,7 @@ def test_fingerprint_ignores_workers_output_rating_name_and_bot_order(tmp_path: 
     base = fingerprint(tmp_path)
     assert len(base) == 64 and int(base, 16) >= 0
     assert fingerprint(tmp_path, "workers: 7") == base
+    assert fingerprint(tmp_path, "matches_per_process: 1") == base
     assert fingerprint(tmp_path, f"output: {tmp_path / 'elsewhere'}") == base
     assert fingerprint(tmp_path, "rating: {mu: 10, sigma: 2, draw_probability: 0}") == base
     assert fingerprint(tmp_path, "rules: {preset: standard, options: {max_rounds: 100}}") == base  # the default

@@ -269,3 +269,14 @@ def test_without_a_seed_a_secret_one_is_drawn_kept_and_reused_on_resume(tmp_path
     assert (again.played, again.skipped) == (0, 9)  # the same seed again: the same fingerprint, nothing replayed
     run_tournament(b, out=open(os.devnull, "w"))
     assert [r[2] for r in rows(a.output)] != [r[2] for r in rows(b.output)]  # another directory, other deals
+
+
+def test_reusing_bot_processes_changes_no_result(tmp_path):
+    """Bots that start afresh on hello (all bundled ones) play the same with 1 or 4 matches per process."""
+    fresh = load_config(write_config(tmp_path, "fresh", cycles=3, extra="matches_per_process: 1\n"))
+    reused = load_config(write_config(tmp_path, "reused", cycles=3, extra="matches_per_process: 4\n"))
+    assert (fresh.matches_per_process, reused.matches_per_process) == (1, 4)
+    a = run_tournament(fresh, out=open(os.devnull, "w"))
+    b = run_tournament(reused, workers=2, out=open(os.devnull, "w"))
+    assert a.played == b.played == 27 and a.failed == b.failed == 0
+    assert rows(fresh.output) == rows(reused.output)

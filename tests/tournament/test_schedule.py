@@ -59,3 +59,33 @@ def test_match_ids_never_reveal_the_seed():
     for m in round_robin(BOTS, [2, 3], 2, "secret-master"):
         assert "secret-master" not in m.match_id and m.seed not in m.match_id
         assert m.match_id == f"c{m.cycle}/{'+'.join(sorted(m.bots))}/r{m.rotation}"
+
+
+def test_batches_share_a_seating_never_a_deal_and_cover_every_pending_match_once():
+    from arena.tournament.schedule import batches
+
+    schedule = list(round_robin(BOTS, [2, 3], 5, 1))
+    pending = {m.index for m in schedule if m.index % 7}  # some already played
+    runs = batches(schedule, pending, 3)
+    assert sorted(m.index for run in runs for m in run) == sorted(pending)
+    for run in runs:
+        assert 1 <= len(run) <= 3
+        assert len({m.bots for m in run}) == 1  # the same bot in the same seat throughout
+        assert len({m.seed for m in run}) == len(run)  # a process never sees a deal twice
+        assert [m.index for m in run] == sorted(m.index for m in run)
+    assert [run[0].index for run in runs] == sorted(run[0].index for run in runs)
+
+
+def test_batches_do_not_depend_on_what_was_already_played():
+    """A run is cut from the whole schedule, so resuming regroups nothing."""
+    from arena.tournament.schedule import batches
+
+    schedule = list(round_robin(BOTS, [3], 4, 1))
+    whole = {m.index: tuple(x.index for x in run) for run in batches(schedule, {m.index for m in schedule}, 3)
+             for m in run}
+    later = batches(schedule, {m.index for m in schedule if m.index >= 20}, 3)
+    for run in later:
+        assert set(x.index for x in run) <= set(whole[run[0].index])
+    assert [len(r) for r in batches(schedule, {m.index for m in schedule}, 1)] == [1] * len(schedule)
+    with pytest.raises(ValueError):
+        batches(schedule, set(), 0)
