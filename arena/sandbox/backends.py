@@ -114,8 +114,13 @@ class NoneBackend(Backend):
 
     @staticmethod
     def _env(spec: LaunchSpec, tmp: str, token: str) -> dict[str, str]:
-        """Scrubbed environment: nothing from the arena's own environment leaks in."""
-        env = {"PATH": SANDBOX_PATH, "HOME": tmp, "TMPDIR": tmp, "LANG": "C.UTF-8"}
+        """Scrubbed environment: nothing from the arena's own environment leaks in.
+
+        ``PYTHONDONTWRITEBYTECODE``: a bot must not change its own directory, and a Python bot
+        writing ``__pycache__`` there (with the bot's private umask) would leave bytecode that
+        bots under ``bwrap``, running as another user, cannot read. The build step compiles it.
+        """
+        env = {"PATH": SANDBOX_PATH, "HOME": tmp, "TMPDIR": tmp, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
         env.update(spec.env)
         env[reaper.TOKEN_VAR] = token  # last, so spec.env cannot forge or drop it
         return env

@@ -143,7 +143,7 @@ def test_environment_is_scrubbed(launch: Launcher, backend: Backend, monkeypatch
     tmp = "/tmp" if backend.name == "bwrap" else bot.workdir
     assert env.pop("ARENA_SANDBOX") == bot.token
     expected = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": tmp, "TMPDIR": tmp,
-                "LANG": "C.UTF-8", "BOT_SEED": "42"}
+                "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "BOT_SEED": "42"}
     if backend.name == "bwrap":
         expected["PWD"] = "/tmp"  # bwrap --chdir sets it
     # the interpreter itself may add LC_CTYPE; nothing from the arena may appear
