@@ -21,8 +21,8 @@ from .config import TournamentConfig
 from .leaderboard import Leaderboard, build, write_files
 from .pool import run_jobs
 from .progress import Progress
-from .rating import exposure, make_env, rate
-from .records import MatchRecord
+from .rating import RatingFold, rate
+from .records import record_of
 from .schedule import ScheduledMatch, batches, round_robin
 from .store import ResultStore
 
@@ -76,11 +76,12 @@ def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: dict[str, B
                     max_faults=config.max_faults, private=(str(config.output), str(config.path.parent)))
 
 
-def publish(store: ResultStore, config: TournamentConfig) -> Leaderboard:
-    """Ratings and leaderboard files from everything stored."""
+def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | None = None) -> Leaderboard:
+    """Ratings and leaderboard files from everything stored (``fold``: its ratings, if it saw all of it)."""
     names = [b.name for b in config.bots]
     records = store.records()
-    board = build(records, rate(records, config.rating, names), names)
+    ratings = fold.ratings if fold is not None and fold.complete else rate(records, config.rating, names)
+    board = build(records, ratings, names)
     write_files(board, config.output)
     return board
 
@@ -117,7 +118,7 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
         jobs: Iterator[list[tuple[int, MatchJob]]] = ([(s.index, _job(config, s, specs, backend.name)) for s in run]
                                                       for run in runs)
         progress = Progress(len(schedule), len(done), stream)
-        live = _LiveRatings(config, store.records())
+        live = RatingFold(config.rating, [b.name for b in config.bots], store.records(), (s.index for s in pending))
         played = failed = 0
         interrupted = False
         results = run_jobs(jobs, count)
@@ -131,7 +132,8 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
                     continue
                 store.record(scheduled, result.outcome)
                 played += 1
-                progress.update(live.add(scheduled, result.outcome.places, result.outcome.bots))
+                live.add(record_of(scheduled, result.outcome))
+                progress.update(live.top())
         except KeyboardInterrupt:
             interrupted = True
         finally:
@@ -140,22 +142,7 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
         if interrupted:
             tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played} in all; "
                  "run the same command again to resume")
-        board = publish(store, config)
+        board = publish(store, config, live)
         return RunSummary(len(schedule), played, len(done), failed, interrupted, backend.name, board)
     finally:
         store.close()
-
-
-class _LiveRatings:
-    """Ratings in completion order, for the progress line only (final ratings use schedule order)."""
-
-    def __init__(self, config: TournamentConfig, records: list[MatchRecord]) -> None:
-        names = [b.name for b in config.bots]
-        self.env = make_env(config.rating)
-        self.ratings = rate(records, config.rating, names)
-
-    def add(self, scheduled: ScheduledMatch, places: tuple[int, ...], bots: tuple[str, ...]) -> list[tuple[str, float]]:
-        groups = self.env.rate([(self.ratings[name],) for name in bots], ranks=[p - 1 for p in places])
-        for name, (new,) in zip(bots, groups):
-            self.ratings[name] = new
-        return sorted(((n, exposure(r)) for n, r in self.ratings.items()), key=lambda item: -item[1])[:3]

@@ -108,15 +108,62 @@ def rate(records: Iterable[MatchRecord], params: RatingParams,
     Each seat is its own team; ``places`` become trueskill ranks, so equal places
     are a draw between those seats. Every bot in ``bots`` gets an entry, played or not.
     """
-    env = make_env(params)
-    ordered = schedule_order(records)
-    ratings: dict[str, trueskill.Rating] = {name: env.create_rating() for name in roster(bots, ordered)}
-    for record in ordered:
-        groups = [(ratings[bot],) for bot in record.bots]
-        updated = env.rate(groups, ranks=[place - 1 for place in record.places])
-        for bot, (rating,) in zip(record.bots, updated):
-            ratings[bot] = rating
-    return ratings
+    fold = RatingFold(params, bots, records)
+    assert fold.complete
+    return fold.ratings
+
+
+class RatingFold:
+    """Ratings in schedule order, fed with matches in any order.
+
+    A match is applied once every match before it in ``expected`` (and in the records
+    given at the start) has been; until then it waits. So ratings shown while a run is
+    going are those of the longest finished prefix of the schedule, and once everything
+    expected is in they are exactly :func:`rate` of all records (the same updates in the
+    same order), and need not be computed again.
+    """
+
+    def __init__(self, params: RatingParams, bots: Sequence[str], records: Iterable[MatchRecord] = (),
+                 expected: Iterable[int] = ()) -> None:
+        ordered = schedule_order(records)
+        self.env = make_env(params)
+        self.ratings: dict[str, trueskill.Rating] = {name: self.env.create_rating()
+                                                     for name in roster(bots, ordered)}
+        self._order = sorted({r.index for r in ordered} | set(expected))
+        self._open = set(self._order)  # expected and not yet added
+        self._next = 0
+        self._waiting: dict[int, MatchRecord] = {}
+        for record in ordered:
+            self._waiting[record.index] = record
+            self._open.discard(record.index)
+        self._advance()
+
+    @property
+    def complete(self) -> bool:
+        """True once every expected match has been applied."""
+        return self._next == len(self._order)
+
+    def add(self, record: MatchRecord) -> None:
+        """One more finished match (any order)."""
+        check_record(record)
+        if record.index not in self._open:
+            raise ValueError(f"match {record.match_id} (index {record.index}) is not expected or came twice")
+        self._open.discard(record.index)
+        self._waiting[record.index] = record
+        self._advance()
+
+    def top(self, count: int = 3) -> list[tuple[str, float]]:
+        """The ``count`` best bots by exposure (mu - 3 sigma), best first."""
+        return sorted(((n, exposure(r)) for n, r in self.ratings.items()), key=lambda item: -item[1])[:count]
+
+    def _advance(self) -> None:
+        while self._next < len(self._order) and self._order[self._next] in self._waiting:
+            record = self._waiting.pop(self._order[self._next])
+            groups = [(self.ratings.setdefault(bot, self.env.create_rating()),) for bot in record.bots]
+            updated = self.env.rate(groups, ranks=[place - 1 for place in record.places])
+            for bot, (rating,) in zip(record.bots, updated):
+                self.ratings[bot] = rating
+            self._next += 1
 
 
 def exposure(rating: trueskill.Rating) -> float:

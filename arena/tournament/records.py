@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..runner import MatchOutcome
+    from .schedule import ScheduledMatch
 
 
 @dataclass(frozen=True)
@@ -23,3 +28,10 @@ class MatchRecord:
     """Seats whose bot was forfeited."""
     faults: tuple[tuple[int, str], ...]
     """``(seat, fault kind)`` for every fault in the match."""
+
+
+def record_of(scheduled: ScheduledMatch, outcome: MatchOutcome) -> MatchRecord:
+    """The record of a match just played, as :meth:`ResultStore.records` will read it back."""
+    faults = tuple((f.seat, str(f.to_json()["kind"])) for f in outcome.faults)
+    return MatchRecord(scheduled.index, scheduled.match_id, tuple(outcome.bots), tuple(outcome.places),
+                       tuple(outcome.totals), tuple(outcome.forfeited), faults)

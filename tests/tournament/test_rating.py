@@ -145,3 +145,30 @@ def test_bad_records_refused() -> None:
         rate([record(0, ("a", "b"), (1, 2)), record(0, ("a", "b"), (2, 1))], RatingParams(), "ab")
     with pytest.raises(ValueError, match="places"):
         rate([record(0, ("a", "b"), (1,))], RatingParams(), "ab")
+
+
+def test_fold_fed_in_any_order_ends_exactly_at_rate_and_shows_only_a_finished_prefix() -> None:
+    from arena.tournament.rating import RatingFold
+
+    rng = random.Random(5)
+    bots = ["a", "b", "c", "d"]
+    records = []
+    for index in range(30):
+        seated = tuple(rng.sample(bots, 3))
+        records.append(record(index, seated, tuple(rng.choice([(1, 2, 3), (1, 1, 3), (2, 1, 3)]))))
+    stored, new = records[::3], [r for r in records if r.index % 3]
+    fold = RatingFold(RatingParams(), bots, stored, (r.index for r in new))
+    assert not fold.complete
+    shuffled = new[:]
+    rng.shuffle(shuffled)
+    for r in shuffled:
+        fold.add(r)
+        applied = fold._next  # the prefix applied so far: never a match whose predecessor is missing
+        arrived = {x.index for x in stored} | {x.index for x in shuffled[:shuffled.index(r) + 1]}
+        assert all(i in arrived for i in range(applied))
+    assert fold.complete
+    expected = rate(records, RatingParams(), bots)
+    assert list(fold.ratings) == list(expected)
+    assert all(fold.ratings[n] == expected[n] for n in bots)  # the same updates in the same order: bit for bit
+    with pytest.raises(ValueError, match="not expected or came twice"):
+        fold.add(new[0])
