@@ -41,7 +41,7 @@ KeyPath = tuple[Union[str, int], ...]
 FINGERPRINT_FORMAT = 2
 """Version of :meth:`TournamentConfig.describe`; bump it when its content or the match ids change meaning (2: ids no longer hold the seed)."""
 
-DEFAULT_MATCHES_PER_PROCESS = 16
+DEFAULT_MATCHES_PER_PROCESS = 32
 """Matches one bot process serves in turn when ``matches_per_process`` is not given."""
 DEFAULT_SEATS = 4
 """Players per match when ``seats`` is not given."""

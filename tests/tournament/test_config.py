@@ -109,7 +109,7 @@ def test_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert config.time == TimeControl()
     assert config.sandbox == "auto"
     assert config.workers is None
-    assert config.matches_per_process == 16
+    assert config.matches_per_process == 32
     assert config.fault_policy == "forfeit" and config.max_faults == 3
     assert config.rating == RatingParams()
     assert config.limits == Limits()
