@@ -40,7 +40,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--config", default=str(ROOT / "tournaments" / "league.yaml"))
     parser.add_argument("--cycles", type=int, default=60, help="league cycles (4 matches each)")
-    parser.add_argument("--repeats", type=int, default=3, help="runs of each way; the fastest counts")
+    parser.add_argument("--repeats", type=int, default=5, help="runs of each way; the fastest counts")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = load_config(Path(args.config))
