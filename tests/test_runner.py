@@ -567,7 +567,7 @@ def test_bots_are_closed_together_not_one_after_another():
     outcome = play_match(job(bots, time_control=ROOMY))
     assert outcome.faults == ()
     outside_play = outcome.seconds - outcome.play_seconds  # start-up + closing
-    assert 0.5 <= outside_play < 1.5, outside_play
+    assert 0.5 <= outside_play < 1.8, outside_play  # one after another: 2 s and more
 
 
 # ---------------------------------------------------------------- batches: one process, several matches
