@@ -33,7 +33,7 @@ from arena.bot import TimeControl
 from arena.bots.spec import BotSpec, build_bot, load_bot, resolve_command
 from arena.faults import FaultKind
 from arena.game import make_rules
-from arena.runner import MatchJob, play_match
+from arena.runner import MatchJob, play_batch, play_match
 from arena.sandbox import (
     BwrapBackend,
     ChannelClosed,
@@ -173,6 +173,23 @@ def test_launch_spec_image_field() -> None:
 
 
 # ------------------------------------------------------------------ matches
+
+def test_a_batch_keeps_one_container_per_seat_and_removes_them_at_the_end(docker: DockerBackend,
+                                                                          engine: Any) -> None:
+    """Tournaments reuse a bot's process for several matches: a container per seat, not per match."""
+    bots = tuple(BotSpec(name=f"c{i}", command=("/bot/bot",), image=IMAGE) for i in range(2))
+    jobs = [MatchJob(f"docker-batch-{n}", make_rules("standard"), n, bots, sandbox="docker",
+                     time=TimeControl(move_ms=3000, startup_ms=15000)) for n in range(3)]
+    seen: set[str] = set()
+    outcomes = []
+    for outcome in play_batch(jobs):
+        outcomes.append(outcome)
+        seen.update(info["Id"] for info in engine.api.containers(filters={"label": "cabo-arena"}))
+    assert [o.faults for o in outcomes] == [(), (), ()]
+    assert len(seen) == 2  # the same two containers served all three matches
+    alone = play_match(jobs[1])
+    assert (alone.totals, alone.rounds) == (outcomes[1].totals, outcomes[1].rounds)
+
 
 @pytest.mark.parametrize("preset,players", [("standard", 4), ("espanola", 2)])
 def test_c_random_plays_a_full_match(docker: DockerBackend, preset: str, players: int) -> None:
