@@ -97,13 +97,16 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     store = ResultStore(config.output)
     try:
         drawn = config.seed is None
+        first_draw = drawn and store.meta(DRAWN_SEED) is None
         config = resolve_seed(config, store)
         schedule = schedule_of(config)
         store.claim(config.fingerprint(), config.describe(), len(schedule))
         if drawn:  # only once the directory is known to be this tournament's
             store.set_meta(DRAWN_SEED, config.seed)
-            tell(f"tournament {config.name}: no seed in {config.path.name}; using a secret master seed drawn at "
-                 f"random, kept in {config.output / 'results.sqlite'} for resuming")
+            where = config.output / "results.sqlite"
+            tell(f"tournament {config.name}: no seed in {config.path.name}; " + (
+                f"drew a secret master seed at random, kept in {where} for resuming" if first_draw else
+                f"using the secret master seed drawn by its first run (kept in {where})"))
         store.set_meta("rating", config.rating.__dict__)
         store.set_meta("bots", [b.name for b in config.bots])
         done = store.done()

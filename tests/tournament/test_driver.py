@@ -257,7 +257,7 @@ def test_without_a_seed_a_secret_one_is_drawn_kept_and_reused_on_resume(tmp_path
     assert a.seed is None
     lines: list[str] = []
     first = run_tournament(a, say=lines.append)
-    assert first.played == 9 and any("secret master seed drawn at random" in line for line in lines)
+    assert first.played == 9 and any("drew a secret master seed at random" in line for line in lines)
     store = ResultStore(a.output, readonly=True)
     try:
         drawn = store.meta(DRAWN_SEED)
@@ -265,8 +265,10 @@ def test_without_a_seed_a_secret_one_is_drawn_kept_and_reused_on_resume(tmp_path
         store.close()
     assert isinstance(drawn, str) and len(drawn) == 32
     assert {row[2].split("/")[0] for row in rows(a.output)} == {drawn}
-    again = run_tournament(a, out=open(os.devnull, "w"))
+    lines.clear()
+    again = run_tournament(a, say=lines.append)
     assert (again.played, again.skipped) == (0, 9)  # the same seed again: the same fingerprint, nothing replayed
+    assert any("the secret master seed drawn by its first run" in line for line in lines)
     run_tournament(b, out=open(os.devnull, "w"))
     assert [r[2] for r in rows(a.output)] != [r[2] for r in rows(b.output)]  # another directory, other deals
 
