@@ -469,11 +469,6 @@ class ContainerProcess(BotProcess):
         """The attach socket while it is open: its readiness means ``readline`` may have news."""
         return () if self._eof or self._dead else (self._fd,)
 
-    def stderr_tail(self) -> str:
-        """Last ``stderr_tail_bytes`` of the bot's stderr, decoded leniently."""
-        self._drain()
-        return self._tail.decode("utf-8", errors="replace")
-
     # ------------------------------------------------------------------ send
     def send(self, data: bytes, deadline: float) -> None:
         """Write all of ``data`` to the bot's stdin by ``deadline`` (a ``time.monotonic()``)."""
@@ -621,8 +616,9 @@ class ContainerProcess(BotProcess):
             if excess > 0:
                 del tail[:excess]
 
-    def _drain(self) -> None:
-        """Read whatever the socket holds right now, bounded so a flooder cannot pin us here."""
+    def _drain_stderr(self) -> None:
+        """Read whatever the socket holds right now (stderr comes framed with stdout), bounded
+        so a flooder cannot pin us here; ``BotProcess.stderr_tail`` calls it."""
         got = 0
         while got < _DRAIN_MAX:
             n = self._pump()
@@ -698,7 +694,7 @@ class ContainerProcess(BotProcess):
             return
         try:
             self._discard_stdout = True  # lines are of no use now; stderr behind them is
-            self._drain()  # the last of stderr, and news of an exit
+            self._drain_stderr()  # the last of stderr, and news of an exit
             if self._eof:
                 self._collect_exit(0.5)  # it exited on its own: keep its status
         finally:

@@ -11,7 +11,6 @@ import pytest
 from arena.sandbox import (
     Backend,
     BwrapBackend,
-    DockerBackend,
     LaunchSpec,
     Limits,
     NoneBackend,

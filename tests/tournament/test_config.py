@@ -463,7 +463,7 @@ def test_fingerprint_changes_with_the_bots(tmp_path: Path) -> None:
     renamed = BOT_LINES.replace("{name: c,", "{name: c2,")
     other_dir = BOT_LINES.replace("{name: c, path: " + str(BOTS / "c-random"), "{name: c, path: " + str(RANDOM))
     added = BOT_LINES + f"  - {{name: fifth, path: {RANDOM}}}\n"
-    command = BOT_LINES.replace(f"{{name: c, path: {BOTS / 'c-random'}}}", f"{{name: c, command: 'true'}}")
+    command = BOT_LINES.replace(f"{{name: c, path: {BOTS / 'c-random'}}}", "{name: c, command: 'true'}")
     results = {fingerprint(tmp_path, bots=b) for b in (renamed, other_dir, added, command)}
     assert base not in results and len(results) == 4
 
