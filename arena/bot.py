@@ -82,12 +82,12 @@ class BotLink:
         self.send_hello(hello)
         self.await_ready()
 
-    def request(self, request_id: int, message: Mapping[str, Any]) -> None:
-        """Send an ``act``; its clock starts now."""
+    def request(self, request_id: int, line: bytes) -> None:
+        """Send an encoded ``act`` line (see :func:`arena.protocol.act_line`); its clock starts now."""
         self.request_id = request_id
         self.sent_at = time.monotonic()
         self.deadline = self.sent_at + (self.time.move_ms + self.bank_ms) / 1000.0
-        self._send(protocol.encode(message), self.deadline)
+        self._send(line, self.deadline)
 
     def reply(self, legal: Sequence[Mapping[str, Any]], block: bool = True) -> int | None:
         """Read the reply to the last request; return the index of the chosen legal action.

@@ -27,6 +27,11 @@ def encode(message: Mapping[str, Any]) -> bytes:
     return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
 
 
+def encode_value(value: Any) -> bytes:
+    """A part of a message (no newline), encoded as :func:`encode` would inside the whole."""
+    return orjson.dumps(value)
+
+
 def decode(line: bytes) -> dict[str, Any]:
     """Parse one reply line into an object, or raise :class:`ProtocolError`."""
     try:
@@ -52,6 +57,16 @@ def hello(match_id: str, seat: int, players: int, rules: Rules, move_ms: int, st
 def act(request_id: int, state: dict[str, Any], events: list[dict[str, Any]],
         legal: list[dict[str, Any]]) -> dict[str, Any]:
     return {"type": "act", "id": request_id, "state": state, "events": events, "legal": legal}
+
+
+def act_line(request_id: int, state: dict[str, Any], events: list[dict[str, Any]], legal_json: bytes) -> bytes:
+    """``encode(act(...))`` with the legal list already encoded: the same bytes, built faster.
+
+    The legal list is most of an ``act`` line and repeats from situation to situation, so
+    the arena encodes each distinct list once per match (see ``Match.legal_keyed``).
+    """
+    return b"".join((b'{"type":"act","id":', b"%d" % request_id, b',"state":', orjson.dumps(state),
+                     b',"events":', orjson.dumps(events), b',"legal":', legal_json, b"}\n"))
 
 
 def update(events: list[dict[str, Any]]) -> dict[str, Any]:

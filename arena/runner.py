@@ -25,6 +25,9 @@ from .game.scoring import places
 from .sandbox import LaunchSpec, Limits, SandboxError, resolve_backend
 
 _ROUND_END = ("round_over", "match_over")
+_LEGAL_JSON: dict[Any, bytes] = {}
+"""Encoded legal lists by ``Match.legal_keyed`` key: most of every act line, encoded once per process."""
+_LEGAL_JSON_MAX = 100_000
 
 
 @dataclass(frozen=True)
@@ -206,30 +209,34 @@ class _Table:
         """Ask every seat that must act now (all at once), then apply their choices."""
         match = self.match
         asked = match.asked()
-        waiting: list[int] = []
+        legal = {seat: match.legal_keyed(seat) for seat in asked}
+        waiting: dict[int, tuple[BotLink, list[dict[str, Any]]]] = {}
         for seat in asked:
             link = self.links[seat]
             if link is None:
                 continue
             self.request_id += 1
-            message = protocol.act(self.request_id, observe(match, seat), self.new_events(seat),
-                                   match.legal_actions(seat))
+            key, actions = legal[seat]
+            encoded = _LEGAL_JSON.get(key)
+            if encoded is None:
+                if len(_LEGAL_JSON) >= _LEGAL_JSON_MAX:
+                    _LEGAL_JSON.clear()
+                encoded = _LEGAL_JSON[key] = protocol.encode_value(actions)
             try:
-                link.request(self.request_id, message)
-                waiting.append(seat)
+                link.request(self.request_id, protocol.act_line(self.request_id, observe(match, seat),
+                                                                self.new_events(seat), encoded))
+                waiting[seat] = (link, actions)
             except BotFault as fault:
                 self.fault(seat, fault)
         choices: dict[int, int] = {}
-        asked_links = {seat: (self.links[seat], match.legal_actions(seat)) for seat in waiting}
-        for seat, answer in collect_replies(asked_links).items():  # type: ignore[arg-type]
+        for seat, answer in collect_replies(waiting).items():
             if isinstance(answer, BotFault):
                 self.fault(seat, answer)
             else:
                 choices[seat] = answer
         for seat in asked:
-            legal = match.legal_actions(seat)
             index = choices.get(seat)
-            match.apply(seat, legal[fallback_index(legal) if index is None else index])
+            match.apply_legal(seat, fallback_index(legal[seat][1]) if index is None else index)
 
     def new_events(self, seat: int) -> list[dict[str, Any]]:
         events = events_for(self.match, seat, self.cursor[seat])

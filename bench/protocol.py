@@ -31,15 +31,14 @@ def arena_run(preset: str, matches: int, sandbox: str, sizes: list[int]) -> tupl
     spec = load_bot(str(ROOT / "bots" / "c-random"))
     build_bot(spec)
     bots = tuple(load_bot(str(ROOT / "bots" / "c-random"), name=f"c{i}") for i in range(4))
-    original = protocol.encode
+    original = protocol.act_line
 
-    def recording(message: dict) -> bytes:  # type: ignore[type-arg]
-        data = original(message)
-        if message.get("type") == "act":
-            sizes.append(len(data))
+    def recording(*args: object) -> bytes:
+        data = original(*args)  # type: ignore[arg-type]
+        sizes.append(len(data))
         return data
 
-    protocol.encode = recording  # type: ignore[assignment]
+    protocol.act_line = recording  # type: ignore[assignment]
     try:
         seconds = decisions = 0.0
         for index in range(matches):
@@ -47,7 +46,7 @@ def arena_run(preset: str, matches: int, sandbox: str, sizes: list[int]) -> tupl
             seconds += outcome.play_seconds
             decisions += outcome.decisions
     finally:
-        protocol.encode = original  # type: ignore[assignment]
+        protocol.act_line = original  # type: ignore[assignment]
     return seconds / decisions, int(decisions)
 
 

@@ -33,7 +33,7 @@ def test_one_process_serves_two_matches():
             link.start_match(protocol.hello(f"m-{number}", 0, 2, rules, 2000, 10000))
             assert link.reported_name == "random"
             legal = match.legal_actions(0)
-            link.request(number, protocol.act(number, observe(match, 0), events_for(match, 0), legal))
+            link.request(number, protocol.encode(protocol.act(number, observe(match, 0), events_for(match, 0), legal)))
             index = link.reply(legal)
             assert index is not None and 0 <= index < len(legal)
             link.notify(protocol.over({"totals": [0, 0], "places": [1, 1], "reason": "test", "seat": 0}))
@@ -49,7 +49,7 @@ def test_reply_before_request_id_is_wrong_id():
         match = Match(rules, 2, 1)
         link.start_match(protocol.hello("m", 0, 2, rules, 2000, 10000))
         legal = match.legal_actions(0)
-        link.request(5, protocol.act(5, observe(match, 0), [], legal))
+        link.request(5, protocol.encode(protocol.act(5, observe(match, 0), [], legal)))
         link.request_id = 6  # the arena now expects an answer to a request the bot never saw
         with pytest.raises(BotFault) as caught:
             link.reply(legal)

@@ -176,7 +176,11 @@ class Capture:
         original = getattr(BotLink, method)
 
         def wrapper(link: BotLink, *args: Any) -> Any:
-            self.by_link.setdefault(id(link), []).append(args[-1])
+            message = args[-1]
+            if isinstance(message, bytes):  # an act line, built without ``encode``
+                message = json.loads(message)
+                self.sent.append(message)
+            self.by_link.setdefault(id(link), []).append(message)
             return original(link, *args)
 
         monkeypatch.setattr(BotLink, method, wrapper)

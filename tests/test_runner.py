@@ -517,8 +517,8 @@ def test_fallback_never_sends_a_torn_message_after_a_send_timeout(monkeypatch):
     field (the protocol allows added fields) so the case is deterministic, and the bot
     shrinks its stdin pipe to one page.
     """
-    real_act = protocol.act
-    monkeypatch.setattr(protocol, "act", lambda *a, **k: {**real_act(*a, **k), "pad": "p" * 8000})
+    real_act = protocol.act_line
+    monkeypatch.setattr(protocol, "act_line", lambda *a: real_act(*a)[:-2] + b',"pad":"' + b"p" * 8000 + b'"}\n')
     seat = 1
     outcome = play_match(job(table(3, seat, fault_bot("fault_stdin_stall", "3")), "standard",
                              policy="fallback", max_faults=5))

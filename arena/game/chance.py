@@ -27,11 +27,28 @@ class Chance:
     def deal(self, round_no: int, cards: list[int]) -> list[int]:
         """A shuffled deck for ``round_no``; the top of the pile is the last element."""
         deck = sorted(cards)
-        self._rng(f"deal/{round_no}").shuffle(deck)
+        _shuffle(self._rng(f"deal/{round_no}"), deck)
         return deck
 
     def reshuffle(self, round_no: int, count: int, cards: list[int]) -> list[int]:
         """The ``count``-th reshuffle of the discard (minus its top) in ``round_no``."""
         deck = list(cards)
-        self._rng(f"reshuffle/{round_no}/{count}").shuffle(deck)
+        _shuffle(self._rng(f"reshuffle/{round_no}/{count}"), deck)
         return deck
+
+
+def _shuffle(rng: random.Random, items: list[int]) -> None:
+    """Fisher-Yates exactly as CPython's ``random.shuffle`` draws it, in one tight loop.
+
+    Same ``getrandbits`` calls, same rejection sampling, so the same permutation (a test
+    compares the two); spelled out here it takes a third of the time, and a deal no
+    longer depends on how a future Python implements ``shuffle``.
+    """
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]

@@ -34,7 +34,7 @@ def observe(match: Match, seat: int) -> dict[str, Any]:
         "hands": hands,
         "held": codes[match.held] if mine and match.held is not None else None,
         "held_from": match.held_from if mine else None,
-        "discard": [codes[c] for c in match.discard],
+        "discard": list(map(codes.__getitem__, match.discard)),
         "deck": len(match.deck),
         "cabo": match.cabo,
         "totals": list(match.totals),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Iterable, Mapping
+from typing import Any, Hashable, Iterable, Mapping
 
 from . import scoring
 from .chance import Chance
@@ -34,6 +34,9 @@ _POWERS = {
     "espanola": {"S": "spy", "C": "blind_swap", "R": "look"},
 }
 _INT_FIELDS = ("slot", "seat", "their", "into")
+_LEGAL_LISTS: dict[Hashable, list[Action]] = {}
+"""Legal action lists by ``Match._legal_key``, shared by every match of the process."""
+_LEGAL_LISTS_MAX = 100_000
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,8 @@ class Match:
     discard: list[int]
     known: list[int]
     hands: list[list[int | None]]
+    _occ: list[tuple[int, ...]]
+    """Occupied slot indices per seat, kept in step with ``hands`` (see ``_reoccupy``)."""
     cabo: int | None
     held: int | None
     held_from: str | None
@@ -143,7 +148,9 @@ class Match:
         self.result: MatchResult | None = None
         self.round_no = 0
         self.version = 0
-        self._legal_cache: dict[int, list[Action]] = {}
+        self._shape = (rules.preset, self.multi_from_discard)
+        """What, beyond the key's other parts, the drawn phase's legal list depends on."""
+        self._by_seat: dict[int, tuple[Hashable, list[Action]]] = {}
         self._cache_version = -1
 
         first = self.chance.first_seat(players)
@@ -169,20 +176,58 @@ class Match:
 
     def occupied(self, seat: int) -> list[int]:
         """Occupied slot indices of ``seat``."""
-        return [i for i, card in enumerate(self.hands[seat]) if card is not None]
+        return list(self._occ[seat])
 
     def can_draw(self) -> bool:
         return bool(self.deck) or len(self.discard) > 1
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Every legal action of ``seat`` now, as protocol action objects ([] if not asked)."""
+        """Every legal action of ``seat`` now, as protocol action objects ([] if not asked).
+
+        The list and its actions are shared with later identical situations: read them,
+        never change them.
+        """
+        return self.legal_keyed(seat)[1]
+
+    def legal_keyed(self, seat: int) -> tuple[Hashable, list[Action]]:
+        """``(key, legal_actions(seat))``: equal keys mean the very same list, in any match.
+
+        The key names only what the list depends on (phase, slot occupancy, the held card's
+        power, the preset), so lists are built once per process and shared between
+        matches, and the arena encodes each list's JSON once under its key.
+        """
         if self._cache_version != self.version:
-            self._legal_cache = {}
+            self._by_seat = {}
             self._cache_version = self.version
-        cached = self._legal_cache.get(seat)
-        if cached is None:
-            cached = self._legal_cache[seat] = self._generate(seat)
-        return cached
+        entry = self._by_seat.get(seat)
+        if entry is None:
+            key = self._legal_key(seat)
+            if key is None:
+                actions: list[Action] = []
+            else:
+                actions = _LEGAL_LISTS.get(key)  # type: ignore[assignment]
+                if actions is None:
+                    if len(_LEGAL_LISTS) >= _LEGAL_LISTS_MAX:
+                        _LEGAL_LISTS.clear()
+                    actions = _LEGAL_LISTS[key] = self._generate(seat)
+            entry = self._by_seat[seat] = (key, actions)
+        return entry
+
+    def _legal_key(self, seat: int) -> Hashable:
+        """What ``seat``'s legal list depends on now, or None when it is not asked."""
+        phase = self.phase
+        if phase == LOOK_INITIAL or phase == CLAIM:
+            return (phase, self._occ[seat]) if seat in self.waiting else None
+        if phase == OVER or seat != self.to_move:
+            return None
+        if phase == TURN:
+            return (TURN, self.can_draw(), bool(self.discard) and bool(self._occ[seat]), self.cabo is None)
+        if phase == REY:
+            return (REY,)
+        held = self.held
+        assert held is not None
+        power = None if self.held_from == "discard" else self.powers.get(self.ranks[held])
+        return (DRAWN, self._shape, seat, self.held_from, power, tuple(self._occ))
 
     def _generate(self, seat: int) -> list[Action]:
         phase = self.phase
@@ -250,6 +295,13 @@ class Match:
         self.history.append((seat, act, len(self.events)))
         self.version += 1
         getattr(self, "_do_" + str(act["do"]))(seat, act)
+
+    def apply_legal(self, seat: int, index: int) -> None:
+        """Apply the ``index``-th of ``legal_actions(seat)``: the arena's path, no validation needed."""
+        act = self.legal_keyed(seat)[1][index]
+        self.history.append((seat, act, len(self.events)))
+        self.version += 1
+        _HANDLERS[act["do"]](self, seat, act)
 
     def explain(self, seat: int, action: Any) -> str:
         """Why ``action`` is not legal for ``seat`` now (for fault messages)."""
@@ -338,6 +390,7 @@ class Match:
                 hand[i] = None
                 self._to_discard(c)
             hand[into] = card
+            self._reoccupy(seat)
             self._emit(public, ("card", self.codes[card], self.known[card]))
         else:
             for c in old:
@@ -448,6 +501,7 @@ class Match:
             self._emit({"type": "claim", "seat": seat, "slot": slot, "card": self.codes[card], "ok": ok})
             if ok:
                 self.hands[seat][slot] = None
+                self._reoccupy(seat)
                 self._to_discard(card)
                 last_right = seat
             else:
@@ -472,6 +526,7 @@ class Match:
             return
         self.known[card] = 0
         self.hands[seat].append(card)
+        self._reoccupy(seat)
         self._emit({"type": "penalty", "seat": seat, "slot": len(self.hands[seat]) - 1},
                    ("card", self.codes[card], 0))
 
@@ -490,8 +545,8 @@ class Match:
 
     def _begin_turn(self) -> None:
         self.phase = TURN
-        if not self._turn_actions(self.to_move):
-            # Only possible after Cabo: nothing to draw, nothing to take, no call left.
+        if self.cabo is not None and not self.can_draw() and not (self.discard and self._occ[self.to_move]):
+            # No turn action (see _turn_actions): after Cabo, nothing to draw and nothing to take.
             self._emit({"type": "skip", "seat": self.to_move})
             self.turn += 1
             self._advance()
@@ -507,6 +562,10 @@ class Match:
                 self.known[card] = 0
             self._emit({"type": "reshuffle", "seat": seat, "deck": len(self.deck)})
         return self.deck.pop()
+
+    def _reoccupy(self, seat: int) -> None:
+        """Refresh ``_occ[seat]`` after a slot of ``seat`` emptied or was added."""
+        self._occ[seat] = tuple(i for i, card in enumerate(self.hands[seat]) if card is not None)
 
     def _to_discard(self, card: int) -> None:
         self.known[card] = self.everyone
@@ -524,6 +583,7 @@ class Match:
         for _ in range(HAND_SIZE):  # seat 0 first: each seat's cards depend on seed and round only
             for hand in self.hands:
                 hand.append(self.deck.pop())
+        self._occ = [tuple(range(len(hand))) for hand in self.hands]
         self.discard = []
         self._to_discard(self.deck.pop())
         self.turn = 0
@@ -564,6 +624,10 @@ class Match:
             return
         self.starter, self.dealer = scoring.next_starter_dealer(self.rules, score.scores, self.starter, self.dealer)
         self._deal()
+
+
+_HANDLERS = {name[4:]: function for name, function in vars(Match).items() if name.startswith("_do_")}
+"""Action name -> ``Match._do_<name>``: one dict lookup per applied action."""
 
 
 def _well_formed(action: Any) -> bool:

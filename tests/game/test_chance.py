@@ -25,3 +25,15 @@ def test_first_seat_is_seeded_and_spread():
     firsts = {Chance(seed).first_seat(4) for seed in range(40)}
     assert firsts == {0, 1, 2, 3}
     assert Chance("x").first_seat(5) == Chance("x").first_seat(5)
+
+
+def test_own_shuffle_draws_what_random_shuffle_draws():
+    """Deals (and so every stored replay and result) stay what they were with random.shuffle."""
+    from arena.game.chance import _shuffle
+
+    for seed in range(300):
+        for size in (0, 1, 2, 3, 39, 40, 52, 64, 65):
+            expected, ours = list(range(size)), list(range(size))
+            random.Random(f"{seed}/{size}").shuffle(expected)
+            _shuffle(random.Random(f"{seed}/{size}"), ours)
+            assert ours == expected

@@ -217,15 +217,20 @@ def test_leaderboard_of_a_non_tournament_directory(tmp_path):
 
 def test_no_message_to_a_bot_holds_the_master_seed_or_a_deal_seed(tmp_path, monkeypatch):
     """Knowing a match's seed, a bot could recompute its deal with the engine; the seed must stay with the arena."""
-    from arena import protocol
+    from arena.sandbox import BotProcess
     from arena.tournament.driver import schedule_of
 
     path = write_config(tmp_path, "secret")
     path.write_text(path.read_text().replace("seed: 11", "seed: s3cret-master"))
     config = load_config(path)
     sent: list[bytes] = []
-    original = protocol.encode
-    monkeypatch.setattr(protocol, "encode", lambda message: sent.append(original(message)) or sent[-1])
+    original = BotProcess.send  # the bytes themselves, whichever way they were encoded
+
+    def send(process: BotProcess, data: bytes, deadline: float) -> None:
+        sent.append(bytes(data))
+        original(process, data, deadline)
+
+    monkeypatch.setattr(BotProcess, "send", send)
     summary = run_tournament(config, out=open(os.devnull, "w"))  # 1 worker: jobs run in this process
     assert summary.played == 9 and len(sent) > 9 * 50
     seeds = {s.seed for s in schedule_of(config)}

@@ -1,0 +1,63 @@
+"""Legal action lists are cached per situation and shared between matches: the cache must
+never hand out a list that differs from what the rules generate for the state at hand."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.game import Match
+from arena.game.events import omniscient
+
+from .conftest import CONFIGS, config_id, drive, rules_of
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+@pytest.mark.parametrize("players", [2, 4, 5])
+def test_cached_lists_equal_fresh_generation_for_every_seat(config, players):
+    """Every seat at every step of random matches, with the process-wide cache warm from other matches."""
+    rules = rules_of(config)
+    rng = random.Random(f"{config_id(config)}/{players}")
+    checked = 0
+    for number in range(6):
+        match = Match(rules, players, f"cache/{number}")
+        steps = iter(drive(match, rng, 2000))
+        while True:
+            for seat in range(players):
+                key, cached = match.legal_keyed(seat)
+                assert cached == match._generate(seat), (match.phase, seat, key)
+                assert (key is None) == (not cached)
+                checked += 1
+            if next(steps, None) is None:
+                break
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("preset", ["standard", "espanola"])
+def test_equal_keys_mean_the_same_list_in_any_match(preset):
+    rules = rules_of((preset, {}))
+    seen: dict[object, list] = {}
+    rng = random.Random(preset)
+    for number in range(10):
+        match = Match(rules, 4, number)
+        for _ in drive(match, rng, 400):
+            for seat in match.asked():
+                key, actions = match.legal_keyed(seat)
+                assert seen.setdefault(key, actions) is actions
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_apply_legal_is_apply_of_that_action(config):
+    """The arena's index path and the validating path make the same match, event for event."""
+    rules = rules_of(config)
+    rng = random.Random(config_id(config))
+    for number in range(5):
+        by_index, by_action = Match(rules, 4, number), Match(rules, 4, number)
+        while not by_index.over:
+            seat = rng.choice(by_index.asked())
+            index = rng.randrange(len(by_index.legal_actions(seat)))
+            by_action.apply(seat, dict(by_index.legal_actions(seat)[index]))
+            by_index.apply_legal(seat, index)
+        assert [omniscient(e, 4) for e in by_index.events] == [omniscient(e, 4) for e in by_action.events]
+        assert by_index.history == by_action.history and by_index.result == by_action.result
