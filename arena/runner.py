@@ -20,7 +20,7 @@ from .bots import BotSpec, resolve_command
 from .fallback import fallback_index
 from .faults import FAULT_POLICIES, BotFault, Fault, FaultKind
 from .game import Match, Rules, events_for, observe
-from .game.replay import replay_lines
+from .game.replay import replay_bytes
 from .game.scoring import places
 from .sandbox import LaunchSpec, Limits, SandboxError, resolve_backend
 
@@ -339,7 +339,8 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: bool,
         table.kill_all(spare=kept)
     stats = tuple(SeatStats(l.decisions, l.think_ms, l.max_ms) if l else SeatStats(0, 0.0, 0.0) for l in links_used)
     meta = {"match": job.match_id, "bots": [b.name for b in job.bots]}
-    replay = gzip.compress("".join(line + "\n" for line in replay_lines(match, meta)).encode(), mtime=0)
+    # Level 6: half the time of gzip's default 9 for about 6% more bytes (docs/performance.md).
+    replay = gzip.compress(replay_bytes(match, meta), compresslevel=6, mtime=0)
     return MatchOutcome(
         match_id=job.match_id, seed=job.seed, bots=tuple(b.name for b in job.bots), totals=result.totals,
         places=final, forfeited=forfeited, faults=tuple(table.faults), reason=result.reason,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Iterable, Iterator
 
+import orjson
+
 from .events import omniscient
 from .rules import make_rules
 from .state import Match
@@ -18,26 +20,37 @@ from .state import Match
 FORMAT = "cabo-arena-replay/1"
 
 
-def replay_lines(match: Match, meta: dict[str, Any] | None = None) -> Iterator[str]:
-    """The replay of ``match`` as JSON lines (no trailing newlines)."""
-    header = {"type": "header", "format": FORMAT, "rules": match.rules.to_json(), "players": match.players,
-              "seed": match.seed, **(meta or {})}
-    yield json.dumps(header, separators=(",", ":"))
+def replay_records(match: Match, meta: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    """The replay of ``match`` as records: the header, then actions and events in order."""
+    yield {"type": "header", "format": FORMAT, "rules": match.rules.to_json(), "players": match.players,
+           "seed": match.seed, **(meta or {})}
     pending = iter(match.history)
     nxt = next(pending, None)
     for index, event in enumerate(match.events):
         while nxt is not None and nxt[2] <= index:
-            yield _action_line(nxt)
+            yield _action_record(nxt)
             nxt = next(pending, None)
-        yield json.dumps(omniscient(event, match.players), separators=(",", ":"))
+        yield omniscient(event, match.players)
     while nxt is not None:  # answers still waiting for the rest of a claim window
-        yield _action_line(nxt)
+        yield _action_record(nxt)
         nxt = next(pending, None)
 
 
-def _action_line(entry: tuple[int, dict[str, Any], int]) -> str:
+def replay_bytes(match: Match, meta: dict[str, Any] | None = None) -> bytes:
+    """The replay file's content: compact UTF-8 JSON, one record per line."""
+    dumps, newline = orjson.dumps, orjson.OPT_APPEND_NEWLINE
+    return b"".join(dumps(record, option=newline) for record in replay_records(match, meta))
+
+
+def replay_lines(match: Match, meta: dict[str, Any] | None = None) -> Iterator[str]:
+    """The replay of ``match`` as JSON lines (no trailing newlines)."""
+    for record in replay_records(match, meta):
+        yield orjson.dumps(record).decode()
+
+
+def _action_record(entry: tuple[int, dict[str, Any], int]) -> dict[str, Any]:
     seat, action, _ = entry
-    return json.dumps({"type": "action", "seat": seat, "action": action}, separators=(",", ":"))
+    return {"type": "action", "seat": seat, "action": action}
 
 
 def write_replay(match: Match, out: IO[str], meta: dict[str, Any] | None = None) -> None:

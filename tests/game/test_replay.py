@@ -51,3 +51,17 @@ def test_actions_precede_the_events_they_caused():
     assert records[0]["type"] == "round_start"
     first_draw = next(i for i, r in enumerate(records) if r["type"] == "draw")
     assert records[first_draw - 1] == {"type": "action", "seat": records[first_draw]["seat"], "action": {"do": "draw"}}
+
+
+def test_stored_replay_bytes_are_the_replay_file_in_utf8():
+    """Tournaments store ``replay_bytes``; ``arena replay`` and ``write_replay`` must read and write the same thing."""
+    from arena.game.replay import replay_bytes
+
+    match = _played("espanola", 4, 9)
+    meta = {"match": "c1/t0/r0", "bots": ["añejo", "b", "c", "d"]}
+    out = io.StringIO()
+    write_replay(match, out, meta)
+    data = replay_bytes(match, meta)
+    assert data.decode("utf-8") == out.getvalue() and "añejo".encode() in data
+    header, records = read_replay(data.decode().splitlines())
+    assert header["bots"][0] == "añejo" and rebuild(header, records).result == match.result
