@@ -27,7 +27,7 @@ from .sandbox import LaunchSpec, Limits, SandboxError, resolve_backend
 _ROUND_END = ("round_over", "match_over")
 _LEGAL_JSON: dict[Any, bytes] = {}
 """Encoded legal lists by ``Match.legal_keyed`` key: most of every act line, encoded once per process."""
-_LEGAL_JSON_MAX = 100_000
+_LEGAL_JSON_MAX = 2048
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ _POWERS = {
 _INT_FIELDS = ("slot", "seat", "their", "into")
 _LEGAL_LISTS: dict[Hashable, list[Action]] = {}
 """Legal action lists by ``Match._legal_key``, shared by every match of the process."""
-_LEGAL_LISTS_MAX = 100_000
+_LEGAL_LISTS_MAX = 2048
+"""Cleared when full: espanola alone has tens of thousands of situations (4 KB each on average)."""
 
 
 @dataclass(frozen=True)

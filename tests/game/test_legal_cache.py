@@ -61,3 +61,21 @@ def test_apply_legal_is_apply_of_that_action(config):
             by_index.apply_legal(seat, index)
         assert [omniscient(e, 4) for e in by_index.events] == [omniscient(e, 4) for e in by_action.events]
         assert by_index.history == by_action.history and by_index.result == by_action.result
+
+
+def test_the_shared_cache_stays_bounded_and_correct_when_it_overflows(monkeypatch):
+    """A long-running worker must not grow without bound (espanola has tens of thousands of situations)."""
+    import arena.game.state as state
+
+    monkeypatch.setattr(state, "_LEGAL_LISTS", {})
+    monkeypatch.setattr(state, "_LEGAL_LISTS_MAX", 16)
+    rng = random.Random(3)
+    largest = 0
+    for number in range(20):
+        match = Match(rules_of(("espanola", {})), 4, number)
+        while not match.over:
+            seat = rng.choice(match.asked())
+            assert match.legal_actions(seat) == match._generate(seat)
+            largest = max(largest, len(state._LEGAL_LISTS))
+            match.apply_legal(seat, rng.randrange(len(match.legal_actions(seat))))
+    assert largest == 16
