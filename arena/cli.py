@@ -230,7 +230,9 @@ def replay_cmd(file: Path, seat: int | None) -> None:
 @main.command("run")
 @click.argument("config_file", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--workers", type=click.IntRange(1), default=None, help="Worker processes (default: the config's, else the number of cores).")
-def run_cmd(config_file: Path, workers: int | None) -> None:
+@click.option("--accept-bot-changes", is_flag=True,
+              help="Resume even though bots' files changed since stored matches were played (mixes versions).")
+def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool) -> None:
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
     from .tournament.config import ConfigError, load_config
     from .tournament.driver import run_tournament
@@ -242,7 +244,7 @@ def run_cmd(config_file: Path, workers: int | None) -> None:
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        summary = run_tournament(config, workers=workers)
+        summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes)
     except (StoreMismatch, BotConfigError, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(text(summary.leaderboard))

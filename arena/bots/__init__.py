@@ -1,5 +1,5 @@
 """Bot definitions: manifests, command lines, builds."""
 
-from .spec import BotConfigError, BotSpec, build_bot, bot_python, load_bot, resolve_command
+from .spec import BotConfigError, BotSpec, build_bot, build_outputs, bot_python, load_bot, resolve_command
 
-__all__ = ["BotConfigError", "BotSpec", "build_bot", "bot_python", "load_bot", "resolve_command"]
+__all__ = ["BotConfigError", "BotSpec", "build_bot", "build_outputs", "bot_python", "load_bot", "resolve_command"]

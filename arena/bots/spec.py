@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from . import files
+
 MANIFEST = "bot.yaml"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _FIELDS = {"name", "description", "language", "build", "run", "image"}
@@ -137,7 +139,8 @@ def _from_manifest(directory: Path, name: str | None, manifest: Path | None = No
                    language=data.get("language") or "")
 
 
-_built: set[tuple[str, str]] = set()
+_built: dict[tuple[str, str], frozenset[str]] = {}
+"""Builds run by this process: (directory, command) -> files the build wrote."""
 
 
 def build_bot(spec: BotSpec, timeout: float = 300.0) -> None:
@@ -148,6 +151,7 @@ def build_bot(spec: BotSpec, timeout: float = 300.0) -> None:
     if key in _built:
         return
     command = spec.build.replace(_PYTHON_PLACEHOLDER, shlex.quote(bot_python()))
+    before = files.stamps(spec.directory)
     try:
         proc = subprocess.run(command, shell=True, cwd=spec.directory, capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)
@@ -156,7 +160,14 @@ def build_bot(spec: BotSpec, timeout: float = 300.0) -> None:
     if proc.returncode != 0:
         tail = (proc.stdout + proc.stderr).strip()[-800:]
         raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} failed (exit {proc.returncode}):\n{tail}")
-    _built.add(key)
+    _built[key] = files.changed_by(before, files.stamps(spec.directory))
+
+
+def build_outputs(spec: BotSpec) -> frozenset[str]:
+    """Files (named as in :func:`arena.bots.files.digests`) that this process's build of ``spec`` wrote."""
+    if not spec.build or not spec.directory:
+        return frozenset()
+    return _built.get((spec.directory, spec.build), frozenset())
 
 
 def describe(spec: BotSpec) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from ..bots import BotSpec, build_bot
 from ..runner import MatchJob
 from ..sandbox import resolve_backend
 from .config import TournamentConfig
+from .botfiles import check_bot_files
 from .leaderboard import Leaderboard, build, write_files
 from .pool import run_jobs
 from .progress import Progress
@@ -87,8 +88,12 @@ def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | Non
 
 
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
-                   say: Callable[[str], None] | None = None) -> RunSummary:
-    """Play every match of ``config`` not stored yet in its output directory, then publish."""
+                   say: Callable[[str], None] | None = None, accept_bot_changes: bool = False) -> RunSummary:
+    """Play every match of ``config`` not stored yet in its output directory, then publish.
+
+    Refuses (:class:`BotsChanged`) to resume when a bot's files changed since stored
+    matches were played, unless ``accept_bot_changes``.
+    """
     stream = out or sys.stderr
     tell = say or (lambda line: print(line, file=stream, flush=True))
     for spec in {b.directory or b.name: b for b in config.bots}.values():
@@ -101,6 +106,8 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
         config = resolve_seed(config, store)
         schedule = schedule_of(config)
         store.claim(config.fingerprint(), config.describe(), len(schedule))
+        for note in check_bot_files(store, config.bots, accept_bot_changes):
+            tell(note)
         if drawn:  # only once the directory is known to be this tournament's
             store.set_meta(DRAWN_SEED, config.seed)
             where = config.output / "results.sqlite"
