@@ -14,7 +14,8 @@ as bots start in a new session) and that pid's start time. Tokens name their are
 (``<pid>.<start time>.<random>``). :func:`sweep` (run once per arena process before
 its first bot starts) finds registrations whose arena no longer runs and SIGKILLs the
 bot's process group, which the kernel does atomically, so no fork can outrun it; it
-also kills any process still carrying such a token (a daemon that left the group).
+also kills any process still carrying such a token (a daemon that left the group),
+unless that token is still registered, i.e. another sweep (or the next one) owns it.
 """
 
 from __future__ import annotations
@@ -90,12 +91,17 @@ def _group_alive(pgid: int) -> bool:
 
 
 def _kill_group(pgid: int, started: str, deadline: float) -> bool:
-    """SIGKILL group ``pgid`` until no live member is left; True if it had members."""
-    now = process_start(pgid)
-    if now is not None and now != started:
-        return False  # the pid was reused, so the group it led is empty: nothing of ours
+    """SIGKILL group ``pgid`` until no live member is left; True if it had members.
+
+    The leader is checked before every signal, not once: when the group empties its
+    number is free again, and under heavy pid churn a new process (another arena's bot,
+    say) can lead a group of that number a moment later.
+    """
     hit = False
     while time.monotonic() < deadline:
+        now = process_start(pgid)
+        if now is not None and now != started:
+            break  # the number now names a newer process's group: nothing of ours is left in it
         try:
             os.killpg(pgid, signal.SIGKILL)
             hit = True
@@ -107,15 +113,23 @@ def _kill_group(pgid: int, started: str, deadline: float) -> bool:
     return hit
 
 
-def _kill_tokens(deadline: float) -> list[int]:
-    """Stop, then kill, every live process whose token names an arena that is gone."""
+def _kill_tokens(deadline: float, folder: str | None) -> list[int]:
+    """Stop, then kill, every live process whose token names an arena that is gone.
+
+    Except tokens still registered: those belong to a sweep that has not reached them yet
+    (an arena that died after this sweep read the registry). Whoever removes a
+    registration does its cleanup, so two arenas sweeping at once never race for a bot.
+    """
+    def ours(tag: str | None) -> bool:
+        return (tag is not None and owner_gone(tag)
+                and (folder is None or not os.path.exists(os.path.join(folder, tag))))
+
     me = os.getpid()
     found: set[int] = set()
     for sig in (signal.SIGSTOP, signal.SIGKILL):
         while time.monotonic() < deadline:
             stale = [pid for pid, info in scan().items() if pid != me and info.state not in "ZXx"
-                     and (sig == signal.SIGKILL or info.state not in "Tt")
-                     and (tag := token_of(pid)) is not None and owner_gone(tag)]
+                     and (sig == signal.SIGKILL or info.state not in "Tt") and ours(token_of(pid))]
             if not stale:
                 break
             found.update(stale)
@@ -155,7 +169,7 @@ def sweep(timeout: float = 5.0, force: bool = False) -> list[int]:
             os.unlink(path)
         except OSError:
             pass
-    hit += _kill_tokens(deadline)
+    hit += _kill_tokens(deadline, folder)
     for pid in hit:  # corpses that came back to us (we may be their subreaper) are ours to reap
         try:
             os.waitpid(pid, os.WNOHANG)

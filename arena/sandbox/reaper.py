@@ -219,7 +219,7 @@ def _signal(pid: int, sig: int) -> None:
         pass
 
 
-def _signal_all(procs: dict[int, ProcInfo], pids: Iterable[int], sig: int) -> None:
+def _signal_all(procs: dict[int, ProcInfo], pids: Iterable[int], sig: int, members: set[int]) -> None:
     """Signal each pid and, atomically, each of their process groups.
 
     A group signal reaches every member at once and the kernel makes a fork that
@@ -232,6 +232,8 @@ def _signal_all(procs: dict[int, ProcInfo], pids: Iterable[int], sig: int) -> No
         _signal(pid, sig)
         groups.add(procs[pid].pgid)
     for pgid in groups - {mine, 0, 1}:
+        if pgid not in members and os.path.exists(f"/proc/{pgid}"):
+            continue  # led by a process that is not one of ``members``: the number was reused since the scan
         try:
             os.killpg(pgid, sig)
         except (ProcessLookupError, PermissionError):
@@ -260,7 +262,7 @@ def kill_tree(root: int | None, token: str, timeout: float = 5.0, ns_inits: Iter
         running = [p for p in members if procs[p].state not in "TtZXx"]
         if not running or time.monotonic() > freeze_end:
             break
-        _signal_all(procs, running, signal.SIGSTOP)
+        _signal_all(procs, running, signal.SIGSTOP, members)
         os.sched_yield()
     # Phase 2: kill, rescan, reap, until only the root's zombie (if any) is left.
     delay = 0.0002
@@ -269,7 +271,7 @@ def kill_tree(root: int | None, token: str, timeout: float = 5.0, ns_inits: Iter
         members = collect(procs, root, token, known)
         known |= members
         live = [p for p in members if procs[p].state not in "ZXx"]
-        _signal_all(procs, live, signal.SIGKILL)
+        _signal_all(procs, live, signal.SIGKILL, members)
         remaining = bool(live)
         for pid in members:
             if pid == root or procs[pid].state not in "ZXx":
