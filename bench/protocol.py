@@ -4,7 +4,9 @@ Arena: full matches of four C random bots through ``play_match`` (engine, observ
 JSON encoding, sandboxed pipes, reply validation), timing the decision loop only
 (process start-up and shutdown are per match, not per decision). Raw: the same number of lines of the
 same sizes written to a C echo child over plain pipes and answered with a short line.
-Last line: ``protocol: arena/raw = R``.
+Also measured: the arena's transport alone (the recorded act lines through
+``BotProcess`` to one C random bot, replies decoded; no engine), the floor that a faster
+engine could approach. Last line: ``protocol: arena/raw = R``.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ sys.path.insert(0, str(ROOT))
 from arena import protocol  # noqa: E402
 from arena.bots import build_bot, load_bot  # noqa: E402
 from arena.game import make_rules  # noqa: E402
+from arena.bots import resolve_command  # noqa: E402
 from arena.runner import MatchJob, play_match  # noqa: E402
+from arena.sandbox import LaunchSpec, Limits, resolve_backend  # noqa: E402
 
 
-def arena_run(preset: str, matches: int, sandbox: str, sizes: list[int]) -> tuple[float, int]:
-    """Seconds per decision over ``matches`` matches; records the size of every act sent."""
+def arena_run(preset: str, matches: int, sandbox: str, lines: list[bytes]) -> tuple[float, int]:
+    """Seconds per decision over ``matches`` matches; records every act line sent."""
     spec = load_bot(str(ROOT / "bots" / "c-random"))
     build_bot(spec)
     bots = tuple(load_bot(str(ROOT / "bots" / "c-random"), name=f"c{i}") for i in range(4))
@@ -35,7 +39,7 @@ def arena_run(preset: str, matches: int, sandbox: str, sizes: list[int]) -> tupl
 
     def recording(*args: object) -> bytes:
         data = original(*args)  # type: ignore[arg-type]
-        sizes.append(len(data))
+        lines.append(data)
         return data
 
     protocol.act_line = recording  # type: ignore[assignment]
@@ -71,21 +75,49 @@ def raw_run(sizes: list[int]) -> float:
     return elapsed / len(lines)
 
 
+def transport_run(lines: list[bytes], sandbox: str) -> float:
+    """Seconds per round trip through the arena's transport alone: the recorded act lines
+    sent to one C random bot with ``BotProcess.send``/``readline`` and each reply decoded.
+
+    No engine, no observation, no validation: the floor a faster engine could reach.
+    """
+    spec = load_bot(str(ROOT / "bots" / "c-random"))
+    backend, _ = resolve_backend(sandbox)
+    bot = backend.start(LaunchSpec(tuple(resolve_command(spec)), spec.directory, Limits()))
+    try:
+        bot.send(protocol.encode(protocol.hello("bench", 0, 4, make_rules("standard"), 1000, 10000)), time.monotonic() + 10)
+        bot.readline(time.monotonic() + 10)
+        start = time.perf_counter()
+        for line in lines:
+            deadline = time.monotonic() + 10
+            bot.send(line, deadline)
+            protocol.decode(bot.readline(deadline))
+        elapsed = time.perf_counter() - start
+    finally:
+        bot.close()
+    return elapsed / len(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--matches", type=int, default=20, help="matches per preset")
     parser.add_argument("--sandbox", default="none", help="sandbox backend for the arena side")
     args = parser.parse_args()
-    total_arena = total_raw = 0.0
+    total_arena = total_raw = total_transport = 0.0
     for preset in ("standard", "espanola"):
-        sizes: list[int] = []
-        per_decision, decisions = arena_run(preset, args.matches, args.sandbox, sizes)
+        lines: list[bytes] = []
+        per_decision, decisions = arena_run(preset, args.matches, args.sandbox, lines)
+        sizes = [len(line) for line in lines]
         raw = raw_run(sizes)
+        transport = transport_run(lines, args.sandbox)
         mean_size = sum(sizes) / len(sizes)
         print(f"{preset}: arena {per_decision * 1e6:.1f} us/decision over {decisions} decisions "
-              f"(sandbox {args.sandbox}); raw ping-pong {raw * 1e6:.1f} us; act line {mean_size:.0f} bytes on average")
+              f"(sandbox {args.sandbox}); raw ping-pong {raw * 1e6:.1f} us; the arena's transport alone "
+              f"{transport * 1e6:.1f} us; act line {mean_size:.0f} bytes on average")
         total_arena += per_decision
         total_raw += raw
+        total_transport += transport
+    print(f"transport alone / raw = {total_transport / total_raw:.2f} (the floor without engine work)")
     print(f"protocol: arena/raw = {total_arena / total_raw:.2f}")
 
 
