@@ -63,7 +63,7 @@ def act_line(request_id: int, state: dict[str, Any], events: list[dict[str, Any]
     """``encode(act(...))`` with the legal list already encoded: the same bytes, built faster.
 
     The legal list is most of an ``act`` line and repeats from situation to situation, so
-    the arena encodes each distinct list once per match (see ``Match.legal_keyed``).
+    the arena encodes each distinct list once per process (see ``Match.legal_keyed``).
     """
     return b"".join((b'{"type":"act","id":', b"%d" % request_id, b',"state":', orjson.dumps(state),
                      b',"events":', orjson.dumps(events), b',"legal":', legal_json, b"}\n"))

@@ -191,11 +191,12 @@ class Match:
         return self.legal_keyed(seat)[1]
 
     def legal_keyed(self, seat: int) -> tuple[Hashable, list[Action]]:
-        """``(key, legal_actions(seat))``: equal keys mean the very same list, in any match.
+        """``(key, legal_actions(seat))``: equal keys mean equal lists, in any match.
 
         The key names only what the list depends on (phase, slot occupancy, the held card's
-        power, the preset), so lists are built once per process and shared between
-        matches, and the arena encodes each list's JSON once under its key.
+        power, the preset), so lists are built once per process (while the bounded cache
+        keeps them) and shared between matches, and the arena encodes each list's JSON
+        once under its key.
         """
         if self._cache_version != self.version:
             self._by_seat = {}
