@@ -16,9 +16,13 @@ def test_digests_are_by_content_and_cover_the_shared_lib(tmp_path):
     (lib / "helper.py").write_text("h")
     (bot / "__pycache__").mkdir()
     (bot / "__pycache__" / "a.pyc").write_bytes(b"x")
+    (bot / "replays").mkdir()  # `arena play` run from inside the bot directory
+    (bot / "replays" / "play-7.jsonl").write_text("{}")
+    (bot / "sub" / "replays").mkdir()  # deeper down it is the bot's own folder
+    (bot / "sub" / "replays" / "data").write_text("d")
     os.symlink("a.py", bot / "link")
     first = files.digests(str(bot))
-    assert set(first) == {"a.py", "sub/b.txt", "link", "../lib/helper.py"}
+    assert set(first) == {"a.py", "sub/b.txt", "sub/replays/data", "link", "../lib/helper.py"}
     assert first["link"] == "symlink:a.py"
     os.utime(bot / "a.py", (1, 1))
     assert files.digests(str(bot)) == first

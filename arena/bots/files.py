@@ -18,6 +18,11 @@ from pathlib import Path
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
 """Never part of a bot's code: bytecode caches and version-control metadata."""
 
+ARENA_OUTPUTS = frozenset({"replays", "results"})
+"""Folders the arena itself writes into the current directory (``arena play`` replays, tournament
+results): skipped at the top of a bot directory, where a bot author running the arena from
+inside it would otherwise "change" the bot."""
+
 SHARED_LIB = "lib"
 """The folder beside a bot's directory that bots may read (same rule as the sandbox)."""
 
@@ -39,8 +44,8 @@ def _walk(directory: str) -> Iterator[tuple[str, str, os.stat_result]]:
     """``(name, path, lstat)`` of every file and symlink, names relative to the bot directory, in sorted order."""
     for prefix, root in roots(directory):
         for folder, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
             rel = os.path.relpath(folder, root)
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not (rel == "." and d in ARENA_OUTPUTS))
             for file in sorted(files):
                 path = os.path.join(folder, file)
                 try:
