@@ -25,6 +25,8 @@ def test_cached_lists_equal_fresh_generation_for_every_seat(config, players):
         steps = iter(drive(match, rng, 2000))
         while True:
             for seat in range(players):
+                occupied = tuple(i for i, card in enumerate(match.hands[seat]) if card is not None)
+                assert match._occ[seat] == occupied, "occupancy kept beside the hands went stale"
                 key, cached = match.legal_keyed(seat)
                 assert cached == match._generate(seat), (match.phase, seat, key)
                 assert (key is None) == (not cached)
