@@ -139,13 +139,13 @@ def final_places(totals: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[
 class _Table:
     """The running match: engine, links, faults. One instance per :func:`play_match`."""
 
-    def __init__(self, job: MatchJob, carried: Sequence[BotLink | None] = (), serves: int = 1) -> None:
+    def __init__(self, job: MatchJob, carried: Sequence[BotLink | None] = (), serves: Sequence[int] = ()) -> None:
         self.job = job
         self.players = len(job.bots)
         self.match = Match(job.rules, self.players, job.seed)
         self.links: list[BotLink | None] = list(carried) or [None] * self.players
-        self.serves = serves
-        """Matches a process started now may serve (this one included): its CPU allowance."""
+        self.serves = list(serves) or [1] * self.players
+        """Per seat, matches a process started now may serve (this one included): its CPU allowance."""
         self.forfeited = [False] * self.players
         self.fault_count = [0] * self.players
         self.faults: list[Fault] = []
@@ -171,12 +171,12 @@ class _Table:
     # ------------------------------------------------------------ phases
     def start(self, backend_name: str) -> str:
         backend, why = resolve_backend(backend_name)
-        limits = self.job.limits
-        if self.serves > 1:  # cpu_seconds is an allowance per match
-            limits = dataclasses.replace(limits, cpu_seconds=limits.cpu_seconds * self.serves)
         for seat, spec in enumerate(self.job.bots):
             if self.links[seat] is not None:
-                continue  # a process kept from the previous match of a batch: it gets a new hello
+                continue  # a process kept from an earlier match of a batch: it gets a new hello
+            limits = self.job.limits
+            if self.serves[seat] > 1:  # cpu_seconds is an allowance per match
+                limits = dataclasses.replace(limits, cpu_seconds=limits.cpu_seconds * self.serves[seat])
             try:
                 launch = LaunchSpec(tuple(resolve_command(spec)), spec.directory, limits,
                                     image=spec.image, hidden=self.job.private)
@@ -254,8 +254,8 @@ class _Table:
             except BotFault as fault:
                 self.fault(seat, fault)
 
-    def finish(self, outcome: dict[str, Any], keep: bool) -> list[BotLink | None]:
-        """Send ``over``; then close every bot, or with ``keep`` return those fit for another match.
+    def finish(self, outcome: dict[str, Any], keep: Sequence[bool]) -> list[BotLink | None]:
+        """Send ``over``; then close every bot but those ``keep`` names (per seat) and fit for another match.
 
         Fit: no fault in this match (a late reply to a timed-out request must never be
         read as an answer in the next match) and the process still running.
@@ -268,7 +268,7 @@ class _Table:
                 link.notify(protocol.over({**outcome, "seat": seat}))
             except BotFault:
                 continue  # the match is over; a bot that will not listen is simply closed
-            if keep and not self.fault_count[seat] and link.process.alive():
+            if keep[seat] and not self.fault_count[seat] and link.process.alive():
                 kept[seat] = link
         ending = [link for link in self.links if link is not None and link not in kept]
         for link in ending:  # every bot sees EOF now and exits in parallel with the others
@@ -285,35 +285,43 @@ class _Table:
 
 def play_match(job: MatchJob) -> MatchOutcome:
     """Play ``job`` to the end and return its outcome; bots never outlive this call."""
-    return _play(job, (), keep=False, serves=1)[0]
+    return _play(job, (), keep=[False] * len(job.bots), serves=[1] * len(job.bots))[0]
 
 
 def play_batch(jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
-    """Play ``jobs`` in order, each seat's bot process serving the following matches too.
+    """Play ``jobs`` in order, each bot's process serving every later match of its bot in the batch.
 
-    The jobs must seat the same bots in the same seats (a table under one rotation, over
-    several cycles: different deals, so a process never sees a deal twice). Between two
-    matches a bot gets ``over`` and then a new ``hello``, as the protocol allows; a seat
-    whose bot faulted or exited gets a fresh process. Outcomes are the same as playing
-    each job alone for any bot that starts afresh on ``hello``, as the protocol asks.
-    Closing the iterator early kills the processes it holds.
+    From one match to the next a bot may sit in another seat and face other bots: it gets
+    ``over`` and then a new ``hello``, as the protocol allows. No two jobs may share a
+    deal (seed), so a process never sees a deal twice (the rotations of a table share
+    one). A bot whose process faulted or exited gets a fresh process; a process whose bot
+    plays no later match of the batch is closed after its last one. Outcomes are the same
+    as playing each job alone for any bot that starts afresh on ``hello``, as the protocol
+    asks. Closing the iterator early kills the processes it holds.
     """
-    seats = {tuple(job.bots) for job in jobs}
-    if len(seats) > 1:
-        raise ValueError("a batch must seat the same bots in the same seats in every match")
-    links: Sequence[BotLink | None] = ()
+    seeds = [job.seed for job in jobs]
+    if len(set(seeds)) != len(seeds):
+        raise ValueError("a batch must not play one deal twice: a process would see it twice")
+    warm: dict[BotSpec, BotLink] = {}
     try:
         for number, job in enumerate(jobs):
-            outcome, links = _play(job, links, keep=number < len(jobs) - 1, serves=len(jobs) - number)
+            later = [set(other.bots) for other in jobs[number + 1:]]
+            serves = [1 + sum(spec in bots for bots in later) for spec in job.bots]
+            carried = [warm.pop(spec, None) for spec in job.bots]
+            outcome, kept = _play(job, carried, keep=[n > 1 for n in serves], serves=serves)
+            for spec, link in zip(job.bots, kept):
+                if link is not None and spec in warm:
+                    link.kill()  # the same bot in two seats of one match: one warm process is enough
+                elif link is not None:
+                    warm[spec] = link
             yield outcome
     finally:
-        for link in links:
-            if link is not None:
-                link.kill()
+        for link in warm.values():
+            link.kill()
 
 
-def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: bool,
-          serves: int) -> tuple[MatchOutcome, list[BotLink | None]]:
+def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool],
+          serves: Sequence[int]) -> tuple[MatchOutcome, list[BotLink | None]]:
     """One match on the ``carried`` processes (new ones where None); returns the processes kept."""
     started = time.perf_counter()
     table = _Table(job, carried, serves)

@@ -617,7 +617,19 @@ def test_a_bot_that_refuses_a_second_hello_faults_at_start_up_and_the_batch_goes
     assert second.forfeited == (True, False) and second.places == (2, 1)
 
 
-def test_a_batch_must_keep_its_seating():
+def test_a_batch_never_plays_one_deal_twice():
     a, b = load_bot(RANDOM, name="a"), load_bot(RANDOM, name="b")
-    with pytest.raises(ValueError, match="same bots in the same seats"):
-        list(play_batch([job((a, b)), job((b, a))]))
+    with pytest.raises(ValueError, match="one deal twice"):
+        list(play_batch([job((a, b), seed=5, match_id="r0"), job((b, a), seed=5, match_id="r1")]))
+
+
+def test_a_bots_process_follows_it_to_other_seats_and_tables(monkeypatch):
+    """A big field with one cycle: processes serve the bot's next match whatever the seat or opponents."""
+    a, b, c = (load_bot(RANDOM, name=n) for n in "abc")
+    jobs = [job(bots, seed=n, match_id=f"t-{n}") for n, bots in enumerate([(a, b), (b, c), (c, a)], 1)]
+    started = _count_starts(monkeypatch)
+    together = list(play_batch(jobs))
+    assert len(started) == 3  # a and b for the first match, c for the second; b moved seats, a waited
+    assert all(o.faults == () for o in together)
+    alone = [play_match(j) for j in jobs]
+    assert [(o.totals, o.rounds, o.decisions) for o in together] == [(o.totals, o.rounds, o.decisions) for o in alone]

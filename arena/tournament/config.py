@@ -102,7 +102,7 @@ class TournamentConfig:
     workers: int | None
     """Matches played at once; None means one per CPU core."""
     matches_per_process: int
-    """Matches of one seating (different deals) a bot process serves before it is replaced;
+    """Size of the runs of matches (never one deal twice) whose bot processes are reused;
     1 starts a fresh process for every match. Not fingerprinted: for bots that start afresh
     on ``hello``, as the protocol asks, results do not depend on it."""
     fault_policy: str

@@ -1,8 +1,9 @@
 """Worker processes that play batches of match jobs; only the driver stores what they return.
 
-A batch is a run of matches with the same seating whose bot processes are reused from
-one match to the next (:func:`arena.runner.play_batch`); results still come back, and
-are stored, one match at a time.
+A batch is a run of matches (never one deal twice) whose bot processes are reused from
+one match to the next, each following its bot from seat to seat and table to table
+(:func:`arena.runner.play_batch`); results still come back, and are stored, one match
+at a time.
 
 Workers ignore SIGINT (the driver decides what a Ctrl-C means) and turn SIGTERM
 into an orderly exit, so a stopped run still kills every bot process it started.

@@ -67,20 +67,24 @@ def schedule_size(bots: int, seats: Sequence[int], cycles: int) -> int:
 
 
 def batches(schedule: Sequence[ScheduledMatch], pending: set[int], size: int) -> list[list[ScheduledMatch]]:
-    """Runs of up to ``size`` matches with the same seating, for bot processes to serve in turn.
+    """Runs of up to ``size`` matches for bot processes to serve in turn, never a deal twice.
 
-    Each seating's matches are cut into runs in schedule order over the *whole*
-    schedule (so a run is the same whatever was already played), then finished matches
-    are dropped. A seating's matches differ in cycle, so no run holds a deal twice.
-    Runs are ordered by their first pending match.
+    A run holds matches of one rotation and table size: a table in consecutive cycles,
+    then the next tables in order. Consecutive tables differ by one bot (combinations
+    change one at a time), so most processes serve the whole run even when the field is
+    large and there is a single cycle; a table's rotations, which share its deal, are in
+    different runs. Runs are cut over the *whole* schedule (so a run is the same whatever
+    was already played), then finished matches are dropped. Runs are ordered by their
+    first pending match.
     """
     if size < 1:
         raise ValueError("batch size must be at least 1")
-    by_seating: dict[tuple[str, ...], list[ScheduledMatch]] = {}
+    by_rotation: dict[tuple[int, int], list[ScheduledMatch]] = {}
     for scheduled in schedule:
-        by_seating.setdefault(scheduled.bots, []).append(scheduled)
+        by_rotation.setdefault((len(scheduled.bots), scheduled.rotation), []).append(scheduled)
     runs: list[list[ScheduledMatch]] = []
-    for matches in by_seating.values():
+    for matches in by_rotation.values():
+        matches.sort(key=lambda m: (sorted(m.bots), m.cycle))  # the table (its sorted bots), then the cycle
         for start in range(0, len(matches), size):
             run = [m for m in matches[start:start + size] if m.index in pending]
             if run:

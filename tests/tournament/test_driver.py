@@ -289,6 +289,23 @@ def test_reusing_bot_processes_changes_no_result(tmp_path):
     assert rows(fresh.output) == rows(reused.output)
 
 
+def test_reusing_processes_across_tables_changes_no_result(tmp_path):
+    """One cycle of a larger field: processes follow their bot from table to table, results stay put."""
+    field = "".join(f"  - {{name: {name}, path: {ROOT / 'bots' / bot}}}\n" for name, bot in [
+        ("r1", "random"), ("r2", "random"), ("c1", "c-random"), ("c2", "c-random"), ("h", "heuristic"),
+        ("g", "js-greedy")])
+    configs = []
+    for name, per_process in (("one", 1), ("many", 16)):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(f"name: {name}\nrules: espanola\nseats: 3\ncycles: 1\nseed: 4\nsandbox: none\n"
+                        f"matches_per_process: {per_process}\noutput: {tmp_path / name}\nbots:\n{field}")
+        configs.append(load_config(path))
+    a = run_tournament(configs[0], out=open(os.devnull, "w"))
+    b = run_tournament(configs[1], workers=2, out=open(os.devnull, "w"))
+    assert a.played == b.played == 60 and a.failed == b.failed == 0
+    assert rows(configs[0].output) == rows(configs[1].output)
+
+
 def test_ratings_kept_during_the_run_equal_a_recomputation_from_the_database(tmp_path):
     from arena.tournament.driver import publish
     from arena.tournament.store import ResultStore
