@@ -27,7 +27,7 @@ import stat
 import tempfile
 import time
 
-from .reaper import process_start, scan, token_of
+from .reaper import process_start, scan, signal_pinned, token_of
 
 _SWEPT: set[int] = set()  # arena pids that already swept
 
@@ -128,16 +128,13 @@ def _kill_tokens(deadline: float, folder: str | None) -> list[int]:
     found: set[int] = set()
     for sig in (signal.SIGSTOP, signal.SIGKILL):
         while time.monotonic() < deadline:
-            stale = [pid for pid, info in scan().items() if pid != me and info.state not in "ZXx"
-                     and (sig == signal.SIGKILL or info.state not in "Tt") and ours(token_of(pid))]
+            stale = {pid: tag for pid, info in scan().items() if pid != me and info.state not in "ZXx"
+                     and (sig == signal.SIGKILL or info.state not in "Tt") and ours(tag := token_of(pid))}
             if not stale:
                 break
             found.update(stale)
-            for pid in stale:
-                try:
-                    os.kill(pid, sig)
-                except (ProcessLookupError, PermissionError):
-                    pass
+            for pid, tag in stale.items():
+                signal_pinned(pid, sig, lambda p, tag=tag: token_of(p) == tag)
     return sorted(found)
 
 

@@ -53,7 +53,7 @@ import ctypes
 import os
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 TOKEN_VAR = "ARENA_SANDBOX"
@@ -118,6 +118,8 @@ class ProcInfo(NamedTuple):
     """Session id."""
     state: str
     """State letter: R, S, D, T (stopped), t, Z (zombie), X ..."""
+    start: str = ""
+    """Start time in clock ticks since boot: with the pid, names one process for good."""
 
 
 def scan() -> dict[int, ProcInfo]:
@@ -136,12 +138,12 @@ def scan() -> dict[int, ProcInfo]:
             continue
         finally:
             os.close(fd)
-        # "pid (comm) S ppid pgrp session ..." where comm may contain spaces or ')'
-        rest = data[data.rfind(b")") + 2:].split(b" ", 4)
-        if len(rest) < 5:
+        # "pid (comm) S ppid pgrp session ... starttime(22) ..." where comm may contain spaces or ')'
+        rest = data[data.rfind(b")") + 2:].split(b" ", 20)
+        if len(rest) < 20:
             continue
         procs[int(name)] = ProcInfo(int(rest[1]), int(rest[2]), int(rest[3]),
-                                    rest[0].decode("ascii", "replace"))
+                                    rest[0].decode("ascii", "replace"), rest[19].decode("ascii", "replace"))
     return procs
 
 
@@ -211,12 +213,35 @@ def collect(procs: dict[int, ProcInfo], root: int | None, token: str,
     return members
 
 
-def _signal(pid: int, sig: int) -> None:
-    """Send a signal, ignoring processes that are already gone."""
+def signal_pinned(pid: int, sig: int, still_it: Callable[[int], bool]) -> None:
+    """Signal ``pid`` only if, once pinned by a pidfd, ``still_it(pid)`` holds.
+
+    A pid from an earlier scan may have been reused by then; a pidfd names one process
+    for good, so checking after opening it leaves no window. Gone processes are ignored.
+    """
     try:
-        os.kill(pid, sig)
+        fd = os.pidfd_open(pid)
+    except (ProcessLookupError, PermissionError):
+        return
+    except (AttributeError, OSError):  # no pidfd (Linux < 5.3): the plain kill, its window left open
+        if still_it(pid):
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return
+    try:
+        if still_it(pid):
+            signal.pidfd_send_signal(fd, sig)
     except (ProcessLookupError, PermissionError):
         pass
+    finally:
+        os.close(fd)
+
+
+def _signal(pid: int, sig: int, start: str = "") -> None:
+    """Signal ``pid`` if it is still the process that started at ``start`` (any, if empty)."""
+    signal_pinned(pid, sig, lambda p: not start or process_start(p) == start)
 
 
 def _signal_all(procs: dict[int, ProcInfo], pids: Iterable[int], sig: int, members: set[int]) -> None:
@@ -229,7 +254,7 @@ def _signal_all(procs: dict[int, ProcInfo], pids: Iterable[int], sig: int, membe
     groups: set[int] = set()
     mine = os.getpgid(0)
     for pid in pids:
-        _signal(pid, sig)
+        _signal(pid, sig, procs[pid].start)
         groups.add(procs[pid].pgid)
     for pgid in groups - {mine, 0, 1}:
         if pgid not in members and os.path.exists(f"/proc/{pgid}"):

@@ -297,3 +297,22 @@ def test_a_group_number_reused_by_another_process_is_never_signalled() -> None:
         for proc in (foreign, member):
             proc.kill()
             proc.wait()
+
+
+def test_a_pid_from_an_earlier_scan_is_signalled_only_if_it_is_still_that_process() -> None:
+    import signal
+    import subprocess
+
+    from arena.sandbox import reaper
+
+    proc = subprocess.Popen(["sleep", "30"])
+    try:
+        reaper._signal(proc.pid, signal.SIGKILL, "1")  # started at another time: a reused pid
+        reaper.signal_pinned(proc.pid, signal.SIGKILL, lambda pid: False)
+        time.sleep(0.1)
+        assert proc.poll() is None
+        reaper._signal(proc.pid, signal.SIGKILL, reaper.scan()[proc.pid].start)
+        assert proc.wait(timeout=5) == -signal.SIGKILL
+    finally:
+        proc.kill()
+        proc.wait()
