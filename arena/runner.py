@@ -17,12 +17,13 @@ from typing import Any, Iterator, Sequence
 from . import protocol
 from .bot import BotLink, TimeControl, collect_replies
 from .bots import BotSpec, resolve_command
+from .bots.buildlock import bot_lock
 from .fallback import fallback_index
 from .faults import FAULT_POLICIES, BotFault, Fault, FaultKind
 from .game import Match, Rules, events_for, observe
 from .game.replay import replay_bytes
 from .game.scoring import places
-from .sandbox import LaunchSpec, Limits, SandboxError, resolve_backend
+from .sandbox import Backend, LaunchSpec, Limits, SandboxError, resolve_backend
 
 _ROUND_END = ("round_over", "match_over")
 _LEGAL_JSON: dict[Any, bytes] = {}
@@ -171,6 +172,13 @@ class _Table:
     # ------------------------------------------------------------ phases
     def start(self, backend_name: str) -> str:
         backend, why = resolve_backend(backend_name)
+        fresh = [spec.directory for spec, link in zip(self.job.bots, self.links) if link is None]
+        with bot_lock(fresh, exclusive=False):  # another arena's build of these bots waits, and they for it
+            self._start(backend)
+        return backend.name
+
+    def _start(self, backend: Backend) -> None:
+        """Start the bots that have no process yet, then hello every bot and read every ready."""
         for seat, spec in enumerate(self.job.bots):
             if self.links[seat] is not None:
                 continue  # a process kept from an earlier match of a batch: it gets a new hello
@@ -203,7 +211,6 @@ class _Table:
                 link.await_ready()
             except BotFault as fault:
                 self.fault(seat, fault)
-        return backend.name
 
     def decide(self) -> None:
         """Ask every seat that must act now (all at once), then apply their choices."""

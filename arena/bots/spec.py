@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from . import files
+from .buildlock import BotBusy, bot_lock
 
 MANIFEST = "bot.yaml"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -151,16 +152,20 @@ def build_bot(spec: BotSpec, timeout: float = 300.0) -> None:
     if key in _built:
         return
     command = spec.build.replace(_PYTHON_PLACEHOLDER, shlex.quote(bot_python()))
-    before = files.stamps(spec.directory)
     try:
-        proc = subprocess.run(command, shell=True, cwd=spec.directory, capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
+        with bot_lock([spec.directory], exclusive=True, timeout=timeout):  # no other arena is starting it
+            before = files.stamps(spec.directory)
+            proc = subprocess.run(command, shell=True, cwd=spec.directory, capture_output=True, text=True,
+                                  timeout=timeout, stdin=subprocess.DEVNULL)
+            outputs = files.changed_by(before, files.stamps(spec.directory))
     except subprocess.TimeoutExpired:
         raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} took over {timeout:.0f} s") from None
+    except BotBusy as exc:
+        raise BotConfigError(f"bot {spec.name!r}: {exc}") from None
     if proc.returncode != 0:
         tail = (proc.stdout + proc.stderr).strip()[-800:]
         raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} failed (exit {proc.returncode}):\n{tail}")
-    _built[key] = files.changed_by(before, files.stamps(spec.directory))
+    _built[key] = outputs
 
 
 def build_outputs(spec: BotSpec) -> frozenset[str]:

@@ -1,0 +1,70 @@
+"""One arena's build of a bot never changes its files under another arena starting that bot.
+
+Two tournaments sharing a bot directory (a standard and an espanola league run side by
+side, say) each run the bot's build when they start. ``gcc -o bot`` recreates the binary,
+and a bot started during the link fails with "Permission denied" or "Text file busy": a
+startup fault charged to a bot that did nothing wrong. So a build holds an exclusive
+lock per bot directory, and a table starting bots holds a shared one until they are
+ready; each waits for the other. Locks are ``flock`` on files in this user's private
+arena directory (see :func:`arena.sandbox.orphans.registry`), so they vanish with the
+process holding them, however it dies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import time
+from collections.abc import Iterable, Iterator
+
+from ..sandbox.orphans import registry
+
+LOCKS = "locks"
+"""Folder of the lock files inside the private arena directory."""
+
+
+class BotBusy(OSError):
+    """The lock could not be had in time; the message says which directory."""
+
+
+@contextlib.contextmanager
+def bot_lock(directories: Iterable[str | None], exclusive: bool, timeout: float = 300.0) -> Iterator[None]:
+    """Hold the lock of every bot directory given (None entries are plain commands: skipped).
+
+    Locks are taken in sorted order, so two holders never wait for each other in a
+    circle. An exclusive lock is retried until ``timeout`` (shared holders come and go;
+    a blocking wait could starve behind a busy tournament), then :class:`BotBusy`.
+    """
+    folder = registry()
+    fds: list[int] = []
+    try:
+        if folder is not None:
+            locks = os.path.join(folder, LOCKS)
+            os.makedirs(locks, mode=0o700, exist_ok=True)
+            for directory in sorted({os.path.realpath(d) for d in directories if d}):
+                name = hashlib.sha256(directory.encode()).hexdigest()[:24] + ".lock"
+                fd = os.open(os.path.join(locks, name), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                fds.append(fd)
+                _acquire(fd, exclusive, timeout, directory)
+        yield
+    finally:
+        for fd in fds:
+            os.close(fd)  # closing the file releases its lock
+
+
+def _acquire(fd: int, exclusive: bool, timeout: float, directory: str) -> None:
+    if not exclusive:
+        fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while a build runs
+        return
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > end:
+                raise BotBusy(f"{directory}: another arena kept starting this bot for {timeout:.0f} s; "
+                              "cannot build it now (try again when that run is past its start-ups)") from None
+            time.sleep(0.01)
