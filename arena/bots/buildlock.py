@@ -24,6 +24,10 @@ from ..sandbox.orphans import registry
 LOCKS = "locks"
 """Folder of the lock files inside the private arena directory."""
 
+BUCKETS = 256
+"""Lock files in all: a directory's lock is one of these, by hash, so the folder never grows.
+Two directories sharing one only make a build wait for the other's start-ups too."""
+
 
 class BotBusy(OSError):
     """The lock could not be had in time; the message says which directory."""
@@ -43,15 +47,19 @@ def bot_lock(directories: Iterable[str | None], exclusive: bool, timeout: float 
         if folder is not None:
             locks = os.path.join(folder, LOCKS)
             os.makedirs(locks, mode=0o700, exist_ok=True)
-            for directory in sorted({os.path.realpath(d) for d in directories if d}):
-                name = hashlib.sha256(directory.encode()).hexdigest()[:24] + ".lock"
-                fd = os.open(os.path.join(locks, name), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            buckets = {_bucket(os.path.realpath(d)): os.path.realpath(d) for d in directories if d}
+            for bucket in sorted(buckets):
+                fd = os.open(os.path.join(locks, f"{bucket:03d}.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
                 fds.append(fd)
-                _acquire(fd, exclusive, timeout, directory)
+                _acquire(fd, exclusive, timeout, buckets[bucket])
         yield
     finally:
         for fd in fds:
             os.close(fd)  # closing the file releases its lock
+
+
+def _bucket(directory: str) -> int:
+    return int.from_bytes(hashlib.sha256(directory.encode()).digest()[:4], "big") % BUCKETS
 
 
 def _acquire(fd: int, exclusive: bool, timeout: float, directory: str) -> None:
