@@ -15,6 +15,8 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..sandbox.backends import SHARED_LIB  # the folder beside a bot's directory that bots may read
+
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
 """Never part of a bot's code: bytecode caches and version-control metadata."""
 
@@ -22,9 +24,6 @@ ARENA_OUTPUTS = frozenset({"replays", "results"})
 """Folders the arena itself writes into the current directory (``arena play`` replays, tournament
 results): skipped at the top of a bot directory, where a bot author running the arena from
 inside it would otherwise "change" the bot."""
-
-SHARED_LIB = "lib"
-"""The folder beside a bot's directory that bots may read (same rule as the sandbox)."""
 
 Stamp = tuple[int, int, int, int]
 """``(inode, size, mtime_ns, ctime_ns)``: changes whenever a file is written or replaced."""
