@@ -74,14 +74,14 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
                 for line in fault_lines(dataclasses.replace(outcome, faults=tuple(mine)))[1:]:
                     say(line)
     # Tournaments let one process play several matches: over, then a new hello.
-    seats = (spec, dataclasses.replace(opponent, name=f"{opponent.name}-1"))
-    jobs = [MatchJob(f"check-reuse-{index}", make_rules(preset), f"{nonce}/reuse/{index}", seats,
+    pair = (spec, dataclasses.replace(opponent, name=f"{opponent.name}-1"))
+    jobs = [MatchJob(f"check-reuse-{index}", make_rules(preset), f"{nonce}/reuse/{index}", pair,
                      time=time_control, sandbox=sandbox) for index, preset in enumerate(("standard", "espanola"))]
-    mine = [(outcome, [f for f in outcome.faults if f.seat == 0]) for outcome in play_batch(jobs)]
-    clean = not any(faults for _, faults in mine)
+    reused = [(outcome, [f for f in outcome.faults if f.seat == 0]) for outcome in play_batch(jobs)]
+    clean = not any(faults for _, faults in reused)
     say("reuse: one process, two matches (standard, then a new hello for espanola): "
         + ("ok" if clean else "fault(s): the bot must accept a new hello after over"))
-    for outcome, faults in mine:
+    for outcome, faults in reused:
         if faults:
             report.ok = False
             for line in fault_lines(dataclasses.replace(outcome, faults=tuple(faults)))[1:]:

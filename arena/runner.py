@@ -12,7 +12,7 @@ import dataclasses
 import gzip
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Generator, Sequence
 
 from . import protocol
 from .bot import BotLink, TimeControl, collect_replies
@@ -295,7 +295,7 @@ def play_match(job: MatchJob) -> MatchOutcome:
     return _play(job, (), keep=[False] * len(job.bots), serves=[1] * len(job.bots))[0]
 
 
-def play_batch(jobs: Sequence[MatchJob]) -> Iterator[MatchOutcome]:
+def play_batch(jobs: Sequence[MatchJob]) -> Generator[MatchOutcome, None, None]:
     """Play ``jobs`` in order, each bot's process serving every later match of its bot in the batch.
 
     From one match to the next a bot may sit in another seat and face other bots: it gets

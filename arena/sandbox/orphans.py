@@ -26,6 +26,7 @@ import signal
 import stat
 import tempfile
 import time
+from typing import Callable
 
 from .reaper import process_start, scan, signal_pinned, token_of
 
@@ -113,6 +114,27 @@ def _kill_group(pgid: int, started: str, deadline: float) -> bool:
     return hit
 
 
+def _kill_registered(deadline: float, folder: str) -> list[int]:
+    """Kill the process group of every registered bot whose arena is gone; drop its registration."""
+    hit: list[int] = []
+    for name in os.listdir(folder):
+        if not owner_gone(name):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            with open(path) as f:
+                pid_text, started = f.read().split()
+            if _kill_group(int(pid_text), started, deadline):
+                hit.append(int(pid_text))
+        except (OSError, ValueError):
+            pass
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    return hit
+
+
 def _kill_tokens(deadline: float, folder: str | None) -> list[int]:
     """Stop, then kill, every live process whose token names an arena that is gone.
 
@@ -134,7 +156,7 @@ def _kill_tokens(deadline: float, folder: str | None) -> list[int]:
                 break
             found.update(stale)
             for pid, tag in stale.items():
-                signal_pinned(pid, sig, lambda p, tag=tag: token_of(p) == tag)
+                signal_pinned(pid, sig, _carries(tag))
     return sorted(found)
 
 
@@ -149,23 +171,8 @@ def sweep(timeout: float = 5.0, force: bool = False) -> list[int]:
         return []
     _SWEPT.add(me)
     deadline = time.monotonic() + timeout
-    hit: list[int] = []
     folder = registry()
-    for name in os.listdir(folder) if folder else []:
-        if not owner_gone(name):
-            continue
-        path = os.path.join(folder, name)
-        try:
-            with open(path) as f:
-                pid_text, started = f.read().split()
-            if _kill_group(int(pid_text), started, deadline):
-                hit.append(int(pid_text))
-        except (OSError, ValueError):
-            pass
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+    hit = _kill_registered(deadline, folder) if folder is not None else []
     hit += _kill_tokens(deadline, folder)
     for pid in hit:  # corpses that came back to us (we may be their subreaper) are ours to reap
         try:
@@ -173,3 +180,8 @@ def sweep(timeout: float = 5.0, force: bool = False) -> list[int]:
         except ChildProcessError:
             pass
     return hit
+
+
+def _carries(tag: str | None) -> Callable[[int], bool]:
+    """A check that a pid still carries ``tag`` (for :func:`signal_pinned`)."""
+    return lambda pid: token_of(pid) == tag
