@@ -171,6 +171,7 @@ def assert_forfeit_outcome(outcome: MatchOutcome, seat: int, kind: FaultKind, wo
 MID_MATCH = [
     ("timeout", ("fault_timeout", "3"), FaultKind.TIMEOUT, rf"no reply within {MOVE_MS} ms", "standard", 4, 1, 3),
     ("exit", ("fault_exit", "4", "3"), FaultKind.EXIT, r"(exited|closed its stdout) \(exit status 3\)", "espanola", 3, 0, 4),
+    ("exit_closing_stdout", ("fault_exit", "3", "0", "close"), FaultKind.EXIT, r"^bot closed its stdout$", "standard", 4, 1, 3),
     ("bad_json", ("fault_bad_json", "2"), FaultKind.BAD_JSON, r"not valid JSON.*\{\"type\": action", "standard", 3, 2, 2),
     ("bad_json_deep", ("fault_bad_json", "2", "deep"), FaultKind.BAD_JSON, r"not valid JSON \((nested too deeply|depth limit)", "espanola", 2, 1, 2),
     ("not_object", ("fault_not_object", "5"), FaultKind.NOT_OBJECT, r"not an object.*\[1,2\]", "espanola", 4, 3, 5),
@@ -266,6 +267,8 @@ def test_startup_fault_for_a_program_that_does_not_exist():
 BWRAP_CASES = [
     pytest.param(("fault_timeout", "2"), FaultKind.TIMEOUT, r"no reply within", id="timeout"),
     pytest.param(("fault_exit", "2", "5"), FaultKind.EXIT, r"\(exit status 5\)", id="exit"),
+    # bubblewrap's own two processes hold the bot's stdout too: closing it is only silence
+    pytest.param(("fault_exit", "2", "0", "close"), FaultKind.TIMEOUT, r"no reply within", id="closing_stdout"),
 ]
 
 
