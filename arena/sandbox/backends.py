@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import orphans, reaper
+from . import cgroups, orphans, reaper
 from .docker import DockerSandbox
 from .errors import ChannelClosed, ChannelError, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits, apply_rlimits
@@ -66,7 +66,7 @@ class NoneBackend(Backend):
 
     def available(self) -> tuple[bool, str]:
         """Always available on Linux."""
-        return True, "plain subprocess: rlimits, own session, scrubbed environment, private cwd"
+        return True, "plain subprocess: rlimits, own session, scrubbed environment, private cwd; " + _process_cap()
 
     def start(self, spec: LaunchSpec) -> BotProcess:
         """Start the bot in a fresh private directory; see the module docstring for the walls."""
@@ -79,16 +79,20 @@ class NoneBackend(Backend):
         token = orphans.new_token()
         workdir = tempfile.mkdtemp(prefix="arena-bot-")
         info_r, info_w = os.pipe() if self._wants_info_fd else (-1, -1)
+        cgroup = None
         try:
+            cgroup = cgroups.create(token, spec.limits.processes)
             argv = self._argv(spec, workdir, info_w)
             env = self._env(spec, self._inner_tmp(workdir), token)
             popen = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 bufsize=0, cwd=workdir, env=env, close_fds=True, start_new_session=True,
                 pass_fds=(info_w,) if info_w >= 0 else (),
-                preexec_fn=_child_setup(spec.limits, os.getpid(), self._bot_is_subreaper),
+                preexec_fn=_child_setup(spec.limits, os.getpid(), self._bot_is_subreaper, cgroup),
             )
         except BaseException as exc:
+            if cgroup is not None:
+                cgroups.remove(cgroup)
             shutil.rmtree(workdir, ignore_errors=True)
             for fd in (info_r, info_w):
                 if fd >= 0:
@@ -102,7 +106,7 @@ class NoneBackend(Backend):
             os.close(info_w)
             related = _InfoReader(info_r)
         return BotProcess(popen, limits=spec.limits, token=token, workdir=workdir, backend=self.name,
-                          related=related)
+                          related=related, cgroup=cgroup)
 
     def _inner_tmp(self, workdir: str) -> str:
         """The private directory as the bot sees it."""
@@ -165,10 +169,18 @@ class _InfoReader:
             os.close(self._fd)
 
 
-def _child_setup(limits: Limits, parent_pid: int, subreaper: bool) -> Callable[[], None]:
+def _process_cap() -> str:
+    """How ``Limits.processes`` is enforced here, in words for ``available()``."""
+    parent, why = cgroups.available()
+    return f"processes capped by {why}" if parent else f"process count not capped: {why}"
+
+
+def _child_setup(limits: Limits, parent_pid: int, subreaper: bool, cgroup: str | None) -> Callable[[], None]:
     """Build the preexec hook that runs in the child between fork and exec."""
 
     def setup() -> None:
+        if cgroup is not None:  # first: whatever the bot starts is inside, capped
+            cgroups.join(cgroup)
         apply_rlimits(limits)
         reaper.prepare_child(parent_pid, subreaper=subreaper)
         os.umask(0o077)
@@ -226,7 +238,7 @@ class BwrapBackend(NoneBackend):
             proc.kill()
         if code != 0:
             return False, f"{self._bwrap} cannot create a sandbox here: {err or f'exit status {code}'}"
-        return True, f"{self._bwrap} ran a test sandbox (user, pid, net namespaces)"
+        return True, f"{self._bwrap} ran a test sandbox (user, pid, net namespaces); {_process_cap()}"
 
     def start(self, spec: LaunchSpec) -> BotProcess:
         """Start the bot under bwrap; raises SandboxUnavailable if bwrap cannot run here."""

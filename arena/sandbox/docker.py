@@ -8,8 +8,9 @@ as given, i.e. with paths inside the image. The container gets:
   interface;
 * a cgroup memory limit of ``Limits.memory_mb`` for the whole container with no
   swap on top (memory = memory + swap), so a hog is OOM-killed (status 137);
-* one CPU (``nano_cpus``) and at most ``pids_limit`` (64) processes, so a fork bomb
-  stalls inside the container;
+* one CPU (``nano_cpus``) and at most ``Limits.processes`` (64) processes and threads
+  (``pids_limit``, unless the backend names its own), so a fork bomb stalls inside the
+  container;
 * the other ``Limits`` as rlimits (``cpu_seconds`` as RLIMIT_CPU, ``file_size_mb``,
   ``open_files``, no core dumps), as under ``none``/``bwrap``;
 * a read-only root file system, a small tmpfs at ``/tmp`` (the cwd, ``HOME`` and
@@ -64,7 +65,6 @@ OWNER_LABEL = "cabo-arena.owner"
 OWNER_START_LABEL = "cabo-arena.owner-start"
 """Start time of that process (clock ticks since boot), so a recycled pid is not taken for it."""
 
-DEFAULT_PIDS_LIMIT = 64
 DEFAULT_CPUS = 1.0
 DEFAULT_TMP_MB = 16
 DEFAULT_USER = "65534:65534"
@@ -255,7 +255,7 @@ def _close_attach(attach: Any) -> None:
 class DockerSandbox:
     """Creates one container per bot; ``arena.sandbox.DockerBackend`` delegates to it."""
 
-    def __init__(self, image: str | None = None, *, pids_limit: int = DEFAULT_PIDS_LIMIT,
+    def __init__(self, image: str | None = None, *, pids_limit: int | None = None,
                  cpus: float = DEFAULT_CPUS, tmp_mb: int = DEFAULT_TMP_MB, user: str = DEFAULT_USER,
                  mount_bot_dir: bool = True) -> None:
         """``image`` is used for specs that name none; the rest shape every container.
@@ -266,8 +266,9 @@ class DockerSandbox:
         """
         if image is not None and (not isinstance(image, str) or not image or any(c.isspace() for c in image)):
             raise ValueError(f"DockerSandbox image must be an image reference like 'name:tag', got {image!r}")
-        if not isinstance(pids_limit, int) or pids_limit <= 0:
-            raise ValueError(f"pids_limit must be a positive int, got {pids_limit!r}")
+        if pids_limit is not None and (not isinstance(pids_limit, int) or isinstance(pids_limit, bool)
+                                       or pids_limit <= 0):
+            raise ValueError(f"pids_limit must be a positive int (or None: Limits.processes), got {pids_limit!r}")
         if not isinstance(cpus, (int, float)) or cpus <= 0:
             raise ValueError(f"cpus must be positive, got {cpus!r}")
         if not isinstance(tmp_mb, int) or tmp_mb <= 0:
@@ -290,7 +291,8 @@ class DockerSandbox:
         except _api_errors():
             version = "?"
         return True, (f"Docker engine {version} at {engine_address()}: a container per bot, no network, "
-                      f"memory cgroup, {self.cpus:g} CPU, {self.pids_limit} processes, read-only root")
+                      f"memory cgroup, {self.cpus:g} CPU, {self.pids_limit or 'Limits.processes'} processes, "
+                      "read-only root")
 
     def start(self, spec: LaunchSpec) -> "ContainerProcess":
         """Create, attach to and start the bot's container; SandboxError if that fails."""
@@ -348,7 +350,7 @@ class DockerSandbox:
             mem_limit=memory,
             memswap_limit=memory,  # equal: no swap on top of the memory limit
             nano_cpus=int(self.cpus * 1e9),
-            pids_limit=self.pids_limit,
+            pids_limit=self.pids_limit or limits.processes,
             read_only=True,
             tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={self.tmp_mb}m,mode=1777"},
             shm_size=self.tmp_mb * _MB,

@@ -33,6 +33,11 @@ class Limits:
     open_files: int = 64
     """RLIMIT_NOFILE: file descriptors per bot process."""
 
+    processes: int = 64
+    """Tasks (processes and threads) of the bot and everything it starts, at once: a pids cgroup
+    where the arena can create one (see :mod:`arena.sandbox.cgroups`), the container's pids
+    limit under docker."""
+
     stderr_tail_bytes: int = 8192
     """How many trailing bytes of the bot's stderr the arena keeps (for error reports)."""
 
@@ -40,7 +45,7 @@ class Limits:
     """Longest stdout line accepted; more bytes without a newline raise LineTooLong."""
 
     def __post_init__(self) -> None:
-        for name in ("cpu_seconds", "memory_mb", "file_size_mb", "open_files", "max_line_bytes"):
+        for name in ("cpu_seconds", "memory_mb", "file_size_mb", "open_files", "processes", "max_line_bytes"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive int, got {value!r}")

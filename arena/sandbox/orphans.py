@@ -28,6 +28,7 @@ import tempfile
 import time
 from typing import Callable
 
+from . import cgroups
 from .reaper import process_start, scan, signal_pinned, token_of
 
 _SWEPT: set[int] = set()  # arena pids that already swept
@@ -174,6 +175,7 @@ def sweep(timeout: float = 5.0, force: bool = False) -> list[int]:
     folder = registry()
     hit = _kill_registered(deadline, folder) if folder is not None else []
     hit += _kill_tokens(deadline, folder)
+    cgroups.sweep(owner_gone, max(0.0, deadline - time.monotonic()))
     for pid in hit:  # corpses that came back to us (we may be their subreaper) are ours to reap
         try:
             os.waitpid(pid, os.WNOHANG)

@@ -34,7 +34,7 @@ from types import TracebackType
 
 from .errors import ChannelClosed, ChannelTimeout, LineTooLong
 from .limits import Limits
-from . import orphans
+from . import cgroups, orphans
 from .reaper import kill_tree
 
 _CHUNK = 65536
@@ -55,11 +55,12 @@ class BotProcess:
 
     def __init__(self, popen: subprocess.Popen[bytes], *, limits: Limits, token: str,
                  workdir: str | None, backend: str,
-                 related: Callable[[], Iterable[int]] | None = None) -> None:
+                 related: Callable[[], Iterable[int]] | None = None, cgroup: str | None = None) -> None:
         """Wrap a freshly started ``Popen`` (stdin/stdout/stderr pipes, bufsize=0).
 
         ``related`` is called once by ``kill`` and returns verified init pids of the bot's
-        PID namespaces (bwrap), which the tree kill kills first and reaps.
+        PID namespaces (bwrap), which the tree kill kills first and reaps. ``cgroup`` is the
+        bot's pids cgroup (see :mod:`.cgroups`), removed by ``kill``.
         """
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         self._popen = popen
@@ -68,6 +69,7 @@ class BotProcess:
         self._token = token
         self._workdir = workdir
         self._backend = backend
+        self._cgroup = cgroup
         self._in = popen.stdin.fileno()
         self._out = popen.stdout.fileno()
         self._err = popen.stderr.fileno()
@@ -116,6 +118,11 @@ class BotProcess:
     def workdir(self) -> str | None:
         """Host path of the bot's private writable directory (removed by ``kill``)."""
         return self._workdir
+
+    @property
+    def cgroup(self) -> str | None:
+        """Path of the pids cgroup capping the bot's processes, or None where there is none."""
+        return self._cgroup
 
     @property
     def limits(self) -> Limits:
@@ -384,6 +391,8 @@ class BotProcess:
             self._out_eof = True
             if self._workdir:
                 shutil.rmtree(self._workdir, ignore_errors=True)
+            if self._cgroup and not cgroups.remove(self._cgroup):
+                warnings.warn(f"sandbox: could not remove the cgroup {self._cgroup}", RuntimeWarning)
             orphans.unregister(self._token)
             _LIVE.discard(self)
 

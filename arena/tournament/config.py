@@ -55,7 +55,7 @@ REQUIRED_KEYS = ("name", "bots")
 """Top-level keys without a default."""
 TIME_KEYS = ("move_ms", "startup_ms", "bank_ms")
 """Keys of the ``time`` section (fields of :class:`TimeControl`)."""
-LIMIT_KEYS = ("cpu_seconds", "memory_mb", "file_size_mb", "open_files")
+LIMIT_KEYS = ("cpu_seconds", "memory_mb", "file_size_mb", "open_files", "processes")
 """Keys of the ``limits`` section (the kernel limits of :class:`Limits`)."""
 RATING_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability")
 """Keys of the ``rating`` section (fields of :class:`RatingParams`)."""
@@ -136,13 +136,21 @@ class TournamentConfig:
             "time": {"move_ms": self.time.move_ms, "startup_ms": self.time.startup_ms,
                      "bank_ms": self.time.bank_ms},
             "sandbox": self.sandbox,
-            "limits": dataclasses.asdict(self.limits),
+            "limits": self._described_limits(),
             "fault_policy": self.fault_policy,
             "max_faults": self.max_faults,
             "bots": {bot.name: {"command": list(bot.command), "directory": bot.directory, "build": bot.build,
                                 "image": bot.image}
                      for bot in sorted(self.bots, key=lambda b: b.name)},
         }
+
+    def _described_limits(self) -> dict[str, int]:
+        """The limits; ``processes`` only when not its default, so tournaments begun before
+        that cap existed still resume (their bots never came near it)."""
+        limits = dataclasses.asdict(self.limits)
+        if self.limits.processes == Limits().processes:
+            del limits["processes"]
+        return limits
 
     def fingerprint(self) -> str:
         """sha256 of the canonical JSON of :meth:`describe`: equal iff the same matches are played the same way."""

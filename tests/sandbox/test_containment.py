@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from arena.sandbox import Backend, ChannelClosed, LaunchSpec, Limits
+from arena.sandbox import Backend, ChannelClosed, LaunchSpec, Limits, cgroups, orphans
 
 from .conftest import BOTS, Launcher, leftovers, soon
 
@@ -216,15 +218,22 @@ def _skip_if_swept_elsewhere(token: str) -> None:
         pytest.skip("another arena process of this user swept the orphans first; run without concurrent arenas")
 
 
-@pytest.mark.parametrize("script, args", [("fork_chain.py", ()), ("setsid_double_fork.py", ())],
-                         ids=["fork-chain", "setsid-daemon"])
+@pytest.mark.parametrize("script, args", [("fork_chain.py", ()), ("setsid_double_fork.py", ()),
+                                          ("setsid_double_fork.py", ("--scrub-env",))],
+                         ids=["fork-chain", "setsid-daemon", "scrubbed-setsid-daemon"])
 def test_bots_left_by_a_killed_arena_are_swept_by_the_next(script: str, args: tuple[str, ...]) -> None:
-    """SIGKILL gives an arena no chance to clean up; under none, what its bots started would run forever."""
-    import subprocess
+    """SIGKILL gives an arena no chance to clean up; under none, what its bots started would run forever.
+
+    A daemon that left the bot's group and dropped its token can only be found through
+    the bot's cgroup (the process cap's), where there is one.
+    """
     import sys
 
-    from arena.sandbox import orphans, reaper
+    from arena.sandbox import reaper
 
+    scrubbed = "--scrub-env" in args
+    if scrubbed and cgroups.available()[0] is None:
+        pytest.skip(f"only the process cap's cgroup finds such a daemon: {cgroups.available()[1]}")
     reaper.ensure_subreaper()  # the orphans come back to us: their corpses stay visible until reaped
     marker = str(secrets.randbelow(10**9)).zfill(9)
     root = Path(__file__).resolve().parents[2]
@@ -255,7 +264,7 @@ def test_bots_left_by_a_killed_arena_are_swept_by_the_next(script: str, args: tu
     _skip_if_swept_elsewhere(token)
     assert outlived, "what the bot started should have outlived its arena"
     hit = orphans.sweep(force=True)
-    assert hit
+    assert hit or scrubbed  # the scrubbed daemon is neither in the group nor carries the token
     for p in _session(sid):
         try:
             os.waitpid(p, os.WNOHANG)
@@ -324,3 +333,46 @@ def test_a_pid_from_an_earlier_scan_is_signalled_only_if_it_is_still_that_proces
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_fork_bomb_is_capped_by_the_process_limit(launch: Launcher, backend: Backend) -> None:
+    """A bot cannot make more than ``Limits.processes`` tasks; the arena and the host go on."""
+    parent, why = cgroups.available()
+    if parent is None:
+        pytest.skip(f"the process cap needs a pids cgroup: {why}")
+    bot = launch("fork_bomb.py", limits=Limits(processes=24))
+    line = bot.readline(soon(20)).decode()
+    made = int(line.split()[1])
+    # bwrap's two processes count too; Python may make a helper thread or not
+    assert 10 <= made < 24, line
+    assert "Resource temporarily unavailable" in line
+    assert bot.cgroup is not None and os.path.isdir(bot.cgroup)
+    assert cgroups.peak(bot.cgroup) in (None, 24)
+    # the arena can still start processes: the cap bound the bot, not the machine
+    assert subprocess.run(["/bin/true"], check=False).returncode == 0
+    bot.kill()
+    assert not os.path.exists(bot.cgroup)
+    assert leftovers(bot.token) == []
+
+
+def test_a_dead_arenas_cgroups_are_swept(tmp_path: Path) -> None:
+    """The cgroup of a bot whose arena is gone loses its processes and is removed by the next sweep."""
+    parent, why = cgroups.available()
+    if parent is None:
+        pytest.skip(f"needs a pids cgroup: {why}")
+    dead_arena = subprocess.Popen(["/bin/true"])
+    dead_arena.wait()
+    token = f"{dead_arena.pid}.1.{os.urandom(4).hex()}"  # an arena that no longer runs
+    path = cgroups.create(token, 8)
+    assert path is not None
+    sleeper = subprocess.Popen(["/bin/sleep", "60"], preexec_fn=lambda: cgroups.join(path))
+    try:
+        live = cgroups.create(orphans.new_token(), 8)  # ours: left alone
+        assert live is not None
+        assert token in cgroups.sweep(orphans.owner_gone)
+        assert sleeper.wait(timeout=10) == -signal.SIGKILL
+        assert not os.path.exists(path) and os.path.isdir(live)
+        assert cgroups.remove(live) and not os.path.exists(live)
+    finally:
+        sleeper.kill()
+        sleeper.wait()

@@ -67,7 +67,7 @@ workers: 3
 fault_policy: fallback
 max_faults: 5
 rating: {{mu: 30, sigma: 5.5, beta: 3, tau: 0, draw_probability: 0.2}}
-limits: {{cpu_seconds: 10, memory_mb: 512, file_size_mb: 4, open_files: 32}}
+limits: {{cpu_seconds: 10, memory_mb: 512, file_size_mb: 4, open_files: 32, processes: 20}}
 output: {tmp_path / 'out'}
 bots:
   - {RANDOM}
@@ -88,7 +88,7 @@ bots:
     assert config.workers == 3
     assert config.fault_policy == "fallback" and config.max_faults == 5
     assert config.rating == RatingParams(mu=30.0, sigma=5.5, beta=3.0, tau=0.0, draw_probability=0.2)
-    assert config.limits == Limits(cpu_seconds=10, memory_mb=512, file_size_mb=4, open_files=32)
+    assert config.limits == Limits(cpu_seconds=10, memory_mb=512, file_size_mb=4, open_files=32, processes=20)
     assert config.output == tmp_path / "out"
     assert config.path == path
     assert [b.name for b in config.bots] == ["random", "greedy", "cmd", "listed"]
@@ -323,7 +323,8 @@ BAD_VALUES = [
     ("limits: {memory_mb: 0}", "limits.memory_mb", "expected an integer >= 1, got 0"),
     ("limits: {cpu_seconds: 1.5}", "limits.cpu_seconds", "expected an integer >= 1, got 1.5"),
     ("limits: {stack_mb: 8}", "limits.stack_mb", "unknown key; allowed keys: cpu_seconds, memory_mb, file_size_mb, "
-                                                 "open_files"),
+                                                 "open_files, processes"),
+    ("limits: {processes: 0}", "limits.processes", "expected an integer >= 1, got 0"),
     ("output: 5", "output", "expected a directory path (a string) or null for results/league, got 5"),
     ("output: ''", "output", "expected a directory path (a string) or null"),
 ]
@@ -452,7 +453,7 @@ def test_fingerprint_ignores_workers_output_rating_name_and_bot_order(tmp_path: 
     "seed: 2", "seed: '1x'", "seats: 3", "seats: [2, 4]", "cycles: 2",
     "rules: {preset: standard, options: {multi_swap_from_discard: false}}", "rules: espanola",
     "time: {move_ms: 999}", "time: {bank_ms: 100}", "sandbox: none", "limits: {memory_mb: 512}",
-    "fault_policy: fallback", "max_faults: 4",
+    "limits: {processes: 200}", "fault_policy: fallback", "max_faults: 4",
 ])
 def test_fingerprint_changes_with_what_decides_the_matches(tmp_path: Path, extra: str) -> None:
     assert fingerprint(tmp_path / "a", extra) != fingerprint(tmp_path / "b")
@@ -466,6 +467,14 @@ def test_fingerprint_changes_with_the_bots(tmp_path: Path) -> None:
     command = BOT_LINES.replace(f"{{name: c, path: {BOTS / 'c-random'}}}", "{name: c, command: 'true'}")
     results = {fingerprint(tmp_path, bots=b) for b in (renamed, other_dir, added, command)}
     assert base not in results and len(results) == 4
+
+
+def test_default_process_cap_keeps_fingerprints_from_before_it(tmp_path: Path) -> None:
+    """Tournaments begun before ``limits.processes`` existed resume: the default is not described."""
+    assert set(load(tmp_path / "a").describe()["limits"]) == {  # exactly the keys described before
+        "cpu_seconds", "memory_mb", "file_size_mb", "open_files", "stderr_tail_bytes", "max_line_bytes"}
+    assert fingerprint(tmp_path / "b", "limits: {processes: 64}") == fingerprint(tmp_path / "c")
+    assert load(tmp_path / "d", "limits: {processes: 8}").describe()["limits"]["processes"] == 8
 
 
 def test_describe_is_plain_json_and_matches_the_fingerprint(tmp_path: Path) -> None:
