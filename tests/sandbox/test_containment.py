@@ -369,7 +369,8 @@ def test_a_dead_arenas_cgroups_are_swept(tmp_path: Path) -> None:
     try:
         live = cgroups.create(orphans.new_token(), 8)  # ours: left alone
         assert live is not None
-        assert token in cgroups.sweep(orphans.owner_gone)
+        swept = cgroups.sweep(orphans.owner_gone)
+        assert token in swept or not os.path.exists(path)  # or another arena's sweep got there first
         assert sleeper.wait(timeout=10) == -signal.SIGKILL
         assert not os.path.exists(path) and os.path.isdir(live)
         assert cgroups.remove(live) and not os.path.exists(live)
