@@ -77,23 +77,24 @@ class NoneBackend(Backend):
         reaper.ensure_subreaper()
         orphans.sweep()  # once per arena process: what the bots of a killed arena left running
         token = orphans.new_token()
-        workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        workdir = self._host_tmp()
         info_r, info_w = os.pipe() if self._wants_info_fd else (-1, -1)
         cgroup = None
         try:
             cgroup = cgroups.create(token, spec.limits.processes)
             argv = self._argv(spec, workdir, info_w)
-            env = self._env(spec, self._inner_tmp(workdir), token)
+            env = self._env(spec, workdir or "/tmp", token)
             popen = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, cwd=workdir, env=env, close_fds=True, start_new_session=True,
+                bufsize=0, cwd=workdir or "/", env=env, close_fds=True, start_new_session=True,
                 pass_fds=(info_w,) if info_w >= 0 else (),
                 preexec_fn=_child_setup(spec.limits, os.getpid(), self._bot_is_subreaper, cgroup),
             )
         except BaseException as exc:
             if cgroup is not None:
                 cgroups.remove(cgroup)
-            shutil.rmtree(workdir, ignore_errors=True)
+            if workdir is not None:
+                shutil.rmtree(workdir, ignore_errors=True)
             for fd in (info_r, info_w):
                 if fd >= 0:
                     os.close(fd)
@@ -108,11 +109,11 @@ class NoneBackend(Backend):
         return BotProcess(popen, limits=spec.limits, token=token, workdir=workdir, backend=self.name,
                           related=related, cgroup=cgroup)
 
-    def _inner_tmp(self, workdir: str) -> str:
-        """The private directory as the bot sees it."""
-        return workdir
+    def _host_tmp(self) -> str | None:
+        """A fresh private host directory: the bot's cwd, ``HOME`` and ``TMPDIR``."""
+        return tempfile.mkdtemp(prefix="arena-bot-")
 
-    def _argv(self, spec: LaunchSpec, workdir: str, info_fd: int = -1) -> list[str]:
+    def _argv(self, spec: LaunchSpec, workdir: str | None, info_fd: int = -1) -> list[str]:
         """The command line to execute."""
         return list(spec.command)
 
@@ -247,10 +248,11 @@ class BwrapBackend(NoneBackend):
             raise SandboxUnavailable(why)
         return super().start(spec)
 
-    def _inner_tmp(self, workdir: str) -> str:
-        return "/tmp"
+    def _host_tmp(self) -> str | None:
+        """None: the bot's private ``/tmp`` is a tmpfs of ``Limits.tmp_mb`` inside the sandbox."""
+        return None
 
-    def _argv(self, spec: LaunchSpec, workdir: str, info_fd: int = -1) -> list[str]:
+    def _argv(self, spec: LaunchSpec, workdir: str | None, info_fd: int = -1) -> list[str]:
         """bwrap flags; mount order matters: hide dirs first, then re-expose the bot's paths."""
         assert self._bwrap
         argv = [self._bwrap]
@@ -268,7 +270,8 @@ class BwrapBackend(NoneBackend):
         hidden = self._hidden(spec)
         for d in hidden:
             argv += ["--tmpfs", d]
-        argv += ["--bind", workdir, "/tmp"]
+        # A size-capped tmpfs, not a host directory: a bot filling its /tmp cannot fill the host's disk.
+        argv += ["--size", str(spec.limits.tmp_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp"]
         for path in self._exposed(spec, [*hidden, "/tmp"]):  # /tmp is replaced by the private tmp
             argv += ["--ro-bind", path, path]
         for d in hidden:

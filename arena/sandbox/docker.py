@@ -13,7 +13,7 @@ as given, i.e. with paths inside the image. The container gets:
   container;
 * the other ``Limits`` as rlimits (``cpu_seconds`` as RLIMIT_CPU, ``file_size_mb``,
   ``open_files``, no core dumps), as under ``none``/``bwrap``;
-* a read-only root file system, a small tmpfs at ``/tmp`` (the cwd, ``HOME`` and
+* a read-only root file system, a tmpfs of ``Limits.tmp_mb`` at ``/tmp`` (the cwd, ``HOME`` and
   ``TMPDIR``), the bot's own directory (and a ``lib`` folder beside it, as under
   bwrap) bind-mounted read-only at the same path when the spec names one;
 * ``cap_drop=ALL``, ``no-new-privileges``, uid/gid 65534, private IPC, no logging
@@ -66,7 +66,6 @@ OWNER_START_LABEL = "cabo-arena.owner-start"
 """Start time of that process (clock ticks since boot), so a recycled pid is not taken for it."""
 
 DEFAULT_CPUS = 1.0
-DEFAULT_TMP_MB = 16
 DEFAULT_USER = "65534:65534"
 PING_TIMEOUT = 3.0
 """Seconds an engine has to answer ``available()``."""
@@ -256,7 +255,7 @@ class DockerSandbox:
     """Creates one container per bot; ``arena.sandbox.DockerBackend`` delegates to it."""
 
     def __init__(self, image: str | None = None, *, pids_limit: int | None = None,
-                 cpus: float = DEFAULT_CPUS, tmp_mb: int = DEFAULT_TMP_MB, user: str = DEFAULT_USER,
+                 cpus: float = DEFAULT_CPUS, tmp_mb: int | None = None, user: str = DEFAULT_USER,
                  mount_bot_dir: bool = True) -> None:
         """``image`` is used for specs that name none; the rest shape every container.
 
@@ -271,8 +270,8 @@ class DockerSandbox:
             raise ValueError(f"pids_limit must be a positive int (or None: Limits.processes), got {pids_limit!r}")
         if not isinstance(cpus, (int, float)) or cpus <= 0:
             raise ValueError(f"cpus must be positive, got {cpus!r}")
-        if not isinstance(tmp_mb, int) or tmp_mb <= 0:
-            raise ValueError(f"tmp_mb must be a positive int, got {tmp_mb!r}")
+        if tmp_mb is not None and (not isinstance(tmp_mb, int) or isinstance(tmp_mb, bool) or tmp_mb <= 0):
+            raise ValueError(f"tmp_mb must be a positive int (or None: Limits.tmp_mb), got {tmp_mb!r}")
         self.image = image
         self.pids_limit = pids_limit
         self.cpus = float(cpus)
@@ -352,8 +351,8 @@ class DockerSandbox:
             nano_cpus=int(self.cpus * 1e9),
             pids_limit=self.pids_limit or limits.processes,
             read_only=True,
-            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={self.tmp_mb}m,mode=1777"},
-            shm_size=self.tmp_mb * _MB,
+            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={self.tmp_mb or limits.tmp_mb}m,mode=1777"},
+            shm_size=(self.tmp_mb or limits.tmp_mb) * _MB,
             ipc_mode="private",
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],

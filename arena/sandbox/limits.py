@@ -38,6 +38,11 @@ class Limits:
     where the arena can create one (see :mod:`arena.sandbox.cgroups`), the container's pids
     limit under docker."""
 
+    tmp_mb: int = 64
+    """Size of the bot's private ``/tmp`` (its cwd, ``HOME`` and ``TMPDIR``) under ``bwrap`` and
+    ``docker``, a tmpfs there; under ``none`` it is a host directory and only ``file_size_mb``
+    bounds each file."""
+
     stderr_tail_bytes: int = 8192
     """How many trailing bytes of the bot's stderr the arena keeps (for error reports)."""
 
@@ -45,7 +50,7 @@ class Limits:
     """Longest stdout line accepted; more bytes without a newline raise LineTooLong."""
 
     def __post_init__(self) -> None:
-        for name in ("cpu_seconds", "memory_mb", "file_size_mb", "open_files", "processes", "max_line_bytes"):
+        for name in ("cpu_seconds", "memory_mb", "file_size_mb", "open_files", "processes", "tmp_mb", "max_line_bytes"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive int, got {value!r}")

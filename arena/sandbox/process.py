@@ -116,7 +116,8 @@ class BotProcess:
 
     @property
     def workdir(self) -> str | None:
-        """Host path of the bot's private writable directory (removed by ``kill``)."""
+        """Host path of the bot's private writable directory (removed by ``kill``); None where
+        the bot's ``/tmp`` is a tmpfs inside its sandbox (``bwrap``, ``docker``)."""
         return self._workdir
 
     @property

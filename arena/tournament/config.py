@@ -55,8 +55,10 @@ REQUIRED_KEYS = ("name", "bots")
 """Top-level keys without a default."""
 TIME_KEYS = ("move_ms", "startup_ms", "bank_ms")
 """Keys of the ``time`` section (fields of :class:`TimeControl`)."""
-LIMIT_KEYS = ("cpu_seconds", "memory_mb", "file_size_mb", "open_files", "processes")
-"""Keys of the ``limits`` section (the kernel limits of :class:`Limits`)."""
+LIMIT_KEYS = ("cpu_seconds", "memory_mb", "file_size_mb", "open_files", "processes", "tmp_mb")
+"""Keys of the ``limits`` section (the kernel and sandbox limits of :class:`Limits`)."""
+LATER_LIMITS = ("processes", "tmp_mb")
+"""Limits added after the first tournaments: described (fingerprinted) only when not at their default."""
 RATING_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability")
 """Keys of the ``rating`` section (fields of :class:`RatingParams`)."""
 RULES_KEYS = ("preset", "options")
@@ -145,11 +147,13 @@ class TournamentConfig:
         }
 
     def _described_limits(self) -> dict[str, int]:
-        """The limits; ``processes`` only when not its default, so tournaments begun before
-        that cap existed still resume (their bots never came near it)."""
+        """The limits; those added later (``LATER_LIMITS``) only when not at their default, so
+        tournaments begun before they existed still resume."""
         limits = dataclasses.asdict(self.limits)
-        if self.limits.processes == Limits().processes:
-            del limits["processes"]
+        default = Limits()
+        for key in LATER_LIMITS:
+            if limits[key] == getattr(default, key):
+                del limits[key]
         return limits
 
     def fingerprint(self) -> str:

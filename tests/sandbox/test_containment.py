@@ -153,18 +153,36 @@ def test_environment_is_scrubbed(launch: Launcher, backend: Backend, monkeypatch
 
 
 def test_cwd_is_private_tmp_removed_after_close(launch: Launcher, backend: Backend) -> None:
+    """none: a private host directory, removed on close. bwrap: a tmpfs of its own, gone with it."""
     bot = launch("echo.py")
-    workdir = bot.workdir
-    assert workdir and os.path.isdir(workdir)
-    assert oct(os.stat(workdir).st_mode & 0o777) == "0o700"
     bot.send(b"cwd\n", soon(5))
     cwd = bot.readline(soon(5)).decode()
-    assert cwd == ("/tmp" if backend.name == "bwrap" else workdir)
     bot.send(b"touch scratch.txt\n", soon(5))
-    bot.readline(soon(5))
+    assert bot.readline(soon(5)).decode() == f"{cwd}/scratch.txt"
+    bot.send(b"read scratch.txt\n", soon(5))
+    assert bot.readline(soon(5)) == b"read: hello"
+    if backend.name == "bwrap":
+        assert cwd == "/tmp" and bot.workdir is None
+        assert not os.path.exists("/tmp/scratch.txt")  # not the host's /tmp
+        bot.close()
+        return
+    workdir = bot.workdir
+    assert workdir and cwd == workdir
+    assert oct(os.stat(workdir).st_mode & 0o777) == "0o700"
     assert (Path(workdir) / "scratch.txt").read_text() == "hello\n"
     bot.close()
     assert not os.path.exists(workdir)
+
+
+def test_tmp_is_capped_under_bwrap(launch: Launcher, backend: Backend) -> None:
+    """A bot filling its /tmp fills a tmpfs of ``tmp_mb``, never the host's disk."""
+    if backend.name != "bwrap":
+        pytest.skip("under none the private directory is on the host's disk: only file_size_mb per file")
+    bot = launch("tmp_filler.py", limits=Limits(tmp_mb=4, file_size_mb=1))
+    report = bot.readline(soon(20)).decode()
+    written = int(report.split()[1])
+    assert 3 << 20 <= written <= 4 << 20, report
+    assert "No space left on device" in report
 
 
 def test_fork_and_exit_chain_is_killed(launch: Launcher) -> None:

@@ -323,7 +323,7 @@ BAD_VALUES = [
     ("limits: {memory_mb: 0}", "limits.memory_mb", "expected an integer >= 1, got 0"),
     ("limits: {cpu_seconds: 1.5}", "limits.cpu_seconds", "expected an integer >= 1, got 1.5"),
     ("limits: {stack_mb: 8}", "limits.stack_mb", "unknown key; allowed keys: cpu_seconds, memory_mb, file_size_mb, "
-                                                 "open_files, processes"),
+                                                 "open_files, processes, tmp_mb"),
     ("limits: {processes: 0}", "limits.processes", "expected an integer >= 1, got 0"),
     ("output: 5", "output", "expected a directory path (a string) or null for results/league, got 5"),
     ("output: ''", "output", "expected a directory path (a string) or null"),
@@ -453,7 +453,7 @@ def test_fingerprint_ignores_workers_output_rating_name_and_bot_order(tmp_path: 
     "seed: 2", "seed: '1x'", "seats: 3", "seats: [2, 4]", "cycles: 2",
     "rules: {preset: standard, options: {multi_swap_from_discard: false}}", "rules: espanola",
     "time: {move_ms: 999}", "time: {bank_ms: 100}", "sandbox: none", "limits: {memory_mb: 512}",
-    "limits: {processes: 200}", "fault_policy: fallback", "max_faults: 4",
+    "limits: {processes: 200}", "limits: {tmp_mb: 8}", "fault_policy: fallback", "max_faults: 4",
 ])
 def test_fingerprint_changes_with_what_decides_the_matches(tmp_path: Path, extra: str) -> None:
     assert fingerprint(tmp_path / "a", extra) != fingerprint(tmp_path / "b")
@@ -469,11 +469,11 @@ def test_fingerprint_changes_with_the_bots(tmp_path: Path) -> None:
     assert base not in results and len(results) == 4
 
 
-def test_default_process_cap_keeps_fingerprints_from_before_it(tmp_path: Path) -> None:
-    """Tournaments begun before ``limits.processes`` existed resume: the default is not described."""
+def test_default_later_limits_keep_fingerprints_from_before_them(tmp_path: Path) -> None:
+    """Tournaments begun before ``limits.processes`` and ``tmp_mb`` existed resume: defaults are not described."""
     assert set(load(tmp_path / "a").describe()["limits"]) == {  # exactly the keys described before
         "cpu_seconds", "memory_mb", "file_size_mb", "open_files", "stderr_tail_bytes", "max_line_bytes"}
-    assert fingerprint(tmp_path / "b", "limits: {processes: 64}") == fingerprint(tmp_path / "c")
+    assert fingerprint(tmp_path / "b", "limits: {processes: 64, tmp_mb: 64}") == fingerprint(tmp_path / "c")
     assert load(tmp_path / "d", "limits: {processes: 8}").describe()["limits"]["processes"] == 8
 
 
