@@ -82,13 +82,15 @@ def remove(path: str, timeout: float = 1.0) -> bool:
         except FileNotFoundError:
             return True
         except OSError as exc:
-            if exc.errno != errno.EBUSY or time.monotonic() >= deadline:
+            if exc.errno != errno.EBUSY:
                 return False
         for pid in _members(path):
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(0.002)
 
 

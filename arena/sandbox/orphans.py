@@ -175,7 +175,7 @@ def sweep(timeout: float = 5.0, force: bool = False) -> list[int]:
     folder = registry()
     hit = _kill_registered(deadline, folder) if folder is not None else []
     hit += _kill_tokens(deadline, folder)
-    cgroups.sweep(owner_gone, max(0.0, deadline - time.monotonic()))
+    cgroups.sweep(owner_gone, max(0.5, deadline - time.monotonic()))
     for pid in hit:  # corpses that came back to us (we may be their subreaper) are ours to reap
         try:
             os.waitpid(pid, os.WNOHANG)
