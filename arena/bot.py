@@ -1,6 +1,6 @@
 """The high-level bot API: "ask this seat for an action by this deadline".
 
-Built on a :class:`arena.sandbox.BotProcess` (bytes and lines) and
+Built on a :class:`arena.sandbox.Channel` (bytes and lines, whatever the backend) and
 :mod:`arena.protocol` (messages); turns every transport or protocol failure into a
 :class:`arena.faults.BotFault` with a kind and a plain-words detail.
 """
@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from . import protocol
 from .faults import BotFault, FaultKind
-from .sandbox import BotProcess, ChannelClosed, ChannelTimeout, LineTooLong
+from .sandbox import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 
 NOTIFY_MS = 1000
 """Time a bot has to take an ``update`` or ``over`` off its stdin pipe."""
@@ -35,7 +35,7 @@ class TimeControl:
 class BotLink:
     """One bot process serving one seat of a match (and possibly later matches)."""
 
-    def __init__(self, name: str, process: BotProcess, time_control: TimeControl) -> None:
+    def __init__(self, name: str, process: Channel, time_control: TimeControl) -> None:
         self.name = name
         self.process = process
         self.time = time_control

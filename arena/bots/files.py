@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..sandbox.backends import SHARED_LIB  # the folder beside a bot's directory that bots may read
+from ..sandbox.allowlist import SHARED_LIB  # the folder beside a bot's directory that bots may read
 
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
 """Never part of a bot's code: bytecode caches and version-control metadata."""

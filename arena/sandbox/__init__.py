@@ -1,8 +1,9 @@
 """Sandboxed bot processes: the arena's transport layer.
 
 It starts a bot under a backend (``none``, ``bwrap``, ``docker``), moves
-bytes and lines to and from it with deadlines, and kills it together with every
-process it started. It knows nothing of JSON or the game. See docs/sandbox.md.
+bytes and lines to and from it with deadlines through a :class:`Channel` (the pipes of
+a ``BotProcess``, the socket of a ``ContainerProcess``), and kills it together with
+every process it started. It knows nothing of JSON or the game. See docs/sandbox.md.
 
 Typical use::
 
@@ -16,12 +17,12 @@ from .backends import (
     BACKEND_NAMES,
     Backend,
     BwrapBackend,
-    DockerBackend,
     NoneBackend,
     get_backend,
     resolve_backend,
 )
-from .docker import ContainerProcess, cleanup_stale
+from .channel import Channel
+from .docker import ContainerProcess, DockerBackend, cleanup_stale
 from .errors import (
     ChannelClosed,
     ChannelError,
@@ -38,6 +39,7 @@ __all__ = [
     "Backend",
     "BotProcess",
     "BwrapBackend",
+    "Channel",
     "ChannelClosed",
     "ChannelError",
     "ChannelTimeout",

@@ -3,9 +3,10 @@
 * ``none``  - a plain subprocess in its own session with rlimits, a scrubbed
   environment and a private temporary working directory. Contains accidents and
   runaway resource use, not a determined attacker (the bot runs as the arena's user).
-* ``bwrap`` - all of the above inside bubblewrap: new user/PID/network/IPC/UTS
-  namespaces, no capabilities, an unprivileged uid, read-only host file system,
-  private /tmp, and /root, /home, /run, /var/tmp hidden.
+* ``bwrap`` - all of the above inside bubblewrap: new PID/network/IPC/UTS namespaces,
+  no capabilities, an unprivileged host uid (also when the arena is root), no new user
+  namespaces, and a file system that is an allowlist (``allowlist.py``): system
+  directories, the bot's own directory and interpreter, a private /tmp; nothing else.
 * ``docker`` - each bot in its own container on a Docker engine (see ``docker.py``);
   only when asked for by name, never chosen by ``auto``.
 
@@ -17,28 +18,27 @@ from __future__ import annotations
 import abc
 import json
 import os
+import select
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from typing import Any
 
-from . import cgroups, orphans, reaper
-from .docker import DockerSandbox
+from . import allowlist, cgroups, orphans, reaper, seccomp
+from .allowlist import SANDBOX_PATH, SHARED_LIB
+from .channel import Channel
 from .errors import ChannelClosed, ChannelError, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits, apply_rlimits
 from .process import BotProcess
-
-SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
-"""PATH inside every sandbox (the arena's own PATH is not passed on)."""
 
 BACKEND_NAMES: tuple[str, ...] = ("auto", "none", "bwrap", "docker")
 """Names accepted by ``get_backend`` and ``resolve_backend`` (and so by the CLI)."""
 
 
 class Backend(abc.ABC):
-    """Starts bots as ``BotProcess`` objects; one subclass per isolation technique."""
+    """Starts bots behind a ``Channel``; one subclass per isolation technique."""
 
     @property
     @abc.abstractmethod
@@ -50,7 +50,7 @@ class Backend(abc.ABC):
         """Whether this backend can run here, with a human-readable reason."""
 
     @abc.abstractmethod
-    def start(self, spec: LaunchSpec) -> BotProcess:
+    def start(self, spec: LaunchSpec) -> Channel:
         """Start the bot described by ``spec``; raises SandboxError if it cannot be started."""
 
     def __repr__(self) -> str:
@@ -79,15 +79,17 @@ class NoneBackend(Backend):
         token = orphans.new_token()
         workdir = self._host_tmp()
         info_r, info_w = os.pipe() if self._wants_info_fd else (-1, -1)
+        inputs: dict[str, int] = {}
         cgroup = None
         try:
+            inputs = {name: _feed(data) for name, data in self._inputs(spec).items()}
             cgroup = cgroups.create(token, spec.limits.processes)
-            argv = self._argv(spec, workdir, info_w)
+            argv = self._argv(spec, workdir, info_w, inputs)
             env = self._env(spec, workdir or "/tmp", token)
             popen = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 bufsize=0, cwd=workdir or "/", env=env, close_fds=True, start_new_session=True,
-                pass_fds=(info_w,) if info_w >= 0 else (),
+                pass_fds=tuple(fd for fd in (info_w, *inputs.values()) if fd >= 0),
                 preexec_fn=_child_setup(spec.limits, os.getpid(), self._bot_is_subreaper, cgroup),
             )
         except BaseException as exc:
@@ -95,12 +97,14 @@ class NoneBackend(Backend):
                 cgroups.remove(cgroup)
             if workdir is not None:
                 shutil.rmtree(workdir, ignore_errors=True)
-            for fd in (info_r, info_w):
+            for fd in (info_r, info_w, *inputs.values()):
                 if fd >= 0:
                     os.close(fd)
             if isinstance(exc, (OSError, subprocess.SubprocessError)):
                 raise SandboxError(f"cannot start {spec.command[0]!r} with backend {self.name}: {exc}") from exc
             raise
+        for fd in inputs.values():
+            os.close(fd)
         orphans.register(token, popen.pid)
         related = None
         if info_w >= 0:
@@ -113,7 +117,12 @@ class NoneBackend(Backend):
         """A fresh private host directory: the bot's cwd, ``HOME`` and ``TMPDIR``."""
         return tempfile.mkdtemp(prefix="arena-bot-")
 
-    def _argv(self, spec: LaunchSpec, workdir: str | None, info_fd: int = -1) -> list[str]:
+    def _inputs(self, spec: LaunchSpec) -> dict[str, bytes]:
+        """Data the launcher reads from pipes at start (by name); ``_argv`` gets their fds."""
+        return {}
+
+    def _argv(self, spec: LaunchSpec, workdir: str | None, info_fd: int = -1,
+              inputs: dict[str, int] | None = None) -> list[str]:
         """The command line to execute."""
         return list(spec.command)
 
@@ -170,6 +179,18 @@ class _InfoReader:
             os.close(self._fd)
 
 
+def _feed(data: bytes) -> int:
+    """A pipe already holding ``data`` (and closed for writing): its read end."""
+    if len(data) > select.PIPE_BUF * 8:  # far below any pipe's capacity: the write cannot block
+        raise ValueError(f"{len(data)} bytes are too many to feed through a pipe at start")
+    read, write = os.pipe()
+    try:
+        os.write(write, data)
+    finally:
+        os.close(write)
+    return read
+
+
 def _process_cap() -> str:
     """How ``Limits.processes`` is enforced here, in words for ``available()``."""
     parent, why = cgroups.available()
@@ -189,33 +210,55 @@ def _child_setup(limits: Limits, parent_pid: int, subreaper: bool, cgroup: str |
     return setup
 
 
-_HIDDEN_DIRS = ("/root", "/home", "/run", "/var/tmp")
-_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/dev",
-                "/tmp", "/nix", "/gnu")
-"""Directories bots need (programs, libraries, settings); never hidden, whatever the cwd."""
-_BWRAP_PROBES: dict[str, tuple[bool, str]] = {}  # bwrap path -> cached available() answer
+_BWRAP_PROBES: dict[tuple[str, bool, int], tuple[bool, str]] = {}  # (bwrap, as root, uid) -> available()
+
+BOT_UID = 65534
+"""Host uid and gid of a bwrap bot started by a root arena (``nobody``/``nogroup`` on Debian)."""
 
 
 class BwrapBackend(NoneBackend):
-    """The ``none`` walls plus bubblewrap namespaces; nothing the bot does reaches the host."""
+    """The ``none`` walls plus bubblewrap: an allowlisted read-only view, new namespaces, an unprivileged uid.
+
+    Run by root, bwrap itself creates no user namespace (one created by root maps the
+    bot's uid to host root, which owns most of the file system): it builds the mounts as
+    root, drops every capability but those ``setpriv`` needs, and ``setpriv`` turns the bot
+    into ``bot_uid`` before it runs, with no capabilities and ``no_new_privs``; a seccomp
+    filter stops it from making user namespaces. Run by anyone else, bwrap maps the
+    arena's own uid into a user namespace and disables nested ones, as it always has.
+    """
 
     name = "bwrap"
     _bot_is_subreaper = False  # the PID namespace's init already keeps orphans inside
     _wants_info_fd = True  # tells us the namespace init's pid
-    hidden_dirs: tuple[str, ...] = _HIDDEN_DIRS
-    """Host directories replaced by an empty read-only tmpfs (secrets, sockets)."""
 
-    def __init__(self, bwrap: str | None = None) -> None:
-        """Use ``bwrap`` (a path) or the first ``bwrap`` on PATH."""
+    def __init__(self, bwrap: str | None = None, bot_uid: int = BOT_UID) -> None:
+        """Use ``bwrap`` (a path) or the first ``bwrap`` on PATH; a root arena runs bots as ``bot_uid``."""
         self._bwrap = bwrap or shutil.which("bwrap") or shutil.which("bwrap", path=SANDBOX_PATH)
+        self._setpriv = shutil.which("setpriv", path=SANDBOX_PATH)
+        self.bot_uid = bot_uid
+
+    @property
+    def as_root(self) -> bool:
+        """Whether bots drop from root to ``bot_uid`` (the arena runs as root)."""
+        return os.geteuid() == 0
+
+    def identity(self) -> str:
+        """Who a bot runs as, seen from the host, in words."""
+        if self.as_root:
+            return f"uid/gid {self.bot_uid} (no capabilities, no new privileges)"
+        return f"the arena's own uid {os.geteuid()} inside a user namespace (shown to the bot as 65534)"
 
     def available(self) -> tuple[bool, str]:
-        """Run ``/bin/true`` in a real sandbox once per bwrap binary and cache the verdict."""
+        """Run ``/bin/true`` in a real sandbox once per bwrap binary and identity, and cache the verdict."""
         if not self._bwrap:
             return False, "bwrap not found on PATH (Debian: apt-get install bubblewrap)"
-        if self._bwrap not in _BWRAP_PROBES:
-            _BWRAP_PROBES[self._bwrap] = self._probe()
-        return _BWRAP_PROBES[self._bwrap]
+        if self.as_root and not self._setpriv:
+            return False, ("setpriv not found (Debian: util-linux): a root arena needs it to run bots "
+                           "as an unprivileged user")
+        key = (self._bwrap, self.as_root, self.bot_uid)
+        if key not in _BWRAP_PROBES:
+            _BWRAP_PROBES[key] = self._probe()
+        return _BWRAP_PROBES[key]
 
     def _probe(self) -> tuple[bool, str]:
         """Try the exact flags ``start`` uses; a kernel or container may refuse namespaces.
@@ -239,139 +282,99 @@ class BwrapBackend(NoneBackend):
             proc.kill()
         if code != 0:
             return False, f"{self._bwrap} cannot create a sandbox here: {err or f'exit status {code}'}"
-        return True, f"{self._bwrap} ran a test sandbox (user, pid, net namespaces); {_process_cap()}"
+        userns = "" if not self.as_root or seccomp.supported() else "; new user namespaces NOT blocked on this CPU"
+        return True, (f"{self._bwrap} ran a test sandbox (pid, net namespaces, allowlisted read-only files, "
+                      f"bots run as {self.identity()}{userns}); {_process_cap()}")
 
     def start(self, spec: LaunchSpec) -> BotProcess:
         """Start the bot under bwrap; raises SandboxUnavailable if bwrap cannot run here."""
         ok, why = self.available()
         if not ok:
             raise SandboxUnavailable(why)
+        if self.as_root and spec.bot_dir:
+            self._check_readable(spec.bot_dir)
         return super().start(spec)
+
+    def _check_readable(self, bot_dir: str) -> None:
+        """A bot directory the unprivileged bot cannot read is one clear error, not a puzzling crash."""
+        st = os.stat(bot_dir)
+        if st.st_uid != self.bot_uid and st.st_mode & 0o005 != 0o005:
+            raise SandboxError(
+                f"bot directory {bot_dir} has mode {stat.S_IMODE(st.st_mode):04o}: under bwrap the bot runs as "
+                f"uid {self.bot_uid} and cannot read it; make it readable by others (chmod -R o+rX {bot_dir})")
 
     def _host_tmp(self) -> str | None:
         """None: the bot's private ``/tmp`` is a tmpfs of ``Limits.tmp_mb`` inside the sandbox."""
         return None
 
-    def _argv(self, spec: LaunchSpec, workdir: str | None, info_fd: int = -1) -> list[str]:
-        """bwrap flags; mount order matters: hide dirs first, then re-expose the bot's paths."""
+    def _inputs(self, spec: LaunchSpec) -> dict[str, bytes]:
+        """An account for the bot (``/etc/passwd``, ``/etc/group``) and, as root, the seccomp filter."""
+        uid = self.bot_uid if self.as_root else _NS_UID
+        out = {"passwd": f"root:x:0:0:root:/:/usr/sbin/nologin\nbot:x:{uid}:{uid}:bot:/tmp:/usr/sbin/nologin\n".encode(),
+               "group": f"root:x:0:\nbot:x:{uid}:\n".encode()}
+        if self.as_root and seccomp.supported():
+            out["seccomp"] = seccomp.no_user_namespaces()
+        return out
+
+    def _argv(self, spec: LaunchSpec, workdir: str | None, info_fd: int = -1,
+              inputs: dict[str, int] | None = None) -> list[str]:
+        """bwrap flags: namespaces and identity, then the allowlisted file system, then the command."""
         assert self._bwrap
+        fds = inputs or {}
         argv = [self._bwrap]
         if info_fd >= 0:
             argv += ["--info-fd", str(info_fd)]
-        argv += [
-            "--unshare-all",  # user, pid, net, ipc, uts, cgroup: no network at all
-            "--unshare-user", "--disable-userns", "--uid", "65534", "--gid", "65534",
-            "--cap-drop", "ALL",  # as root, bwrap would otherwise keep every capability
-            "--die-with-parent", "--new-session",
-            "--ro-bind", "/", "/",
-            "--dev", "/dev",
-            "--proc", "/proc",
-        ]
-        hidden = self._hidden(spec)
-        for d in hidden:
-            argv += ["--tmpfs", d]
+        if self.as_root:
+            argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                     # setpriv needs these three to become the bot's uid; it drops them with root
+                     "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                     "--cap-add", "CAP_SETPCAP"]
+            if "seccomp" in fds:
+                argv += ["--seccomp", str(fds["seccomp"])]
+        else:
+            argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(_NS_UID),
+                     "--gid", str(_NS_UID), "--cap-drop", "ALL"]
+        argv += ["--die-with-parent", "--new-session", "--dev", "/dev", "--proc", "/proc"]
         # A size-capped tmpfs, not a host directory: a bot filling its /tmp cannot fill the host's disk.
-        argv += ["--size", str(spec.limits.tmp_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp"]
-        for path in self._exposed(spec, [*hidden, "/tmp"]):  # /tmp is replaced by the private tmp
-            argv += ["--ro-bind", path, path]
-        for d in hidden:
-            argv += ["--remount-ro", d]
-        argv += ["--chdir", "/tmp", "--", *spec.command]
-        return argv
-
-    def _hidden(self, spec: LaunchSpec) -> list[str]:
-        """Directories to cover with an empty tmpfs: secrets, the arena's working directory
-        (its configurations and results live there), and what the spec names.
-
-        A path that is ``/`` or holds a system directory is never hidden: the bot needs those.
-        Paths under ``/tmp`` need no tmpfs: the bot's private directory replaces all of ``/tmp``.
-        """
-        try:
-            cwd = [os.getcwd()]
-        except OSError:  # the working directory was removed
-            cwd = []
-        wanted = [*self.hidden_dirs, *cwd, *spec.hidden]
-        out: list[str] = []
-        for d in wanted:
-            d = os.path.realpath(d)
-            if (d in out or not os.path.isdir(d) or d == "/" or d.startswith("/tmp/")  # the private /tmp covers it
-                    or any(s == d or s.startswith(d + "/") for s in _SYSTEM_DIRS)):
-                continue
-            out.append(d)
-        # An ancestor already hides its descendants; mounting both would re-cover re-exposed paths.
-        return [d for d in out if not any(d.startswith(o + "/") for o in out)]
-
-    @staticmethod
-    def _exposed(spec: LaunchSpec, hidden: list[str]) -> list[str]:
-        """Paths to bind read-only after hiding: the bot dir, plus command paths inside hidden dirs.
-
-        The program's install prefix is exposed too, so e.g. a venv python that links to
-        /root/.pyenv/versions/X/bin/python still finds its standard library.
-        """
-        def under_hidden(path: str) -> bool:
-            return any(path == d or path.startswith(d + "/") for d in hidden)
-
-        paths: list[str] = []
-        if spec.bot_dir:
-            paths.append(spec.bot_dir)
-            shared = os.path.join(os.path.dirname(os.path.abspath(spec.bot_dir)), SHARED_LIB)
-            if os.path.isdir(shared):  # a `lib` folder beside the bot dir is its shared code
-                paths.append(shared)
-        program = spec.command[0]
-        if "/" not in program:
-            program = shutil.which(program, path=SANDBOX_PATH) or program
-        candidates = [program, *spec.command[1:]]
-        if os.path.isabs(program):
-            real = os.path.realpath(program)
-            parent = os.path.dirname(real)
-            candidates.append(os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent)
-        for arg in candidates[1:]:  # a script's own folder holds what it imports
-            if os.path.isabs(arg) and os.path.isfile(arg):
-                candidates.append(os.path.dirname(arg))
-        for arg in candidates:
-            if not os.path.isabs(arg) or not os.path.exists(arg):
-                continue
-            for path in (os.path.abspath(arg), os.path.realpath(arg)):
-                if under_hidden(path) and path not in paths:
-                    paths.append(path)
-        return paths
+        # As root the tmpfs belongs to root, so it is world-writable (sticky); nobody else is in the sandbox.
+        # It comes before the allowlist, so that a bot directory under the host's /tmp is bound over it.
+        argv += ["--size", str(spec.limits.tmp_mb * 1024 * 1024), "--perms", "1777" if self.as_root else "0700",
+                 "--tmpfs", "/tmp"]
+        argv += allowlist.mount_args(spec, [*spec.hidden, *_cwd()])
+        for name in ("passwd", "group"):
+            if name in fds:
+                argv += ["--ro-bind-data", str(fds[name]), f"/etc/{name}"]
+        argv += ["--remount-ro", "/", "--chdir", "/tmp", "--"]
+        if self.as_root:
+            assert self._setpriv
+            argv += [self._setpriv, f"--reuid={self.bot_uid}", f"--regid={self.bot_uid}", "--clear-groups",
+                     "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
+        return argv + list(spec.command)
 
 
-SHARED_LIB = "lib"
-"""A folder of this name next to a bot's directory is readable by the bot (shared helpers)."""
+_NS_UID = 65534
+"""The bot's uid inside its user namespace when the arena is not root (mapped to the arena's uid)."""
 
 
-class DockerBackend(Backend):
-    """Each bot in its own container on a Docker engine; a thin wrapper of ``docker.DockerSandbox``.
+def _cwd() -> list[str]:
+    """The arena's working directory (configurations, results), hidden if it lies in an exposed path."""
+    try:
+        return [os.getcwd()]
+    except OSError:  # the working directory was removed
+        return []
 
-    Never chosen by ``auto``: only when asked for by name. The image comes from
-    ``LaunchSpec.image`` (a bot's ``image:`` in bot.yaml), else from ``image`` here.
-    """
 
-    name = "docker"
+def _docker() -> Backend:
+    """``docker.DockerBackend()``, imported when asked for: that module builds on ``Backend`` above."""
+    from .docker import DockerBackend
 
-    def __init__(self, image: str | None = None, **options: Any) -> None:
-        """``options``: ``pids_limit``, ``cpus``, ``tmp_mb``, ``user``, ``mount_bot_dir`` (see DockerSandbox)."""
-        self._sandbox = DockerSandbox(image, **options)
-
-    @property
-    def image(self) -> str | None:
-        """Image used for specs that name none."""
-        return self._sandbox.image
-
-    def available(self) -> tuple[bool, str]:
-        """Whether a Docker engine answers (SDK ``from_env`` and a ping), with the reason."""
-        return self._sandbox.available()
-
-    def start(self, spec: LaunchSpec) -> BotProcess:
-        """Start the bot in a new container; raises SandboxUnavailable/SandboxError if it cannot."""
-        return self._sandbox.start(spec)
+    return DockerBackend()
 
 
 _FACTORIES: dict[str, Callable[[], Backend]] = {
     "none": NoneBackend,
     "bwrap": BwrapBackend,
-    "docker": DockerBackend,
+    "docker": _docker,
 }
 
 

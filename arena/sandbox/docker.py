@@ -24,13 +24,13 @@ as given, i.e. with paths inside the image. The container gets:
   start time), so containers left behind by an arena that died are found and removed.
 
 The JSON-lines channel is the container's stdin/stdout, reached through one socket
-from the engine's attach endpoint. :class:`ContainerProcess` demultiplexes Docker's
-stream framing (8-byte headers: stream 1 stdout, 2 stderr, big-endian length) into a
-stdout line buffer and a bounded stderr tail, without threads, with the deadlines,
-exceptions and buffer bounds of :class:`~arena.sandbox.process.BotProcess`. Closing
-stdin shuts the socket's write side; the container was created with ``StdinOnce`` so
-the engine then closes the bot's stdin. The end of the attach stream means the
-container's main process exited; its status then comes from the engine.
+from the engine's attach endpoint. :class:`ContainerProcess` is the
+:class:`~arena.sandbox.channel.Channel` over that socket: it demultiplexes Docker's
+stream framing (8-byte headers: stream 1 stdout, 2 stderr, big-endian length) into the
+channel's line buffer and stderr tail, without threads. Closing stdin shuts the
+socket's write side; the container was created with ``StdinOnce`` so the engine then
+closes the bot's stdin. The end of the attach stream means the container's main
+process exited; its status then comes from the engine.
 
 Containers are removed (``force=True``) by ``kill()``, by ``close()`` after its grace
 period, at interpreter exit, and, for arenas that were killed outright, by
@@ -42,7 +42,6 @@ the arena stays cheap where Docker is not used.
 
 from __future__ import annotations
 
-import atexit
 import os
 import secrets
 import select
@@ -50,12 +49,12 @@ import signal
 import socket
 import time
 import warnings
-import weakref
 from typing import Any
 
-from .errors import ChannelClosed, ChannelTimeout, LineTooLong, SandboxError, SandboxUnavailable
+from .backends import Backend
+from .channel import CHUNK, Channel
+from .errors import ChannelClosed, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits
-from .process import BotProcess
 from .reaper import TOKEN_VAR, process_start
 
 LABEL = "cabo-arena"
@@ -75,16 +74,12 @@ STALE_AFTER = 3600.0
 """Stopped containers of an arena on another host are removed when older than this."""
 
 _MB = 1024 * 1024
-_CHUNK = 65536
 _FRAME_HEADER = 8
 _STDOUT, _STDERR = 1, 2
 _POLLIN = select.POLLIN
 _POLLOUT = select.POLLOUT
-_DRAIN_MAX = 1 << 20  # socket bytes read by one non-waiting drain (stderr_tail, kill)
-_MAX_WAIT_MS = 86_400_000.0
 _KILLED = 128 + signal.SIGKILL  # the engine's status for a container killed by SIGKILL
 _DEFAULT_HOST = "unix:///var/run/docker.sock"
-_LIVE: "weakref.WeakSet[ContainerProcess]" = weakref.WeakSet()  # for kill_all() at exit
 
 
 # --------------------------------------------------------------------- the engine
@@ -251,8 +246,14 @@ def _close_attach(attach: Any) -> None:
 
 
 # -------------------------------------------------------------------- the backend
-class DockerSandbox:
-    """Creates one container per bot; ``arena.sandbox.DockerBackend`` delegates to it."""
+class DockerBackend(Backend):
+    """Each bot in its own container on a Docker engine.
+
+    Never chosen by ``auto``: only when asked for by name. The image comes from
+    ``LaunchSpec.image`` (a bot's ``image:`` in bot.yaml), else from ``image`` here.
+    """
+
+    name = "docker"
 
     def __init__(self, image: str | None = None, *, pids_limit: int | None = None,
                  cpus: float = DEFAULT_CPUS, tmp_mb: int | None = None, user: str = DEFAULT_USER,
@@ -264,7 +265,7 @@ class DockerSandbox:
         runner makes absolute, resolve inside the container too.
         """
         if image is not None and (not isinstance(image, str) or not image or any(c.isspace() for c in image)):
-            raise ValueError(f"DockerSandbox image must be an image reference like 'name:tag', got {image!r}")
+            raise ValueError(f"DockerBackend image must be an image reference like 'name:tag', got {image!r}")
         if pids_limit is not None and (not isinstance(pids_limit, int) or isinstance(pids_limit, bool)
                                        or pids_limit <= 0):
             raise ValueError(f"pids_limit must be a positive int (or None: Limits.processes), got {pids_limit!r}")
@@ -273,6 +274,7 @@ class DockerSandbox:
         if tmp_mb is not None and (not isinstance(tmp_mb, int) or isinstance(tmp_mb, bool) or tmp_mb <= 0):
             raise ValueError(f"tmp_mb must be a positive int (or None: Limits.tmp_mb), got {tmp_mb!r}")
         self.image = image
+        """Image used for specs that name none."""
         self.pids_limit = pids_limit
         self.cpus = float(cpus)
         self.tmp_mb = tmp_mb
@@ -280,7 +282,7 @@ class DockerSandbox:
         self.mount_bot_dir = mount_bot_dir
 
     def available(self) -> tuple[bool, str]:
-        """Whether an engine answers (``docker.from_env()`` and a ping), with the reason."""
+        """Whether a Docker engine answers (``docker.from_env()`` and a ping), with the reason."""
         try:
             client = connect()
         except SandboxUnavailable as exc:
@@ -293,8 +295,8 @@ class DockerSandbox:
                       f"memory cgroup, {self.cpus:g} CPU, {self.pids_limit or 'Limits.processes'} processes, "
                       "read-only root")
 
-    def start(self, spec: LaunchSpec) -> "ContainerProcess":
-        """Create, attach to and start the bot's container; SandboxError if that fails."""
+    def start(self, spec: LaunchSpec) -> ContainerProcess:
+        """Create, attach to and start the bot's container; SandboxUnavailable/SandboxError if it cannot."""
         if not isinstance(spec, LaunchSpec):
             raise TypeError(f"start() needs a LaunchSpec, got {type(spec).__name__}")
         image = spec.image or self.image
@@ -383,52 +385,37 @@ class DockerSandbox:
 
 
 # ------------------------------------------------------------------ the channel
-class ContainerProcess(BotProcess):
-    """A bot in a container, with the public interface and semantics of ``BotProcess``.
+class ContainerProcess(Channel):
+    """The channel to a bot in a container: one socket carrying stdin, stdout and stderr.
 
-    ``send``/``readline`` take ``time.monotonic()`` deadlines and raise ChannelTimeout,
-    ChannelClosed (with ``returncode`` once the container has exited: the engine's
-    status, 128 + N for a signal, 137 for an OOM kill or our kill) and LineTooLong
-    exactly like ``BotProcess``; past a deadline ``readline`` still takes what has
-    already arrived. Stdout is buffered up to ``max_line_bytes + 1`` bytes and stderr
-    kept as a bounded tail. Not thread-safe. It inherits from ``BotProcess`` the facts
-    (``token``, ``backend``, ``limits``, ``alive``) and the line cutting, which use the
-    same attribute names; the transport underneath (a framed socket) is its own.
+    The channel's semantics are :class:`~arena.sandbox.channel.Channel`'s; exit statuses
+    are the engine's (128 + N for signal N, 137 for an OOM kill or our kill). The socket
+    is read into ``_raw`` (bounded) and demultiplexed from there, stdout into the line
+    buffer up to its cap and stderr into the tail, so stdout that does not fit yet waits
+    in ``_raw`` rather than in a pipe.
     """
 
     def __init__(self, api: Any, container_id: str, attach: Any, sock: socket.socket, *,
                  limits: Limits, token: str, backend: str = "docker") -> None:
         """Wrap a started container and its attach stream (``sock`` is the plain socket under it)."""
-        self._dead = True  # until fully built, so __del__ leaves a half-made object alone
         self._api = api
         self._id = container_id
         self._attach = attach
         self._sock = sock
         sock.setblocking(False)
         self._fd = sock.fileno()
-        self._limits = limits
-        self._token = token
-        self._backend = backend
-        self._creator = os.getpid()  # a forked child must not kill its parent's containers
         self._poll = select.poll()
         self._events = _POLLIN
         self._poll.register(self._fd, self._events)
-        self._buf = bytearray()  # stdout, demultiplexed
-        self._scanned = 0  # bytes of _buf already known to hold no newline
-        self._cap = limits.max_line_bytes + 1  # _buf never grows beyond this
-        self._tail = bytearray()  # last stderr_tail_bytes of stderr
-        self._raw = bytearray()  # socket bytes not yet demultiplexed (< 2 * _CHUNK)
+        self._raw = bytearray()  # socket bytes not yet demultiplexed (< 2 * CHUNK)
         self._frame_stream = 0  # stream of the frame being read
         self._frame_left = 0  # payload bytes of that frame still to come
         self._discard_stdout = False  # set by close() and kill(): nobody will read lines any more
         self._skip_line = False  # after LineTooLong: drop stdout up to the next newline
-        self._eof = False  # the attach stream ended: the container's process is gone
-        self._stdin_open = True
         self._exit: int | None = None
         self._oom = False
         self._pid: int | None = None
-        self._dead = False
-        _LIVE.add(self)
+        super().__init__(self._fd, limits=limits, token=token, backend=backend, label=container_id[:12])
 
     # ----------------------------------------------------------------- facts
     @property
@@ -447,11 +434,6 @@ class ContainerProcess(BotProcess):
         return self._id
 
     @property
-    def workdir(self) -> str | None:
-        """None: the bot's writable directory is a tmpfs inside the container."""
-        return None
-
-    @property
     def oom_killed(self) -> bool:
         """True if the engine reported that the kernel's OOM killer ended the container."""
         return self._oom
@@ -459,91 +441,48 @@ class ContainerProcess(BotProcess):
     @property
     def returncode(self) -> int | None:
         """The container's exit status once it has exited (128 + N for signal N), else None."""
-        if self._exit is None and not self._dead:
-            if not self._eof:
-                self._pump()
-            if self._eof:
-                self._collect_exit(0.05)
-        return self._exit
+        return self._status(0.05)
 
     def wait_fds(self) -> tuple[int, ...]:
         """The attach socket while it is open: its readiness means ``readline`` may have news."""
-        return () if self._eof or self._dead else (self._fd,)
-
-    # ------------------------------------------------------------------ send
-    def send(self, data: bytes, deadline: float) -> None:
-        """Write all of ``data`` to the bot's stdin by ``deadline`` (a ``time.monotonic()``)."""
-        if self._dead or not self._stdin_open:
-            raise ChannelClosed("bot's stdin is closed", self._exit)
-        view = memoryview(data)
-        total = len(view)
-        off = 0
-        while True:
-            if off < total:
-                try:
-                    off += os.write(self._fd, view[off:])
-                except BlockingIOError:
-                    pass
-                except OSError:  # EPIPE, ECONNRESET: the engine closed the stream
-                    raise self._closed("bot closed its stdin", deadline) from None
-            if off >= total:
-                return
-            if self._eof:
-                raise self._closed("bot exited while we were sending", deadline)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ChannelTimeout(f"bot did not read its stdin ({total - off} of {total} bytes unsent)")
-            self._watch(_POLLOUT | (_POLLIN if self._can_read() else 0))
-            for _fd, events in self._poll.poll(min(remaining * 1000.0, _MAX_WAIT_MS)):
-                if events & _POLLIN:
-                    self._pump()
-
-    # -------------------------------------------------------------- readline
-    def readline(self, deadline: float) -> bytes:
-        """Return the next stdout line without its newline; never waits past ``deadline``."""
-        buf = self._buf
-        i = buf.find(b"\n", self._scanned)
-        if i >= 0:
-            return self._take(i)
-        limit = self._limits.max_line_bytes
-        while True:
-            if self._raw:
-                self._demux()  # taking lines may have made room for bytes already read
-                i = buf.find(b"\n", self._scanned)
-                if i >= 0:
-                    return self._take(i)
-            self._scanned = len(buf)
-            if self._scanned > limit:
-                self._too_long()
-            if self._dead:
-                raise ChannelClosed("bot was killed", self._exit)
-            if self._eof:
-                raise self._closed("bot exited", deadline)
-            remaining = deadline - time.monotonic()
-            # Past the deadline we still take what has already arrived (poll with 0):
-            # a reply that came while the arena served another bot is not late.
-            self._watch(_POLLIN)
-            got = 0
-            if self._can_read() and self._poll.poll(max(0.0, min(remaining * 1000.0, _MAX_WAIT_MS))):
-                got = self._pump()
-            i = buf.find(b"\n", self._scanned)
-            if i >= 0:
-                return self._take(i)
-            if remaining <= 0 and not got and not self._eof:
-                raise ChannelTimeout("no line from bot before the deadline")
-
-    def _too_long(self) -> None:
-        """Drop the oversized partial line and the rest of it still to come, and raise.
-
-        Dropping the rest (rather than taking it for a new line) keeps the socket
-        flowing, so stderr queued behind the flood still reaches the tail.
-        """
-        self._buf.clear()
-        self._scanned = 0
-        self._skip_line = True
-        raise LineTooLong(f"bot wrote more than {self._limits.max_line_bytes} bytes without a newline")
+        return () if self._exited or self._dead else (self._fd,)
 
     # ------------------------------------------------------------- the socket
+    def _wait_send(self, timeout_ms: float) -> None:
+        """Poll the socket for room, and for input while the buffers can take it."""
+        self._watch(_POLLOUT | (_POLLIN if self._can_read() else 0))
+        for _fd, events in self._poll.poll(timeout_ms):
+            if events & _POLLIN:
+                self._pump()
+
+    def _pull(self, timeout_ms: float) -> int:
+        """Demultiplex bytes already read if lines made room for them, else poll and read.
+
+        Counts every socket byte (stderr too): stdout may come right behind a stderr frame.
+        """
+        if self._raw:
+            before = len(self._buf)
+            self._demux()
+            if len(self._buf) != before:
+                return len(self._buf) - before
+        self._watch(_POLLIN)
+        if self._can_read() and self._poll.poll(timeout_ms):
+            return self._pump()
+        return 0
+
+    def _pull_stderr(self) -> int:
+        """Read what the socket holds now: stderr comes framed together with stdout."""
+        return self._pump()
+
+    def _too_long(self) -> None:
+        """Also drop the rest of the overlong line as it arrives.
+
+        Dropping it (rather than taking it for a new line) keeps the socket flowing,
+        so stderr queued behind the flood still reaches the tail.
+        """
+        self._skip_line = True
+        super()._too_long()
+
     def _watch(self, events: int) -> None:
         """Poll the socket for ``events`` from now on."""
         if events != self._events:
@@ -551,26 +490,29 @@ class ContainerProcess(BotProcess):
             self._poll.modify(self._fd, events)
 
     def _can_read(self) -> bool:
-        """Whether reading the socket now can make progress (bounded buffers not full)."""
-        return not self._eof and not self._dead and len(self._raw) < _CHUNK
+        """Whether reading the socket now can make progress (stream open, ``_raw`` not full)."""
+        return not self._exited and len(self._raw) < CHUNK
 
     def _pump(self) -> int:
-        """Read what the socket holds (non-blocking) and demultiplex it; returns bytes read."""
+        """Read what the socket holds (non-blocking) and demultiplex it; returns bytes read.
+
+        The end of the attach stream means the container's main process exited.
+        """
         got = 0
         while self._can_read():
             try:
-                data = os.read(self._fd, _CHUNK)
+                data = os.read(self._fd, CHUNK)
             except BlockingIOError:
                 break
             except OSError:
                 data = b""
             if not data:
-                self._eof = True
+                self._out_eof = self._exited = True
                 break
             got += len(data)
             self._raw += data
             self._demux()
-            if len(data) < _CHUNK:
+            if len(data) < CHUNK:
                 break
         return got
 
@@ -605,28 +547,6 @@ class ContainerProcess(BotProcess):
         if pos:
             del raw[:pos]
 
-    def _keep_stderr(self, data: bytearray) -> None:
-        """Append to the bounded stderr tail."""
-        keep = self._limits.stderr_tail_bytes
-        tail = self._tail
-        if len(data) >= keep:
-            tail[:] = data[len(data) - keep:] if keep else b""
-        else:
-            tail += data
-            excess = len(tail) - keep
-            if excess > 0:
-                del tail[:excess]
-
-    def _drain_stderr(self) -> None:
-        """Read whatever the socket holds right now (stderr comes framed with stdout), bounded
-        so a flooder cannot pin us here; ``BotProcess.stderr_tail`` calls it."""
-        got = 0
-        while got < _DRAIN_MAX:
-            n = self._pump()
-            if n == 0:
-                return
-            got += n
-
     # ------------------------------------------------------------ exit status
     def _collect_exit(self, timeout: float) -> None:
         """Ask the engine for the exit status, waiting up to ``timeout`` for the container to stop."""
@@ -642,65 +562,57 @@ class ContainerProcess(BotProcess):
             return  # still running (it only closed its output), or gone
         self._exit = code
 
-    def _status_soon(self, deadline: float) -> int | None:
-        """Exit status, if the attach stream has ended, waiting briefly for the engine to record it."""
+    def _status(self, wait: float) -> int | None:
+        """Exit status, if the attach stream has ended, waiting up to ``wait`` for the engine to record it."""
         if self._exit is None and not self._dead:
-            if not self._eof:
+            if not self._exited:
                 self._pump()
-            if self._eof:
-                self._collect_exit(min(1.0, max(0.05, deadline - time.monotonic())))
+            if self._exited:
+                self._collect_exit(wait)
         return self._exit
 
-    def _closed(self, what: str, deadline: float) -> ChannelClosed:
+    def _closed(self, what: str, wait: float) -> ChannelClosed:
         """ChannelClosed for an ended stream, with the exit status and the reason when known."""
-        code = self._status_soon(deadline)
+        code = self._status(wait)
         if self._oom:
             what += f" (out of memory: the container's {self._limits.memory_mb} MiB limit)"
-        elif code is None and self._eof:
+        elif code is None and self._exited:
             what = "bot closed its stdout and stderr"
         return ChannelClosed(what, code)
 
     # -------------------------------------------------------------- shutdown
-    def close_stdin(self) -> None:
-        """Give the bot EOF on stdin: shut the socket's write side."""
-        if self._stdin_open:
-            self._stdin_open = False
-            try:
-                self._sock.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
+    def _shut_stdin(self) -> None:
+        """Shut the socket's write side; the container runs with ``StdinOnce``, so the engine
+        then closes the bot's stdin."""
+        try:
+            self._sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
 
     def close(self, grace: float = 1.0) -> None:
-        """Close stdin, let the bot exit on its own for up to ``grace`` seconds, then ``kill``."""
-        if self._dead:
-            return
-        self.close_stdin()
-        self._discard_stdout = True  # no more lines will be read: let the bot write and exit
-        self._buf.clear()
-        self._scanned = 0
-        end = time.monotonic() + grace
-        while not self._eof:
-            remaining = end - time.monotonic()
-            if remaining <= 0:
-                break
-            self._watch(_POLLIN)
-            if self._poll.poll(min(remaining * 1000.0, _MAX_WAIT_MS)):
-                if not self._pump() and not self._eof:
-                    break  # readable but nothing to read: should not happen, do not spin
-        self.kill()
+        """As ``Channel.close``, dropping unread stdout from now on: the socket must be read to
+        see the exit, and a bot that writes as it exits must not wait for a reader."""
+        if not self._dead:
+            self._discard_stdout = True
+            self._buf.clear()
+            self._scanned = 0
+        super().close(grace)
 
-    def kill(self) -> None:
-        """Kill and remove the container (its stderr tail is kept). Idempotent."""
-        if self._dead:
-            return
+    def _wait_exit(self, timeout_ms: float) -> bool:
+        """Read the socket until the attach stream ends."""
+        self._watch(_POLLIN)
+        if self._poll.poll(timeout_ms) and not self._pump() and not self._exited:
+            return False  # readable but nothing to read: should not happen, do not spin
+        return True
+
+    def _end(self) -> None:
+        """Remove the container (``force``: the engine kills it first), keeping its stderr tail."""
         try:
             self._discard_stdout = True  # lines are of no use now; stderr behind them is
             self._drain_stderr()  # the last of stderr, and news of an exit
-            if self._eof:
+            if self._exited:
                 self._collect_exit(0.5)  # it exited on its own: keep its status
         finally:
-            self._dead = True
-            _LIVE.discard(self)
             try:
                 self._poll.unregister(self._fd)
             except (KeyError, ValueError, OSError):
@@ -709,37 +621,6 @@ class ContainerProcess(BotProcess):
             if self._exit is None:
                 self._exit = _KILLED
             _close_attach(self._attach)
-            self._eof = True
+            self._out_eof = self._exited = True
             if not removed:
                 warnings.warn(f"sandbox: container {self._id[:12]} could not be removed", RuntimeWarning)
-
-    def __del__(self) -> None:
-        # A forgotten bot must not outlive its handle; say so, as Popen does.
-        if not getattr(self, "_dead", True) and getattr(self, "_creator", None) == os.getpid():
-            warnings.warn(f"ContainerProcess {self._id[:12]} was not closed", ResourceWarning, source=self)
-            try:
-                self.kill()
-            except Exception:
-                pass
-
-    def __repr__(self) -> str:
-        if self._dead:
-            state = f"removed, exit {self._exit}"
-        else:
-            state = "running" if self.returncode is None else f"exited {self._exit}"
-        return f"<ContainerProcess {self._id[:12]} backend={self._backend} {state}>"
-
-
-def kill_all() -> None:
-    """Kill and remove every container this process still runs (used at interpreter exit)."""
-    me = os.getpid()
-    for proc in list(_LIVE):
-        if getattr(proc, "_creator", None) != me:
-            continue
-        try:
-            proc.kill()
-        except Exception:
-            pass
-
-
-atexit.register(kill_all)

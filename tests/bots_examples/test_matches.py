@@ -7,6 +7,11 @@ from typing import Any
 
 import pytest
 
+from arena.bots import load_bot
+from arena.game.rules import make_rules
+from arena.runner import MatchJob, play_match
+from arena.sandbox import get_backend
+
 from .driver import BOTS, BotProc, ProcSeat, manifest, play, play_processes
 
 LINEUPS = [
@@ -30,6 +35,19 @@ def test_full_match(bot_dirs: dict[str, Path], preset: str, options: dict[str, A
     match = play_processes([bot_dirs[name] for name in lineup], preset, seed, options)
     assert match.result is not None
     assert len(match.result.places) == len(lineup)
+
+
+@pytest.mark.parametrize("preset", ["standard", "espanola"])
+def test_every_example_bot_plays_under_the_bwrap_allowlist(bot_dirs: dict[str, Path], preset: str) -> None:
+    """Python, Node and a static C bot, as an unprivileged uid seeing only the allowlisted files."""
+    ok, why = get_backend("bwrap").available()
+    if not ok:
+        pytest.skip(f"bwrap unavailable: {why}")
+    bots = tuple(load_bot(str(bot_dirs[name])) for name in ("heuristic", "random", "js-greedy", "c-random"))
+    outcome = play_match(MatchJob(f"allowlist-{preset}", make_rules(preset), 11, bots, sandbox="bwrap"))
+    assert outcome.sandbox == "bwrap"
+    assert outcome.faults == (), [(f.bot, f.kind, f.detail, f.stderr) for f in outcome.faults]
+    assert outcome.decisions > 0
 
 
 def test_manifests() -> None:

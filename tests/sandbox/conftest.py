@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import Backend, BotProcess, LaunchSpec, Limits, get_backend
+from arena.sandbox import Backend, Channel, LaunchSpec, Limits, get_backend
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 PYTHON = "/usr/bin/python3"  # fast-starting system interpreter (the pyenv shim is slow)
@@ -59,16 +59,16 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return b
 
 
-Launcher = Callable[..., BotProcess]
+Launcher = Callable[..., Channel]
 
 
 @pytest.fixture
 def launch(backend: Backend) -> Iterator[Launcher]:
     """Start ``tests/bots/<script>`` under the backend; everything is killed and checked at teardown."""
-    started: list[BotProcess] = []
+    started: list[Channel] = []
 
     def _launch(script: str, *args: str, limits: Limits | None = None,
-                env: tuple[tuple[str, str], ...] = ()) -> BotProcess:
+                env: tuple[tuple[str, str], ...] = ()) -> Channel:
         spec = LaunchSpec((PYTHON, str(BOTS / script), *args), str(BOTS), limits or Limits(), env)
         proc = backend.start(spec)
         started.append(proc)

@@ -35,7 +35,9 @@ from arena.faults import FaultKind
 from arena.game import make_rules
 from arena.runner import MatchJob, play_batch, play_match
 from arena.sandbox import (
+    BotProcess,
     BwrapBackend,
+    Channel,
     ChannelClosed,
     ChannelTimeout,
     ContainerProcess,
@@ -137,7 +139,7 @@ def test_auto_never_picks_docker(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(self: Any) -> tuple[bool, str]:
         raise AssertionError("auto must not even ask the docker backend")
 
-    monkeypatch.setattr(docker_sandbox.DockerSandbox, "available", refuse)
+    monkeypatch.setattr(docker_sandbox.DockerBackend, "available", refuse)
     backend, why = resolve_backend("auto")
     assert isinstance(backend, (BwrapBackend, NoneBackend)) and "docker" not in why
     assert not isinstance(get_backend("auto"), DockerBackend)
@@ -159,6 +161,17 @@ def test_unavailable_when_the_engine_socket_does_not_exist(monkeypatch: pytest.M
 def test_an_image_is_required() -> None:
     with pytest.raises(SandboxUnavailable, match="needs an image: set 'image' in the bot's bot.yaml"):
         DockerBackend().start(LaunchSpec(("/bot/bot",)))
+
+
+def test_the_backend_is_the_docker_module_class_and_starts_channels() -> None:
+    backend = get_backend("docker")
+    assert type(backend) is DockerBackend is docker_sandbox.DockerBackend and backend.name == "docker"
+    assert backend.image is None and DockerBackend(image=IMAGE, pids_limit=8).image == IMAGE
+    assert issubclass(ContainerProcess, Channel) and issubclass(BotProcess, Channel)
+    with pytest.raises(ValueError, match="image reference"):
+        DockerBackend(image="has space")
+    with pytest.raises(ValueError, match="pids_limit"):
+        DockerBackend(pids_limit=0)
 
 
 def test_launch_spec_image_field() -> None:
