@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .replay_notes import FALLBACK
 from .runner import MatchOutcome
 
 
@@ -40,18 +41,66 @@ def fault_lines(outcome: MatchOutcome) -> list[str]:
 
 
 def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat: int | None) -> list[str]:
-    """A readable account of a replay, omniscient (``seat`` None) or as one seat saw it."""
+    """A readable account of a replay, omniscient (``seat`` None) or as one seat saw it.
+
+    Faults, forfeits, fallback moves and the final places are shown in both views: they
+    are facts about bots, not cards. A seat's view shows the detail and stderr only of its
+    own faults, since another bot's reply or log may well name that bot's cards.
+    """
     names = header.get("bots") or [f"seat{s}" for s in range(header["players"])]
     who = "everything (omniscient)" if seat is None else f"seat {seat} ({names[seat]})"
+    told = header.get("wire_id")
     lines = [f"replay of {header.get('match', '?')}: {header['rules']['preset']}, {header['players']} players, "
-             f"seed {header['seed']}; showing {who}"]
+             f"seed {header['seed']}; showing {who}"
+             + (f"; bots were told match id {told}" if told and told != header.get("match") else "")]
     for record in records:
-        if record["type"] == "action":
-            if seat is None:
-                lines.append(f"    > seat {record['seat']} chose {_compact(record['action'])}")
-            continue
-        event = _as_seen(record, seat)
-        lines.append(_event_line(event, names))
+        kind = record["type"]
+        if kind == "action":
+            lines.extend(_action_lines(record, names, seat))
+        elif kind == "fault":
+            lines.extend(_fault_lines(record, names, seat))
+        elif kind == "forfeit":
+            lines.append(f"!! forfeit: {_who(record['seat'], names)} from decision {record['decision']} on: the "
+                         "fallback policy plays its moves, and it ranks below every seat not forfeited")
+        elif kind == "result":
+            lines.extend(_result_lines(record, names))
+        else:
+            lines.append(_event_line(_as_seen(record, seat), names))
+    return lines
+
+
+def _who(seat: int, names: list[str]) -> str:
+    return f"{names[seat]}@{seat}"
+
+
+def _action_lines(record: dict[str, Any], names: list[str], seat: int | None) -> list[str]:
+    """Every action in the omniscient view; in a seat's view only moves made for a bot by the fallback."""
+    fallback = record.get("by") == FALLBACK
+    if seat is None:
+        return [f"    > seat {record['seat']} chose {_compact(record['action'])}"
+                + ("  [by the fallback policy]" if fallback else "")]
+    if not fallback:
+        return []
+    if record["seat"] == seat:
+        return [f"    > the fallback policy chose {_compact(record['action'])} for you"]
+    return [f"    > {_who(record['seat'], names)} moved by the fallback policy"]
+
+
+def _fault_lines(record: dict[str, Any], names: list[str], seat: int | None) -> list[str]:
+    where = f"!! fault: {_who(record['seat'], names)}, round {record['round']}, decision {record['decision']}: " \
+            f"{record['kind']}"
+    if seat is not None and seat != record["seat"]:
+        return [where]
+    tail = [line for line in str(record.get("stderr", "")).splitlines() if line.strip()][-5:]
+    return [f"{where}: {record['detail']}"] + [f"     stderr| {line}" for line in tail]
+
+
+def _result_lines(record: dict[str, Any], names: list[str]) -> list[str]:
+    places, totals, forfeited = record["places"], record["totals"], record["forfeited"]
+    lines = [f"== result ({record['reason']}): places {places} totals {totals}"
+             + (" (forfeited seats rank last)" if any(forfeited) else "")]
+    for s in sorted(range(len(places)), key=lambda s: (places[s], s)):
+        lines.append(f"  {places[s]}. {_who(s, names)}  total {totals[s]}" + ("  (forfeited)" if forfeited[s] else ""))
     return lines
 
 
@@ -74,7 +123,7 @@ def _event_line(event: dict[str, Any], names: list[str]) -> str:
                 + (f" moon {event['moon']}" if event.get("moon") is not None else "")
                 + (f" resets {event['resets']}" if event.get("resets") else ""))
     if kind == "match_over":
-        return f"== match over ({event['reason']}): totals {event['totals']} places {event['places']}"
+        return f"== match over ({event['reason']}): totals {event['totals']} places by total {event['places']}"
     rest = {k: v for k, v in event.items() if k not in ("type", "seat")}
     return f"  {who:>14} {kind:<12} {_compact(rest)}"
 

@@ -21,8 +21,9 @@ from .bots.buildlock import bot_lock
 from .fallback import fallback_index
 from .faults import FAULT_POLICIES, BotFault, Fault, FaultKind
 from .game import Match, Rules, events_for, observe
-from .game.replay import replay_bytes
+from .game.replay import Notes, replay_bytes
 from .game.scoring import places
+from .replay_notes import FALLBACK, fault_record, forfeit_record, result_record
 from .sandbox import Backend, LaunchSpec, Limits, SandboxError, resolve_backend
 
 _ROUND_END = ("round_over", "match_over")
@@ -36,7 +37,7 @@ class MatchJob:
     """Everything needed to play one match, and nothing that only one machine has."""
 
     match_id: str
-    """Stable id, e.g. ``t-0042``; also sent to bots in ``hello``."""
+    """Stable id, e.g. ``t-0042``, for results and replays; sent to bots in ``hello`` unless ``wire_id`` is set."""
     rules: Rules
     """Preset and options."""
     seed: int | str
@@ -55,10 +56,18 @@ class MatchJob:
     """Under ``fallback``: faults after which the seat is forfeited anyway."""
     private: tuple[str, ...] = ()
     """Directories bots must not read (results with replays of finished deals, configurations)."""
+    wire_id: str | None = None
+    """The match id bots get in ``hello``, when it must differ from ``match_id``: a tournament's ids
+    name the bots at the table, so by default its bots get an opaque one instead."""
 
     def __post_init__(self) -> None:
         if self.fault_policy not in FAULT_POLICIES:
             raise ValueError(f"fault policy {self.fault_policy!r}: expected one of {', '.join(FAULT_POLICIES)}")
+
+    @property
+    def hello_id(self) -> str:
+        """The match id sent to the bots."""
+        return self.match_id if self.wire_id is None else self.wire_id
 
 
 @dataclass(frozen=True)
@@ -150,6 +159,10 @@ class _Table:
         self.forfeited = [False] * self.players
         self.fault_count = [0] * self.players
         self.faults: list[Fault] = []
+        self.notes: list[dict[str, Any]] = []
+        """Replay records of faults and forfeits, in the order they happened."""
+        self.fallback_moves: list[int] = []
+        """Decision numbers of the actions the fallback policy chose."""
         self.cursor = [0] * self.players
         self.request_id = 0
 
@@ -157,13 +170,18 @@ class _Table:
     def fault(self, seat: int, fault: BotFault) -> None:
         link = self.links[seat]
         tail = link.stderr_tail() if link else ""
-        self.faults.append(Fault(seat, self.job.bots[seat].name, fault.kind, fault.detail, tail[-2000:],
-                                 self.match.round_no, len(self.match.history)))
+        recorded = Fault(seat, self.job.bots[seat].name, fault.kind, fault.detail, tail[-2000:],
+                         self.match.round_no, len(self.match.history))
+        self.faults.append(recorded)
+        self.notes.append(fault_record(recorded))
         self.fault_count[seat] += 1
         if self.job.fault_policy == "forfeit" or fault.fatal or self.fault_count[seat] >= self.job.max_faults:
             self.forfeit(seat)
 
     def forfeit(self, seat: int) -> None:
+        if not self.forfeited[seat]:
+            self.notes.append(forfeit_record(seat, self.job.bots[seat].name, len(self.match.history),
+                                             self.match.round_no))
         self.forfeited[seat] = True
         link, self.links[seat] = self.links[seat], None
         if link is not None:
@@ -199,7 +217,7 @@ class _Table:
             if link is None:
                 continue
             try:
-                link.send_hello(protocol.hello(self.job.match_id, seat, self.players, self.job.rules,
+                link.send_hello(protocol.hello(self.job.hello_id, seat, self.players, self.job.rules,
                                                tc.move_ms, tc.startup_ms, tc.bank_ms))
             except BotFault as fault:
                 self.fault(seat, fault)
@@ -243,7 +261,10 @@ class _Table:
                 choices[seat] = answer
         for seat in asked:
             index = choices.get(seat)
-            match.apply_legal(seat, fallback_index(legal[seat][1]) if index is None else index)
+            if index is None:
+                index = fallback_index(legal[seat][1])
+                self.fallback_moves.append(len(match.history))
+            match.apply_legal(seat, index)
 
     def new_events(self, seat: int) -> list[dict[str, Any]]:
         events = events_for(self.match, seat, self.cursor[seat])
@@ -353,9 +374,11 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
     finally:
         table.kill_all(spare=kept)
     stats = tuple(SeatStats(l.decisions, l.think_ms, l.max_ms) if l else SeatStats(0, 0.0, 0.0) for l in links_used)
-    meta = {"match": job.match_id, "bots": [b.name for b in job.bots]}
+    meta = {"match": job.match_id, "wire_id": job.hello_id, "bots": [b.name for b in job.bots]}
+    notes = Notes(table.notes, dict.fromkeys(table.fallback_moves, FALLBACK),
+                  (result_record(result.totals, final, forfeited, result.reason),))
     # Level 6: half the time of gzip's default 9 for about 6% more bytes (docs/performance.md).
-    replay = gzip.compress(replay_bytes(match, meta), compresslevel=6, mtime=0)
+    replay = gzip.compress(replay_bytes(match, meta, notes), compresslevel=6, mtime=0)
     return MatchOutcome(
         match_id=job.match_id, seed=job.seed, bots=tuple(b.name for b in job.bots), totals=result.totals,
         places=final, forfeited=forfeited, faults=tuple(table.faults), reason=result.reason,

@@ -97,6 +97,27 @@ def test_play_bad_arguments_are_one_line_errors():
         assert "Traceback" not in result.output
 
 
+def test_replay_shows_the_fault_the_forfeit_the_fallback_moves_and_the_stored_places(tmp_path):
+    replay = tmp_path / "f.jsonl"
+    illegal = "/usr/bin/python3 tests/bots/fault_illegal.py 2 fly"
+    result = run("play", "bots/random", illegal, "--seed", "6", "--sandbox", "none", "--replay", str(replay))
+    assert result.exit_code == 0, result.output
+    everything = run("replay", str(replay)).output
+    assert "!! fault: fault_illegal@1, round 1, decision" in everything and "not one of the" in everything
+    assert "stderr| FAULT-MARKER" in everything
+    assert "!! forfeit: fault_illegal@1 from decision" in everything
+    assert "  [by the fallback policy]" in everything
+    assert "== result (score): places [1, 2]" in everything and "2. fault_illegal@1" in everything
+    mine = run("replay", str(replay), "--seat", "0").output
+    assert "!! fault: fault_illegal@1" in mine and "not one of the" not in mine and "FAULT-MARKER" not in mine
+    assert "moved by the fallback policy" in mine and "== result (score): places [1, 2]" in mine
+    newer = tmp_path / "newer.jsonl"
+    newer.write_text(replay.read_text().replace("cabo-arena-replay/2", "cabo-arena-replay/3", 1))
+    refused = run("replay", str(newer))
+    assert refused.exit_code != 0
+    assert "replay format 'cabo-arena-replay/3' is not one this arena reads" in refused.output
+
+
 def test_replay_of_a_non_replay_file(tmp_path):
     bad = tmp_path / "x.jsonl"
     bad.write_text('{"type": "nope"}\n')

@@ -30,7 +30,7 @@ from arena.bots import BotSpec, load_bot
 from arena.faults import BotFault
 from arena.game import Match, events_for, make_rules, observe
 from arena.game.events import omniscient
-from arena.game.replay import read_replay, rebuild
+from arena.game.replay import NOTE_TYPES, read_replay, rebuild
 from arena.game.state import CLAIM, TURN
 from arena.runner import MatchJob, MatchOutcome, play_match
 from arena.selfplay import play_random
@@ -199,7 +199,7 @@ def play(job: MatchJob, capture: Capture) -> MatchOutcome:
 
 def occurred_event_types(outcome: MatchOutcome) -> set[str]:
     _, records = read_replay(outcome.replay_text().splitlines())
-    return {r["type"] for r in records if r["type"] != "action"}
+    return {r["type"] for r in records if r["type"] != "action" and r["type"] not in NOTE_TYPES}
 
 
 def assert_event_streams_complete(outcome: MatchOutcome, capture: Capture) -> None:

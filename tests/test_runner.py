@@ -8,6 +8,7 @@ no bot process outlives ``play_match``.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -550,6 +551,90 @@ def test_bwrap_probe_leaves_no_zombie_in_a_subreaper_arena():
     finally:
         _reap_new_zombie_children(before)  # tidy up so the autouse leftover check stays quiet
     assert not left, "the bwrap probe left:\n" + "\n".join(left.values())
+
+
+# --------------------------------------------------------------------------- the replay's record of faults
+
+def replay_records(outcome: MatchOutcome) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    return read_replay(outcome.replay_text().splitlines())
+
+
+def marked(records: list[dict[str, Any]]) -> list[int]:
+    """Decision numbers of the actions the replay says the fallback policy chose."""
+    return [n for n, r in enumerate(r for r in records if r["type"] == "action") if r.get("by") == "fallback"]
+
+
+def assert_result_record(outcome: MatchOutcome, records: list[dict[str, Any]]) -> None:
+    """The replay ends with the outcome as stored: the arena's places, not the engine's."""
+    assert records[-1] == {"type": "result", "totals": list(outcome.totals), "places": list(outcome.places),
+                           "forfeited": list(outcome.forfeited), "reason": outcome.reason}
+    assert records[-2]["type"] == "match_over" and records[-2]["totals"] == list(outcome.totals)
+
+
+def test_replay_records_the_fault_the_forfeit_and_every_move_played_for_the_seat():
+    seat = 1
+    outcome = play_match(job(table(3, seat, fault_bot("fault_illegal", "3", "index")), "standard", seed=12))
+    fault = assert_forfeit_outcome(outcome, seat, FaultKind.ILLEGAL, r"index")
+    _, records = replay_records(outcome)
+    at = records.index({"type": "fault", **fault.to_json()})
+    assert records[at + 1] == {"type": "forfeit", "seat": seat, "bot": "faulty", "decision": fault.decision,
+                               "round": fault.round}
+    assert sum(1 for r in records[:at] if r["type"] == "action") == fault.decision  # just before its decision
+    assert records[at + 2]["type"] == "action"
+    assert [r["type"] for r in records].count("fault") == 1 and [r["type"] for r in records].count("forfeit") == 1
+    steps, _ = actions(outcome)
+    assert marked(records) == [n for n, (s, _, _) in enumerate(steps) if s == seat and n >= fault.decision]
+    assert all(steps[n][2] == steps[n][1][fallback_index(steps[n][1])] for n in marked(records))
+    assert_result_record(outcome, records)
+
+
+def test_replay_marks_only_the_decisions_the_fallback_policy_replaced():
+    seat = 1
+    outcome = play_match(job(table(4, seat, fault_bot("fault_illegal", "2,4", "fly")), "espanola",
+                             policy="fallback", max_faults=3))
+    _, records = replay_records(outcome)
+    assert [{k: r[k] for k in ("seat", "kind", "decision")} for r in records if r["type"] == "fault"] == \
+        [{"seat": f.seat, "kind": f.kind.value, "decision": f.decision} for f in outcome.faults]
+    assert not [r for r in records if r["type"] == "forfeit"]
+    steps, _ = actions(outcome)
+    mine = [n for n, (s, _, _) in enumerate(steps) if s == seat]
+    assert marked(records) == [mine[1], mine[3]]  # its 2nd and 4th decisions, nothing else
+    assert_result_record(outcome, records)
+
+
+def test_replay_of_a_startup_fault_marks_every_move_of_the_seat():
+    outcome = play_match(job(table(3, 0, fault_bot("fault_startup", "exit", "4")), "espanola",
+                             time_control=TimeControl(move_ms=MOVE_MS, startup_ms=1200)))
+    _, records = replay_records(outcome)
+    first_action = next(i for i, r in enumerate(records) if r["type"] == "action")
+    assert [r["type"] for r in records[first_action - 2:first_action]] == ["fault", "forfeit"]
+    assert records[first_action - 1]["decision"] == 0
+    steps, _ = actions(outcome)
+    assert marked(records) == [n for n, (s, _, _) in enumerate(steps) if s == 0]
+    assert_result_record(outcome, records)
+
+
+def test_clean_replay_has_only_its_result_and_bots_get_the_wire_id(monkeypatch):
+    from arena.sandbox import BotProcess
+
+    sent: list[bytes] = []
+    original = BotProcess.send
+
+    def send(process: BotProcess, data: bytes, deadline: float) -> None:
+        sent.append(bytes(data))
+        original(process, data, deadline)
+
+    monkeypatch.setattr(BotProcess, "send", send)
+    bots = tuple(load_bot(RANDOM, name=f"r{s}") for s in range(3))
+    the_job = dataclasses.replace(job(bots, match_id="c1/r0+r1+r2/r0"), wire_id="m-0123456789abcdef")
+    outcome = play_match(the_job)
+    hellos = [m for m in map(protocol.decode, sent) if m["type"] == "hello"]
+    assert [h["match"] for h in hellos] == ["m-0123456789abcdef"] * 3
+    assert not [line for line in sent if b"r0+r1" in line]
+    header, records = replay_records(outcome)
+    assert outcome.match_id == header["match"] == "c1/r0+r1+r2/r0" and header["wire_id"] == "m-0123456789abcdef"
+    assert not [r for r in records if r["type"] in ("fault", "forfeit") or "by" in r]
+    assert_result_record(outcome, records)
 
 
 # --------------------------------------------------------------------------- still usable

@@ -34,6 +34,7 @@ from ..game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, Rules, make_rules,
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from .rating import RatingParams
+from .schedule import opaque_match_id
 
 KeyPath = tuple[Union[str, int], ...]
 """Where a value sits in the file: ``("bots", 2, "path")`` is shown as ``bots[2].path``."""
@@ -49,7 +50,7 @@ DEFAULT_RULES = "standard"
 """Rule preset when ``rules`` is not given."""
 
 TOP_KEYS = ("name", "rules", "seats", "cycles", "seed", "time", "sandbox", "workers", "matches_per_process",
-            "fault_policy", "max_faults", "rating", "limits", "output", "bots")
+            "fault_policy", "max_faults", "tell_opponents", "rating", "limits", "output", "bots")
 """Allowed top-level keys, in documentation order."""
 REQUIRED_KEYS = ("name", "bots")
 """Top-level keys without a default."""
@@ -111,6 +112,9 @@ class TournamentConfig:
     """``forfeit`` or ``fallback``: what happens when a bot breaks the protocol."""
     max_faults: int
     """Under ``fallback``: faults after which the seat is forfeited anyway."""
+    tell_opponents: bool
+    """Send bots the readable match id, which names the bots at the table (for opponent modelling);
+    by default they get an opaque one (:meth:`wire_id`)."""
     rating: RatingParams
     """TrueSkill parameters for the leaderboard."""
     limits: Limits
@@ -141,6 +145,7 @@ class TournamentConfig:
             "limits": self._described_limits(),
             "fault_policy": self.fault_policy,
             "max_faults": self.max_faults,
+            **({"tell_opponents": True} if self.tell_opponents else {}),  # absent when off: older tournaments resume
             "bots": {bot.name: {"command": list(bot.command), "directory": bot.directory, "build": bot.build,
                                 "image": bot.image}
                      for bot in sorted(self.bots, key=lambda b: b.name)},
@@ -155,6 +160,14 @@ class TournamentConfig:
             if limits[key] == getattr(default, key):
                 del limits[key]
         return limits
+
+    def wire_id(self, match_id: str) -> str:
+        """The id bots get in ``hello`` for the match ``match_id``: itself under ``tell_opponents``, else opaque."""
+        if self.tell_opponents:
+            return match_id
+        if self.seed is None:
+            raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
+        return opaque_match_id(self.seed, match_id)
 
     def fingerprint(self) -> str:
         """sha256 of the canonical JSON of :meth:`describe`: equal iff the same matches are played the same way."""
@@ -330,6 +343,12 @@ class _Reader:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         self.fail(path, f"expected one of {' | '.join(choices)}, got {_shown(value)}{hint}")
 
+    def boolean(self, path: KeyPath, value: Any) -> bool:
+        """``true`` or ``false``, nothing that merely looks like one (``1``, ``"yes"``)."""
+        if isinstance(value, bool):
+            return value
+        self.fail(path, f"expected true or false, got {_shown(value)}")
+
     def section(self, path: KeyPath, value: Any, allowed: Sequence[str]) -> dict[str, Any]:
         """An optional mapping of known keys; null or absent means all defaults."""
         if value is None:
@@ -365,6 +384,7 @@ class _Reader:
                                         data.get("matches_per_process", DEFAULT_MATCHES_PER_PROCESS), 1)
         fault_policy = self.choice(("fault_policy",), data.get("fault_policy", "forfeit"), FAULT_POLICIES)
         max_faults = self.required_int(("max_faults",), data.get("max_faults", 3), 1)
+        tell_opponents = self.boolean(("tell_opponents",), data.get("tell_opponents", False))
         rating = self.rating(data.get("rating"))
         limits = self.limits(data.get("limits"))
         output = self.output(data.get("output"), name)
@@ -376,7 +396,7 @@ class _Reader:
                       f"{len(bots)}; add bots or set seats to at most {len(bots)}")
         return TournamentConfig(name=name, rules=rules, seats=seats, cycles=cycles, seed=seed, time=time_control,
                                 sandbox=sandbox, workers=workers, matches_per_process=per_process,
-                                fault_policy=fault_policy, max_faults=max_faults,
+                                fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
                                 rating=rating, limits=limits, output=output, bots=bots, path=self.file)
 
     def name(self, value: Any) -> str:

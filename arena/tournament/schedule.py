@@ -11,6 +11,8 @@ that knew the seed could recompute every card of the deal with the engine.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
@@ -43,6 +45,17 @@ def table_seed(master: int | str, cycle: int, table: Sequence[str]) -> str:
 def match_id(cycle: int, table: Sequence[str], rotation: int) -> str:
     """``cCYCLE/BOT+BOT+.../rROTATION``: names the match without revealing its deal."""
     return f"c{cycle}/{'+'.join(table)}/r{rotation}"
+
+
+def opaque_match_id(master: int | str, match_id: str) -> str:
+    """The id bots get instead of ``match_id``: ``m-`` and 16 hex digits of HMAC-SHA256 keyed with the master seed.
+
+    Unique per match and the same on every run and resume, but without the key a bot can
+    recover neither the id (which names the bots at its table) nor the key (the seed of
+    every deal). ``1`` and ``"1"`` give the same ids, as they give the same deals.
+    """
+    mac = hmac.new(str(master).encode(), b"cabo-arena/match-id\0" + match_id.encode(), hashlib.sha256)
+    return "m-" + mac.hexdigest()[:16]
 
 
 def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: int | str) -> Iterator[ScheduledMatch]:

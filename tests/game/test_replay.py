@@ -65,3 +65,49 @@ def test_stored_replay_bytes_are_the_replay_file_in_utf8():
     assert data.decode("utf-8") == out.getvalue() and "añejo".encode() in data
     header, records = read_replay(data.decode().splitlines())
     assert header["bots"][0] == "añejo" and rebuild(header, records).result == match.result
+
+
+def _notes_replay(match, notes):
+    from arena.game.replay import replay_bytes
+
+    return read_replay(replay_bytes(match, {"match": "m-1"}, notes).decode().splitlines())
+
+
+def test_notes_stand_before_their_decision_and_rebuild_ignores_them():
+    from arena.game.replay import FORMAT, NOTE_TYPES, Notes
+
+    match = _played("espanola", 3, 11)
+    last = len(match.history)
+    notes = Notes(before=[{"type": "fault", "seat": 1, "decision": 5}, {"type": "forfeit", "seat": 1, "decision": 5},
+                          {"type": "fault", "seat": 0, "decision": 0}, {"type": "fault", "seat": 2, "decision": last}],
+                  by={5: "fallback", 9: "fallback"},
+                  final=[{"type": "result", "places": [1, 2, 3]}])
+    header, records = _notes_replay(match, notes)
+    assert header["format"] == FORMAT
+    actions = [i for i, r in enumerate(records) if r["type"] == "action"]
+    assert len(actions) == last
+    # each note right before the action of its number (in the order given), or after everything else
+    assert records[actions[0] - 1] == {"type": "fault", "seat": 0, "decision": 0}
+    assert [r["type"] for r in records[actions[5] - 2:actions[5]]] == ["fault", "forfeit"]
+    assert records[-2] == {"type": "fault", "seat": 2, "decision": last} and records[-3]["type"] == "match_over"
+    assert records[-1] == {"type": "result", "places": [1, 2, 3]}
+    # only the chosen actions are marked, and marking changes nothing else
+    marked = [n for n, i in enumerate(actions) if records[i].get("by") == "fallback"]
+    assert marked == [5, 9]
+    _, unannotated = _notes_replay(match, None)
+    assert [{k: v for k, v in r.items() if k != "by"} for r in records if r["type"] not in NOTE_TYPES] == unannotated
+    assert rebuild(header, records).result == match.result
+
+
+def test_format_1_files_are_still_read_and_unknown_formats_refused():
+    import pytest
+
+    match = _played("standard", 2, 4)
+    out = io.StringIO()
+    write_replay(match, out)
+    lines = out.getvalue().splitlines()
+    old = [lines[0].replace("cabo-arena-replay/2", "cabo-arena-replay/1")] + lines[1:]
+    header, records = read_replay(old)
+    assert header["format"] == "cabo-arena-replay/1" and rebuild(header, records).result == match.result
+    with pytest.raises(ValueError, match="replay format 'cabo-arena-replay/9' is not one this arena reads"):
+        read_replay([lines[0].replace("cabo-arena-replay/2", "cabo-arena-replay/9")] + lines[1:])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,7 @@ sandbox: none
 workers: 3
 fault_policy: fallback
 max_faults: 5
+tell_opponents: true
 rating: {{mu: 30, sigma: 5.5, beta: 3, tau: 0, draw_probability: 0.2}}
 limits: {{cpu_seconds: 10, memory_mb: 512, file_size_mb: 4, open_files: 32, processes: 20}}
 output: {tmp_path / 'out'}
@@ -87,6 +89,7 @@ bots:
     assert config.sandbox == "none"
     assert config.workers == 3
     assert config.fault_policy == "fallback" and config.max_faults == 5
+    assert config.tell_opponents is True
     assert config.rating == RatingParams(mu=30.0, sigma=5.5, beta=3.0, tau=0.0, draw_probability=0.2)
     assert config.limits == Limits(cpu_seconds=10, memory_mb=512, file_size_mb=4, open_files=32, processes=20)
     assert config.output == tmp_path / "out"
@@ -111,6 +114,7 @@ def test_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert config.workers is None
     assert config.matches_per_process == 32
     assert config.fault_policy == "forfeit" and config.max_faults == 3
+    assert config.tell_opponents is False
     assert config.rating == RatingParams()
     assert config.limits == Limits()
     assert config.output == tmp_path / "results" / "league"
@@ -240,7 +244,7 @@ def test_unknown_key_suggests_the_closest(tmp_path: Path) -> None:
     err = failure(path)
     assert str(err).startswith(f"{path}:2: seat: unknown key (did you mean 'seats'?); allowed keys: name, rules, "
                                "seats, cycles, seed, time, sandbox, workers, matches_per_process, fault_policy, "
-                               "max_faults, rating, limits, output, bots")
+                               "max_faults, tell_opponents, rating, limits, output, bots")
     assert err.key == "seat" and err.line == 2
 
 
@@ -311,6 +315,10 @@ BAD_VALUES = [
     ("matches_per_process: 0", "matches_per_process", "expected an integer >= 1, got 0"),
     ("fault_policy: ignore", "fault_policy", "expected one of forfeit | fallback, got 'ignore'"),
     ("max_faults: 0", "max_faults", "expected an integer >= 1, got 0"),
+    ("tell_opponents: 1", "tell_opponents", "expected true or false, got 1"),
+    ("tell_opponents: 'true'", "tell_opponents", "expected true or false, got 'true'"),
+    ("tell_opponents: null", "tell_opponents", "expected true or false, got null"),
+    ("tell_opponent: true", "tell_opponent", "unknown key (did you mean 'tell_opponents'?)"),
     ("rating: [1]", "rating", "expected a mapping with keys among mu, sigma, beta, tau, draw_probability"),
     ("rating: {mu: x}", "rating.mu", "expected a number, got 'x'"),
     ("rating: {mu: true}", "rating.mu", "expected a number, got true"),
@@ -454,6 +462,7 @@ def test_fingerprint_ignores_workers_output_rating_name_and_bot_order(tmp_path: 
     "rules: {preset: standard, options: {multi_swap_from_discard: false}}", "rules: espanola",
     "time: {move_ms: 999}", "time: {bank_ms: 100}", "sandbox: none", "limits: {memory_mb: 512}",
     "limits: {processes: 200}", "limits: {tmp_mb: 8}", "fault_policy: fallback", "max_faults: 4",
+    "tell_opponents: true",
 ])
 def test_fingerprint_changes_with_what_decides_the_matches(tmp_path: Path, extra: str) -> None:
     assert fingerprint(tmp_path / "a", extra) != fingerprint(tmp_path / "b")
@@ -475,6 +484,27 @@ def test_default_later_limits_keep_fingerprints_from_before_them(tmp_path: Path)
         "cpu_seconds", "memory_mb", "file_size_mb", "open_files", "stderr_tail_bytes", "max_line_bytes"}
     assert fingerprint(tmp_path / "b", "limits: {processes: 64, tmp_mb: 64}") == fingerprint(tmp_path / "c")
     assert load(tmp_path / "d", "limits: {processes: 8}").describe()["limits"]["processes"] == 8
+
+
+def test_tell_opponents_off_keeps_fingerprints_from_before_it(tmp_path: Path) -> None:
+    """Off is the default and is not described, so tournaments begun before the key existed resume."""
+    assert "tell_opponents" not in load(tmp_path / "a").describe()
+    assert fingerprint(tmp_path / "b", "tell_opponents: false") == fingerprint(tmp_path / "c")
+    assert load(tmp_path / "d", "tell_opponents: true").describe()["tell_opponents"] is True
+
+
+def test_wire_id_is_opaque_unless_tell_opponents(tmp_path: Path) -> None:
+    readable = "c1/c+heuristic+js-greedy/r1"
+    hidden = load(tmp_path / "a", "seed: 7")
+    told = load(tmp_path / "b", "seed: 7\ntell_opponents: true")
+    assert told.wire_id(readable) == readable
+    opaque = hidden.wire_id(readable)
+    assert re.fullmatch(r"m-[0-9a-f]{16}", opaque)
+    assert opaque == hidden.wire_id(readable) == load(tmp_path / "c", "seed: '7'").wire_id(readable)  # stable
+    assert opaque != hidden.wire_id("c1/c+heuristic+js-greedy/r2")  # every rotation its own
+    assert opaque != load(tmp_path / "d", "seed: 8").wire_id(readable)  # keyed with the master seed
+    with pytest.raises(ValueError, match="no master seed yet"):
+        load(tmp_path / "e").wire_id(readable)
 
 
 def test_describe_is_plain_json_and_matches_the_fingerprint(tmp_path: Path) -> None:
