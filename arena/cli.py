@@ -236,7 +236,7 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool) ->
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
     from .tournament.config import ConfigError, load_config
     from .tournament.driver import run_tournament
-    from .tournament.leaderboard import text
+    from .tournament.leaderboard import text, voided_summary
     from .tournament.store import StoreMismatch
 
     try:
@@ -247,11 +247,15 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool) ->
         summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes)
     except (StoreMismatch, BotConfigError, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(text(summary.leaderboard))
+    click.echo(text(summary.leaderboard, voided=False))
     click.echo(f"results: {config.output} (leaderboard.md, leaderboard.json, leaderboard.csv, head_to_head.csv, "
-               f"results.sqlite, replays/)")
+               f"voided.csv, results.sqlite, replays/)")
+    if summary.leaderboard.voided:
+        click.echo(voided_summary(summary.leaderboard.voided))  # the last line: what is not rated, and why
     if summary.interrupted:
         raise SystemExit(130)
+    if summary.stopped:
+        raise click.ClickException(summary.stopped)
     if summary.failed:
         raise click.ClickException(f"{summary.failed} match(es) failed inside the arena; run again to retry them")
 
@@ -262,21 +266,22 @@ def leaderboard_cmd(output_dir: Path) -> None:
     """Print the leaderboard of a tournament OUTPUT_DIR, also while it runs."""
     from .tournament.leaderboard import build, text
     from .tournament.rating import RatingParams, rate
-    from .tournament.store import ResultStore
+    from .tournament.store import ResultStore, StoreMismatch
 
     try:
         store = ResultStore(output_dir, readonly=True)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, StoreMismatch) as exc:
         raise click.ClickException(str(exc)) from None
     try:
         names = store.meta("bots") or []
         params = RatingParams(**(store.meta("rating") or {}))
         records = store.records()
+        voided = store.voided()
         total = store.meta("total")
     finally:
         store.close()
-    board = build(records, rate(records, params, names), names)
-    click.echo(f"{len(records)} of {total} matches finished")
+    board = build(records, rate(records, params, names), names, voided)
+    click.echo(f"{len(records)} of {total} matches finished" + (f", {len(voided)} voided" if voided else ""))
     click.echo(text(board))
 
 

@@ -2,7 +2,9 @@
 
 The driver is the only writer of results. Ratings are always recomputed from the
 store in schedule order, so they do not depend on the number of workers, on the
-order matches finished in, or on how many times a run was resumed.
+order matches finished in, or on how many times a run was resumed. Bots run only in
+worker processes, so a bot that kills its worker costs a replay (or, the second time,
+its match: voided), never the run.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ..sandbox import resolve_backend
 from .config import TournamentConfig
 from .botfiles import check_bot_files
 from .leaderboard import Leaderboard, build, write_files
-from .pool import run_jobs
+from .pool import PoolFailure, Voided, WorkerLost, run_jobs
 from .progress import Progress
 from .rating import RatingFold, rate
 from .records import record_of
@@ -46,6 +48,10 @@ class RunSummary:
     """Backend the bots ran under."""
     leaderboard: Leaderboard
     """Ratings and standings over everything stored."""
+    voided: int = 0
+    """Matches voided by this invocation (the leaderboard lists every voided match)."""
+    stopped: str = ""
+    """Why the run stopped before the end without a Ctrl-C (workers could not be kept alive), or ""."""
 
 
 def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
@@ -71,10 +77,19 @@ DRAWN_SEED = "drawn_seed"
 """Meta key of the master seed drawn for a tournament whose file gives none."""
 
 
+def lost_text(lost: WorkerLost) -> str:
+    """What the user is told when a worker process dies."""
+    where = f"while playing {lost.playing}" if lost.playing else "between matches"
+    again = (f"; {lost.replayed} unfinished match(es) of its batch will be played again on fresh processes"
+             if lost.replayed else "")
+    return f"worker process {lost.pid} died ({lost.cause}) {where}{again}"
+
+
 def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: dict[str, BotSpec], sandbox: str) -> MatchJob:
     return MatchJob(scheduled.match_id, config.rules, scheduled.seed, tuple(specs[n] for n in scheduled.bots),
                     time=config.time, sandbox=sandbox, limits=config.limits, fault_policy=config.fault_policy,
-                    max_faults=config.max_faults, private=(str(config.output), str(config.path.parent)))
+                    max_faults=config.max_faults, private=(str(config.output), str(config.path.parent)),
+                    wire_id=config.wire_id(scheduled.match_id))
 
 
 def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | None = None) -> Leaderboard:
@@ -82,7 +97,7 @@ def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | Non
     names = [b.name for b in config.bots]
     records = store.records()
     ratings = fold.ratings if fold is not None and fold.complete else rate(records, config.rating, names)
-    board = build(records, ratings, names)
+    board = build(records, ratings, names, store.voided())
     write_files(board, config.output)
     return board
 
@@ -117,10 +132,12 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
         store.set_meta("rating", config.rating.__dict__)
         store.set_meta("bots", [b.name for b in config.bots])
         done = store.done()
+        earlier_voids = len(store.voided())
         pending = [s for s in schedule if s.index not in done]
         count = workers or config.workers or os.cpu_count() or 1
         count = max(1, min(count, len(pending) or 1))
-        tell(f"tournament {config.name}: {len(schedule)} matches, {len(done)} already stored, "
+        voids = f" ({earlier_voids} of them voided)" if earlier_voids else ""
+        tell(f"tournament {config.name}: {len(schedule)} matches, {len(done)} already stored{voids}, "
              f"{len(pending)} to play on {count} worker(s); sandbox {backend.name} ({why})")
         specs = {b.name: b for b in config.bots}
         by_index = {s.index: s for s in pending}
@@ -129,15 +146,28 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
                                                       for run in runs)
         progress = Progress(len(schedule), len(done), stream)
         live = RatingFold(config.rating, [b.name for b in config.bots], store.records(), (s.index for s in pending))
-        played = failed = 0
+        played = failed = voided = 0
         interrupted = False
+        stopped = ""
+        news = "\n" if progress.live else ""  # off the live progress line
         results = run_jobs(jobs, count)
         try:
             for result in results:
+                if isinstance(result, WorkerLost):
+                    if not result.voided:  # else the void says it all
+                        tell(news + lost_text(result))
+                    continue
                 scheduled = by_index[result.index]
+                if isinstance(result, Voided):
+                    store.void(scheduled, result.reason)
+                    voided += 1
+                    live.void(result.index)
+                    tell(f"{news}voided {scheduled.match_id} ({result.reason}): not rated, not played again")
+                    progress.update(live.top())
+                    continue
                 if result.outcome is None:
                     failed += 1
-                    tell(f"\narena error in match {scheduled.match_id} (not stored; a later run retries it):\n"
+                    tell(f"{news}arena error in match {scheduled.match_id} (not stored; a later run retries it):\n"
                          f"{result.error}")
                     continue
                 store.record(scheduled, result.outcome)
@@ -146,13 +176,16 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
                 progress.update(live.top())
         except KeyboardInterrupt:
             interrupted = True
+        except PoolFailure as exc:
+            stopped = f"{exc}; finished matches are kept, run again to resume"
         finally:
             results.close()  # type: ignore[attr-defined]
             progress.close()
         if interrupted:
-            tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played} in all; "
+            tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played + voided} in all; "
                  "run the same command again to resume")
         board = publish(store, config, live)
-        return RunSummary(len(schedule), played, len(done), failed, interrupted, backend.name, board)
+        return RunSummary(len(schedule), played, len(done), failed, interrupted, backend.name, board, voided,
+                          stopped)
     finally:
         store.close()

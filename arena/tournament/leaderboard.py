@@ -1,7 +1,8 @@
 """Leaderboards: per-bot standings and head-to-head counts, as text and as files.
 
-Everything here is a pure function of the records and ratings, ordered
-deterministically, so two runs over the same results write byte-identical files.
+Everything here is a pure function of the records, the voided matches and the ratings,
+ordered deterministically, so two runs over the same results write byte-identical
+files. Voided matches count nowhere in the standings; every output lists them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import trueskill
 
 from ..faults import FaultKind
 from .rating import exposure, roster, schedule_order
-from .records import MatchRecord
+from .records import MatchRecord, VoidRecord
 
 FAULT_ORDER: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
 """Known fault kinds in protocol order; faults are listed in this order, unknown kinds after, sorted."""
@@ -28,12 +29,15 @@ JSON_NAME = "leaderboard.json"
 CSV_NAME = "leaderboard.csv"
 MARKDOWN_NAME = "leaderboard.md"
 HEAD_TO_HEAD_NAME = "head_to_head.csv"
+VOIDED_NAME = "voided.csv"
 
 STANDING_COLUMNS: tuple[str, ...] = ("rank", "bot", "exposure", "mu", "sigma", "matches", "wins",
-                                     "average_place", "average_total", "forfeits", "faults")
+                                     "average_place", "average_total", "forfeits", "faults", "voided")
 """Column order of ``leaderboard.csv``."""
 HEAD_TO_HEAD_COLUMNS: tuple[str, ...] = ("bot", "opponent", "shared", "ahead", "behind", "level")
 """Column order of ``head_to_head.csv``."""
+VOIDED_COLUMNS: tuple[str, ...] = ("index", "match", "bots", "reason")
+"""Column order of ``voided.csv`` (``bots``: the seating, seat 0 first, separated by ``;``)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,8 @@ class Standing:
     """Fault count by kind, only kinds that occurred, in protocol order."""
     forfeits: int
     """Matches in which the bot was forfeited."""
+    voided: int = 0
+    """Voided matches the bot was seated in (counted in no other column)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,8 @@ class Leaderboard:
     """One line per ordered pair of bots that shared a match, sorted by (bot, opponent)."""
     matches: int
     """Number of match records the board was built from."""
+    voided: tuple[VoidRecord, ...] = ()
+    """Voided matches, in schedule order: not rated, not in any count above."""
 
     def pair(self, bot: str, opponent: str) -> HeadToHead | None:
         """The head-to-head line of ``bot`` against ``opponent``, or None if they never met."""
@@ -106,10 +114,11 @@ def _fault_key(kind: str) -> tuple[int, str]:
 
 
 def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating],
-          bots: Sequence[str]) -> Leaderboard:
+          bots: Sequence[str], voided: Iterable[VoidRecord] = ()) -> Leaderboard:
     """Standings and head-to-head for ``bots`` plus any other bot the records name.
 
     ``ratings`` must hold every such bot (``rating.rate`` returns exactly those).
+    ``voided`` matches are only counted per bot and listed.
     """
     ordered = schedule_order(records)
     names = roster(bots, ordered)
@@ -143,6 +152,8 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
         for seat, kind in record.faults:
             bot_faults = faults[record.bots[seat]]
             bot_faults[kind] = bot_faults.get(kind, 0) + 1
+    void = tuple(sorted(voided, key=lambda v: (v.index, v.match_id)))
+    void_counts = {name: sum(name in v.bots for v in void) for name in names}
 
     def sort_key(name: str) -> tuple[float, str]:
         return (-exposure(ratings[name]), name)
@@ -160,11 +171,12 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
             average_total=total_sum[name] / played[name] if played[name] else None,
             faults={kind: faults[name][kind] for kind in sorted(faults[name], key=_fault_key)},
             forfeits=forfeits[name],
+            voided=void_counts[name],
         )
         for rank, name in enumerate(sorted(names, key=sort_key), 1)
     )
     head_to_head = tuple(HeadToHead(bot, other, *counts) for (bot, other), counts in sorted(pairs.items()))
-    return Leaderboard(standings=standings, head_to_head=head_to_head, matches=len(ordered))
+    return Leaderboard(standings=standings, head_to_head=head_to_head, matches=len(ordered), voided=void)
 
 
 def faults_text(faults: Mapping[str, int], separator: str = " ") -> str:
@@ -194,8 +206,30 @@ def _rows(lb: Leaderboard) -> list[list[str]]:
             for s in lb.standings]
 
 
-def text(lb: Leaderboard) -> str:
-    """The standings as aligned columns for a terminal (names left, numbers right)."""
+def voided_summary(voided: Sequence[VoidRecord], limit: int = 10) -> str:
+    """One line: how many matches were voided, which, and why ("" when none).
+
+    Matches voided for the same reason share it: ``2 matches voided: c1/a+k/r0, c1/a+k/r1 (killed ...)``.
+    At most ``limit`` ids are named per reason.
+    """
+    if not voided:
+        return ""
+    by_reason: dict[str, list[str]] = {}
+    for void in voided:
+        by_reason.setdefault(void.reason, []).append(void.match_id)
+    parts = []
+    for reason, ids in by_reason.items():
+        more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
+        parts.append(f"{', '.join(ids[:limit])}{more} ({reason})")
+    count = len(voided)
+    return f"{count} match{'' if count == 1 else 'es'} voided: " + "; ".join(parts)
+
+
+def text(lb: Leaderboard, voided: bool = True) -> str:
+    """The standings as aligned columns for a terminal (names left, numbers right).
+
+    Then, with ``voided`` and if there are any, the line of :func:`voided_summary`.
+    """
     table = [list(TEXT_HEADER)] + _rows(lb)
     widths = [max(len(row[col]) for row in table) for col in range(len(TEXT_HEADER))]
     left = {1, len(TEXT_HEADER) - 1}  # bot and faults read better left-aligned
@@ -205,6 +239,8 @@ def text(lb: Leaderboard) -> str:
                  for col, (cell, width) in enumerate(zip(row, widths))]
         lines.append("  ".join(cells).rstrip())
     lines.append(f"{lb.matches} matches; ranked by mu-3σ (conservative TrueSkill), ties by name")
+    if voided and lb.voided:
+        lines.append(voided_summary(lb.voided))
     return "\n".join(lines) + "\n"
 
 
@@ -216,7 +252,7 @@ def to_json(lb: Leaderboard) -> dict[str, Any]:
             {"rank": s.rank, "bot": s.bot, "exposure": _rounded(s.exposure), "mu": _rounded(s.mu),
              "sigma": _rounded(s.sigma), "matches": s.matches, "wins": s.wins,
              "average_place": _rounded(s.average_place), "average_total": _rounded(s.average_total),
-             "faults": dict(s.faults), "forfeits": s.forfeits}
+             "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided}
             for s in lb.standings
         ],
         "head_to_head": [
@@ -224,6 +260,8 @@ def to_json(lb: Leaderboard) -> dict[str, Any]:
              "behind": h.behind, "level": h.level}
             for h in lb.head_to_head
         ],
+        "voided": [{"index": v.index, "match": v.match_id, "bots": list(v.bots), "reason": v.reason}
+                   for v in lb.voided],
     }
 
 
@@ -243,7 +281,7 @@ def standings_csv(lb: Leaderboard) -> str:
     rows: list[Sequence[object]] = [STANDING_COLUMNS]
     rows.extend((s.rank, s.bot, _csv_cell(s.exposure), _csv_cell(s.mu), _csv_cell(s.sigma), s.matches,
                  s.wins, _csv_cell(s.average_place), _csv_cell(s.average_total), s.forfeits,
-                 faults_text(s.faults, ";") if s.faults else "")
+                 faults_text(s.faults, ";") if s.faults else "", s.voided)
                 for s in lb.standings)
     return _csv(rows)
 
@@ -252,6 +290,13 @@ def head_to_head_csv(lb: Leaderboard) -> str:
     """``head_to_head.csv``: one row per ordered pair of bots that met."""
     rows: list[Sequence[object]] = [HEAD_TO_HEAD_COLUMNS]
     rows.extend((h.bot, h.opponent, h.shared, h.ahead, h.behind, h.level) for h in lb.head_to_head)
+    return _csv(rows)
+
+
+def voided_csv(lb: Leaderboard) -> str:
+    """``voided.csv``: one row per voided match (only the header when there is none)."""
+    rows: list[Sequence[object]] = [VOIDED_COLUMNS]
+    rows.extend((v.index, v.match_id, ";".join(v.bots), v.reason) for v in lb.voided)
     return _csv(rows)
 
 
@@ -264,8 +309,9 @@ def _md_row(cells: Sequence[str]) -> str:
 
 
 def markdown(lb: Leaderboard) -> str:
-    """``leaderboard.md``: the standings table, then a head-to-head matrix in rank order."""
-    lines = ["# Leaderboard", "", f"{lb.matches} matches; ranked by mu-3σ (conservative TrueSkill).", ""]
+    """``leaderboard.md``: the standings table, a head-to-head matrix in rank order, then any voided matches."""
+    voids = f"; {len(lb.voided)} voided, not rated (listed at the end)" if lb.voided else ""
+    lines = ["# Leaderboard", "", f"{lb.matches} matches{voids}; ranked by mu-3σ (conservative TrueSkill).", ""]
     lines.append(_md_row(TEXT_HEADER))
     lines.append("|" + "|".join("---:" if col not in (1, len(TEXT_HEADER) - 1) else "---"
                                 for col in range(len(TEXT_HEADER))) + "|")
@@ -283,6 +329,12 @@ def markdown(lb: Leaderboard) -> str:
             line = lookup.get((bot, opponent))
             cells.append("·" if bot == opponent else "–" if line is None else f"{line.ahead}/{line.shared}")
         lines.append(_md_row(cells))
+    if lb.voided:
+        lines += ["", "## Voided matches", "",
+                  "Matches whose worker process was killed twice while they were in play: not rated, not "
+                  "counted above, not played again on resume.", "", _md_row(["match", "bots by seat", "reason"]),
+                  "|---|---|---|"]
+        lines.extend(_md_row([v.match_id, ", ".join(v.bots), v.reason]) for v in lb.voided)
     return "\n".join(lines) + "\n"
 
 
@@ -305,7 +357,7 @@ def write_atomic(path: Path, content: str) -> None:
 
 
 def write_files(lb: Leaderboard, directory: str | os.PathLike[str]) -> list[Path]:
-    """Write the four leaderboard files into ``directory`` (created if missing); returns their paths."""
+    """Write the five leaderboard files into ``directory`` (created if missing); returns their paths."""
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     outputs = {
@@ -313,6 +365,7 @@ def write_files(lb: Leaderboard, directory: str | os.PathLike[str]) -> list[Path
         CSV_NAME: standings_csv(lb),
         MARKDOWN_NAME: markdown(lb),
         HEAD_TO_HEAD_NAME: head_to_head_csv(lb),
+        VOIDED_NAME: voided_csv(lb),
     }
     paths = []
     for name, content in outputs.items():

@@ -3,139 +3,171 @@
 A batch is a run of matches (never one deal twice) whose bot processes are reused from
 one match to the next, each following its bot from seat to seat and table to table
 (:func:`arena.runner.play_batch`); results still come back, and are stored, one match
-at a time.
+at a time. Every batch, even with a single worker, is played in a worker process, so a
+bot that kills its parent kills a worker, never the driver.
 
-Workers ignore SIGINT (the driver decides what a Ctrl-C means) and turn SIGTERM
-into an orderly exit, so a stopped run still kills every bot process it started.
+A worker that dies, whatever killed it (a bot, the OOM killer, ``kill -9``), is
+replaced, and the matches of its batch that had not come back are played again on
+fresh processes: the one that was in play on its own, so that if it kills its worker a
+second time it is known to be the culprit and is *voided* (reported, never rated),
+the others together. A result that came back is never played again.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
-import queue
-import signal
-import traceback
+from collections import deque
 from dataclasses import dataclass
-from types import FrameType
-from typing import Iterable, Iterator, Sequence
+from multiprocessing.connection import wait
+from typing import Iterable, Iterator
 
-from ..runner import MatchJob, MatchOutcome, play_batch
-from ..sandbox.reaper import die_with_parent
+from ..runner import MatchJob, play_batch
+from .worker import Batch, Done, Play, Worker
+
+__all__ = ["Batch", "Done", "PoolFailure", "Voided", "WorkerLost", "run_jobs", "DEATHS_TO_VOID"]
+
+DEATHS_TO_VOID = 2
+"""Worker deaths with a match in play after which the match is voided instead of played again."""
+
+IDLE_DEATHS_LIMIT = 5
+"""Worker deaths in a row with no match in play (and no result between them) before the pool gives up."""
 
 
 @dataclass(frozen=True)
-class Done:
-    """What a worker sends back for one job."""
+class Voided:
+    """A match that killed its worker process :data:`DEATHS_TO_VOID` times: not played again, never rated."""
 
     index: int
-    """Schedule index of the job."""
-    outcome: MatchOutcome | None
-    """The outcome, or None if the arena itself failed on this match."""
-    error: str = ""
-    """Traceback of an arena failure (never a bot's fault: those are in the outcome)."""
+    """Schedule index of the match."""
+    match_id: str
+    """Its id."""
+    bots: tuple[str, ...]
+    """Bot name per seat."""
+    reason: str
+    """Why it was voided, e.g. ``killed its worker process twice, SIGKILL each time``."""
 
 
-Batch = Sequence[tuple[int, MatchJob]]
-"""Schedule indices and jobs that share bot processes (see :func:`arena.runner.play_batch`)."""
+@dataclass(frozen=True)
+class WorkerLost:
+    """A worker process died; a fresh one takes over what it held."""
+
+    pid: int
+    """The dead worker's process id."""
+    cause: str
+    """How it ended: a signal name (``SIGKILL``) or ``exit status N``."""
+    playing: str | None
+    """Id of the match that was in play, if any."""
+    replayed: int
+    """Matches of its batch that will be played again (a match voided now is not among them)."""
+    voided: bool = False
+    """True if the match in play is voided now (a :class:`Voided` follows)."""
 
 
-def _play(batch: Batch) -> Iterator[Done]:
-    """Play a batch, one :class:`Done` per match as it finishes.
-
-    An arena failure in one match is reported for that match; the rest of the batch
-    goes on with fresh processes.
-    """
-    pending = list(batch)
-    while pending:
-        outcomes = play_batch([job for _, job in pending])
-        try:
-            for outcome in outcomes:
-                yield Done(pending.pop(0)[0], outcome)
-        except Exception:  # an arena bug must not take the tournament down with it
-            yield Done(pending.pop(0)[0], None, traceback.format_exc())
-        finally:
-            outcomes.close()
+class PoolFailure(RuntimeError):
+    """Workers keep dying without playing anything, or none can be started; the message says which."""
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
-
-
-def _worker(parent: int, jobs: "mp.Queue[Batch | None]", done: "mp.Queue[Done]") -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _terminate)
-    die_with_parent(signal.SIGTERM)  # a driver killed with SIGKILL takes its workers (and their bots) along
-    if os.getppid() != parent:
-        return
-    while (batch := jobs.get()) is not None:
-        for result in _play(batch):
-            done.put(result)
-
-
-def run_jobs(batches: Iterable[Batch], workers: int) -> Iterator[Done]:
+def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -> Iterator[Done | Voided | WorkerLost]:
     """Play batches of ``(index, job)`` pairs on ``workers`` processes, yielding each match's result.
 
-    With one worker the batches run in this process. Closing the iterator early (or an
-    exception in the consumer, such as KeyboardInterrupt) stops every worker and the
-    bots they run.
+    Each match index ends up exactly once in a :class:`Done` or a :class:`Voided`;
+    :class:`WorkerLost` reports a death in between. Each worker holds one batch at a
+    time, taken from ``batches`` only when a worker is free, so a Ctrl-C drops little.
+    Closing the iterator early (or an exception in the consumer, such as
+    KeyboardInterrupt) stops every worker and the bots they run. Raises
+    :class:`PoolFailure` when workers cannot be kept alive. ``play`` replaces
+    :func:`arena.runner.play_batch` (tests use fakes).
     """
-    if workers <= 1:
-        for batch in batches:
-            yield from _play(batch)
-        return
+    play = play or play_batch
     ctx = mp.get_context("fork")
-    todo: "mp.Queue[Batch | None]" = ctx.Queue()
-    results: "mp.Queue[Done]" = ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(os.getpid(), todo, results), daemon=True) for _ in range(workers)]
-    for proc in procs:
-        proc.start()
     source = iter(batches)
-    queued = 0  # batches handed out and not finished
-    left: dict[int, int] = {}  # first index of a batch -> its matches still to come
-    owner: dict[int, int] = {}  # schedule index -> first index of its batch
+    again: deque[list[tuple[int, MatchJob]]] = deque()  # what dead workers held: played before anything new
+    causes: dict[int, list[str]] = {}  # match index -> how the workers that died playing it ended
+    crew: list[Worker | None] = [None] * max(1, workers)
+    idle_deaths = 0
     try:
-        for batch in source:  # keep two batches per worker queued, no more: Ctrl-C stays cheap
-            queued += _hand_out(todo, batch, left, owner)
-            if queued >= 2 * workers:
+        while True:
+            for slot, worker in enumerate(crew):
+                if worker is not None and worker.busy:
+                    continue
+                batch = again.popleft() if again else _next_batch(source)
+                if batch is None:
+                    break
+                if worker is None:
+                    worker = crew[slot] = _start(ctx, play)
+                worker.give(batch)
+            busy = [w for w in crew if w is not None and w.busy]
+            if not busy:
                 break
-        while queued:
-            try:
-                result = results.get(timeout=1.0)
-            except queue.Empty:
-                if not all(p.is_alive() for p in procs):
-                    raise RuntimeError("a worker process died; finished matches are kept, run again to resume") from None
-                continue
-            first = owner.pop(result.index)
-            left[first] -= 1
-            if not left[first]:
-                del left[first]
-                queued -= 1
-                nxt = next(source, None)
-                if nxt is not None:
-                    queued += _hand_out(todo, nxt, left, owner)
-            yield result
-        for _ in procs:
-            todo.put(None)
-        for proc in procs:
-            proc.join(timeout=10)
+            wait([w.messages for w in busy] + [w.process.sentinel for w in busy])
+            for slot, worker in enumerate(crew):
+                if worker is None:
+                    continue
+                for done in worker.receive():
+                    idle_deaths = 0
+                    yield done
+                if not worker.dead:
+                    continue
+                crew[slot] = None
+                cause = worker.cause()
+                worker.end()
+                if worker.busy and worker.playing is None:  # it got a batch but never started a match of it
+                    idle_deaths += 1
+                    if idle_deaths >= IDLE_DEATHS_LIMIT:
+                        raise PoolFailure(f"{idle_deaths} worker processes in a row died before playing a match "
+                                          f"(the last: {cause})")
+                elif worker.playing is not None:
+                    idle_deaths = 0
+                yield from _bury(worker, cause, causes, again)
+        for worker in crew:
+            if worker is not None:
+                worker.stop()
     finally:
-        for proc in procs:
-            if proc.is_alive():
-                proc.terminate()
-        for proc in procs:
-            proc.join(timeout=10)
-            if proc.is_alive():
-                proc.kill()
+        alive = [w for w in crew if w is not None]
+        for worker in alive:
+            if not worker.stopping:
+                worker.terminate()
+        for worker in alive:
+            worker.end()
 
 
-def _hand_out(todo: "mp.Queue[Batch | None]", batch: Batch, left: dict[int, int], owner: dict[int, int]) -> int:
-    """Queue a batch for the workers and remember which results belong to it; 1 if queued."""
-    if not batch:
-        return 0
-    first = batch[0][0]
-    left[first] = len(batch)
-    for index, _ in batch:
-        owner[index] = first
-    todo.put(list(batch))
-    return 1
+def _next_batch(source: Iterator[Batch]) -> list[tuple[int, MatchJob]] | None:
+    for batch in source:
+        if batch:
+            return list(batch)
+    return None
+
+
+def _start(ctx: mp.context.ForkContext, play: Play) -> Worker:
+    try:
+        return Worker(ctx, play)
+    except OSError as exc:
+        raise PoolFailure(f"cannot start a worker process: {exc}") from None
+
+
+def _bury(worker: Worker, cause: str, causes: dict[int, list[str]], again: deque[list[tuple[int, MatchJob]]]
+          ) -> Iterator[Voided | WorkerLost]:
+    """What a dead worker held goes back to be played: the match in play alone (or voided), the rest together."""
+    rest = []
+    voided = None
+    for index, job in worker.held:
+        if index != worker.playing:
+            rest.append((index, job))
+            continue
+        causes.setdefault(index, []).append(cause)
+        if len(causes[index]) >= DEATHS_TO_VOID:
+            voided = Voided(index, job.match_id, tuple(b.name for b in job.bots), _reason(causes[index]))
+        else:
+            again.append([(index, job)])  # alone: a second death pins this very match
+    if rest:
+        again.append(rest)
+    in_play = next((job.match_id for index, job in worker.held if index == worker.playing), None)
+    yield WorkerLost(worker.pid, cause, in_play, len(worker.held) - (voided is not None), voided is not None)
+    if voided is not None:
+        yield voided
+
+
+def _reason(causes: list[str]) -> str:
+    times = "twice" if len(causes) == 2 else f"{len(causes)} times"
+    how = f"{causes[0]} each time" if len(set(causes)) == 1 else " then ".join(causes)
+    return f"killed its worker process {times}, {how}"

@@ -117,10 +117,11 @@ class RatingFold:
     """Ratings in schedule order, fed with matches in any order.
 
     A match is applied once every match before it in ``expected`` (and in the records
-    given at the start) has been; until then it waits. So ratings shown while a run is
-    going are those of the longest finished prefix of the schedule, and once everything
-    expected is in they are exactly :func:`rate` of all records (the same updates in the
-    same order), and need not be computed again.
+    given at the start) has been applied or voided; until then it waits. So ratings shown
+    while a run is going are those of the longest finished prefix of the schedule, and once
+    everything expected is in they are exactly :func:`rate` of all records (the same
+    updates in the same order: a voided match is no record and no update), and need not
+    be computed again.
     """
 
     def __init__(self, params: RatingParams, bots: Sequence[str], records: Iterable[MatchRecord] = (),
@@ -132,7 +133,7 @@ class RatingFold:
         self._order = sorted({r.index for r in ordered} | set(expected))
         self._open = set(self._order)  # expected and not yet added
         self._next = 0
-        self._waiting: dict[int, MatchRecord] = {}
+        self._waiting: dict[int, MatchRecord | None] = {}  # None: voided, passed over
         for record in ordered:
             self._waiting[record.index] = record
             self._open.discard(record.index)
@@ -140,7 +141,7 @@ class RatingFold:
 
     @property
     def complete(self) -> bool:
-        """True once every expected match has been applied."""
+        """True once every expected match has been applied or voided."""
         return self._next == len(self._order)
 
     def add(self, record: MatchRecord) -> None:
@@ -152,6 +153,14 @@ class RatingFold:
         self._waiting[record.index] = record
         self._advance()
 
+    def void(self, index: int) -> None:
+        """An expected match that will never be rated (it was voided): later ones need not wait for it."""
+        if index not in self._open:
+            raise ValueError(f"match index {index} is not expected or came twice")
+        self._open.discard(index)
+        self._waiting[index] = None
+        self._advance()
+
     def top(self, count: int = 3) -> list[tuple[str, float]]:
         """The ``count`` best bots by exposure (mu - 3 sigma), best first."""
         return sorted(((n, exposure(r)) for n, r in self.ratings.items()), key=lambda item: -item[1])[:count]
@@ -159,11 +168,13 @@ class RatingFold:
     def _advance(self) -> None:
         while self._next < len(self._order) and self._order[self._next] in self._waiting:
             record = self._waiting.pop(self._order[self._next])
+            self._next += 1
+            if record is None:
+                continue
             groups = [(self.ratings.setdefault(bot, self.env.create_rating()),) for bot in record.bots]
             updated = self.env.rate(groups, ranks=[place - 1 for place in record.places])
             for bot, (rating,) in zip(record.bots, updated):
                 self.ratings[bot] = rating
-            self._next += 1
 
 
 def exposure(rating: trueskill.Rating) -> float:

@@ -1,4 +1,4 @@
-"""The stored form of a finished match: what ratings and leaderboards are computed from."""
+"""The stored form of a finished (or voided) match: what ratings and leaderboards are computed from."""
 
 from __future__ import annotations
 
@@ -35,3 +35,21 @@ def record_of(scheduled: ScheduledMatch, outcome: MatchOutcome) -> MatchRecord:
     faults = tuple((f.seat, str(f.to_json()["kind"])) for f in outcome.faults)
     return MatchRecord(scheduled.index, scheduled.match_id, tuple(outcome.bots), tuple(outcome.places),
                        tuple(outcome.totals), tuple(outcome.forfeited), faults)
+
+
+@dataclass(frozen=True)
+class VoidRecord:
+    """A match that was not played to the end because it killed its worker process twice.
+
+    It counts as done (a resume does not play it again) but is never rated: its
+    result, if it had one, is unknown.
+    """
+
+    index: int
+    """Position in the schedule."""
+    match_id: str
+    """Stable id, unique in the tournament."""
+    bots: tuple[str, ...]
+    """Bot name per seat."""
+    reason: str
+    """Why it was voided."""

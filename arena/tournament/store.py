@@ -1,8 +1,9 @@
 """SQLite results of one tournament, in its output directory.
 
 Only the driver writes here (workers return outcomes), one transaction per finished
-match, so a run killed at any instant keeps every match it committed and none twice.
-WAL mode lets ``arena leaderboard`` read while a run writes.
+or voided match, so a run killed at any instant keeps every match it committed and
+none twice. WAL mode lets ``arena leaderboard`` read while a run writes. The layout
+and its migrations are in :mod:`.schema`.
 """
 
 from __future__ import annotations
@@ -15,34 +16,12 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..runner import MatchOutcome
-from .records import MatchRecord
+from . import schema
+from .records import MatchRecord, VoidRecord
 from .schedule import ScheduledMatch
 
 DB_NAME = "results.sqlite"
 REPLAY_DIR = "replays"
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS matches (
-    idx INTEGER PRIMARY KEY,
-    match_id TEXT UNIQUE NOT NULL,
-    seed TEXT NOT NULL,
-    cycle INTEGER NOT NULL,
-    rotation INTEGER NOT NULL,
-    bots TEXT NOT NULL,
-    places TEXT NOT NULL,
-    totals TEXT NOT NULL,
-    forfeited TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    rounds TEXT NOT NULL,
-    faults TEXT NOT NULL,
-    decisions INTEGER NOT NULL,
-    seconds REAL NOT NULL,
-    stats TEXT NOT NULL,
-    sandbox TEXT NOT NULL,
-    replay TEXT NOT NULL,
-    finished_at REAL NOT NULL
-);
-"""
 
 
 class StoreMismatch(Exception):
@@ -50,7 +29,7 @@ class StoreMismatch(Exception):
 
 
 class ResultStore:
-    """Finished matches of one tournament."""
+    """Finished and voided matches of one tournament."""
 
     def __init__(self, directory: Path, readonly: bool = False) -> None:
         self.directory = Path(directory)
@@ -62,9 +41,24 @@ class ResultStore:
         else:
             (self.directory / REPLAY_DIR).mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, timeout=30)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
+        try:
+            layout = schema.version(self.db)
+            if layout > schema.VERSION:
+                raise StoreMismatch(f"{path}: written by a newer arena (layout {layout}; this arena knows layouts "
+                                    f"up to {schema.VERSION}); use that arena, or choose another output directory")
+            if not readonly:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                schema.migrate(self.db)
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            if isinstance(exc, sqlite3.OperationalError):  # locked, unreadable: not about what the file holds
+                raise
+            raise StoreMismatch(f"{path}: not a results database this arena can use ({exc}); "
+                                "choose another output directory") from None
+        except BaseException:
+            self.db.close()
+            raise
 
     def close(self) -> None:
         self.db.close()
@@ -93,11 +87,14 @@ class ResultStore:
 
     # ------------------------------------------------------------ matches
     def done(self) -> set[int]:
-        """Schedule indices of the finished matches."""
-        return {row[0] for row in self.db.execute("SELECT idx FROM matches")}
+        """Schedule indices of the finished and the voided matches: what a resume does not play."""
+        done = {row[0] for row in self.db.execute("SELECT idx FROM matches")}
+        return done | {record.index for record in self.voided()}
 
     def record(self, scheduled: ScheduledMatch, outcome: MatchOutcome) -> None:
         """Store one finished match: replay file first (atomically), then the row in one transaction."""
+        if self._is_void(scheduled.index):
+            raise ValueError(f"match {scheduled.match_id} was voided; it cannot be stored as played")
         name = f"{REPLAY_DIR}/{scheduled.index:06d}.jsonl.gz"
         tmp = self.directory / (name + ".tmp")
         tmp.write_bytes(outcome.replay)
@@ -111,6 +108,27 @@ class ResultStore:
                json.dumps(stats), outcome.sandbox, name, time.time())
         with self.db:
             self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
+
+    def void(self, scheduled: ScheduledMatch, reason: str) -> None:
+        """Store a match as voided (never rated, never played again), with its seating and why."""
+        row = (scheduled.index, scheduled.match_id, scheduled.seed, scheduled.cycle, scheduled.rotation,
+               json.dumps(list(scheduled.bots)), reason, time.time())
+        with self.db:
+            if self.db.execute("SELECT 1 FROM matches WHERE idx = ?", (scheduled.index,)).fetchone():
+                raise ValueError(f"match {scheduled.match_id} is stored as played; it cannot be voided")
+            if self._is_void(scheduled.index):
+                raise ValueError(f"match {scheduled.match_id} is voided already")
+            self.db.execute(f"INSERT INTO voided VALUES ({', '.join('?' * len(row))})", row)
+
+    def voided(self) -> list[VoidRecord]:
+        """Every voided match in schedule order (none in a file from before voiding existed)."""
+        if not schema.has_table(self.db, "voided"):
+            return []
+        return [VoidRecord(idx, match_id, tuple(json.loads(bots)), reason) for idx, match_id, bots, reason
+                in self.db.execute("SELECT idx, match_id, bots, reason FROM voided ORDER BY idx")]
+
+    def _is_void(self, index: int) -> bool:
+        return self.db.execute("SELECT 1 FROM voided WHERE idx = ?", (index,)).fetchone() is not None
 
     def records(self) -> list[MatchRecord]:
         """Every finished match in schedule order."""

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -215,30 +216,63 @@ def test_leaderboard_of_a_non_tournament_directory(tmp_path):
     assert result.exit_code == 1 and "not a tournament output directory" in result.output
 
 
-def test_no_message_to_a_bot_holds_the_master_seed_or_a_deal_seed(tmp_path, monkeypatch):
-    """Knowing a match's seed, a bot could recompute its deal with the engine; the seed must stay with the arena."""
-    from arena.sandbox import BotProcess
+def _sent_to_bots(tmp_path: Path, name: str, extra: str = "", seats: str = "[2, 3]") -> tuple[Any, list[bytes]]:
+    """Run a tournament of three recording bots (alice, bob, carol); its config and every line they received."""
+    seen = tmp_path / f"{name}-seen"
+    seen.mkdir()
+    recorder = f"/usr/bin/python3 {ROOT / 'tests' / 'bots' / 'recorder.py'} {seen}"
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"name: {name}\nrules: standard\nseats: {seats}\nsandbox: none\nworkers: 1\n"
+                    f"output: {tmp_path / name}\n{extra}bots:\n"
+                    + "".join(f"  - {{name: {bot}, command: \"{recorder}\"}}\n" for bot in ("alice", "bob", "carol")))
+    config = load_config(path)
+    summary = run_tournament(config, out=open(os.devnull, "w"))
+    assert summary.failed == 0
+    return config, [line for log in sorted(seen.iterdir()) for line in log.read_bytes().splitlines(keepends=True)]
+
+
+def test_no_message_to_a_bot_holds_the_master_seed_or_a_deal_seed_or_a_bot_name(tmp_path):
+    """Knowing a match's seed, a bot could recompute its deal with the engine; the seed must stay with the arena.
+
+    Nor may a bot learn who it plays: by default the match id in hello is opaque.
+    """
+    import gzip
+    from collections import Counter
+
     from arena.tournament.driver import schedule_of
 
-    path = write_config(tmp_path, "secret")
-    path.write_text(path.read_text().replace("seed: 11", "seed: s3cret-master"))
-    config = load_config(path)
-    sent: list[bytes] = []
-    original = BotProcess.send  # the bytes themselves, whichever way they were encoded
-
-    def send(process: BotProcess, data: bytes, deadline: float) -> None:
-        sent.append(bytes(data))
-        original(process, data, deadline)
-
-    monkeypatch.setattr(BotProcess, "send", send)
-    summary = run_tournament(config, out=open(os.devnull, "w"))  # 1 worker: jobs run in this process
-    assert summary.played == 9 and len(sent) > 9 * 50
-    seeds = {s.seed for s in schedule_of(config)}
+    config, sent = _sent_to_bots(tmp_path, "secret", extra="seed: s3cret-master\n")
+    schedule = schedule_of(config)
+    assert len(schedule) == 9 and len(sent) > 9 * 50
+    seeds = {s.seed for s in schedule}
     assert all(b"s3cret" not in line for line in sent)
     assert not [seed for seed in seeds for line in sent if seed.encode() in line]
+    names = [b.name.encode() for b in config.bots]
+    assert not [line for line in sent for name in names if name in line]
     hellos = [m for m in map(json.loads, sent) if m["type"] == "hello"]
-    assert len(hellos) == sum(len(s.bots) for s in schedule_of(config))  # one per seat of each match
-    assert {h["match"] for h in hellos} == {s.match_id for s in schedule_of(config)}
+    # one opaque id per match, the same for each of its seats, a new one for every rotation
+    assert Counter(h["match"] for h in hellos) == {config.wire_id(s.match_id): len(s.bots) for s in schedule}
+    assert len({config.wire_id(s.match_id) for s in schedule}) == 9
+    assert all(h["match"].startswith("m-") and len(h["match"]) == 18 for h in hellos)
+    assert not {h["match"] for h in hellos} & {s.match_id for s in schedule}
+    # the organiser still sees the readable ids; the replay says which id the bots were sent
+    stored = rows(config.output)
+    assert [r[1] for r in stored] == [s.match_id for s in schedule]
+    for scheduled in schedule:
+        replay = config.output / "replays" / f"{scheduled.index:06d}.jsonl.gz"
+        header = json.loads(gzip.decompress(replay.read_bytes()).decode().splitlines()[0])
+        assert (header["match"], header["wire_id"]) == (scheduled.match_id, config.wire_id(scheduled.match_id))
+
+
+def test_with_tell_opponents_bots_get_the_readable_match_id(tmp_path):
+    from collections import Counter
+
+    from arena.tournament.driver import schedule_of
+
+    config, sent = _sent_to_bots(tmp_path, "told", extra="seed: 3\ntell_opponents: true\n", seats="3")
+    hellos = [m for m in map(json.loads, sent) if m["type"] == "hello"]
+    assert Counter(h["match"] for h in hellos) == {f"c1/alice+bob+carol/r{r}": 3 for r in range(3)}
+    assert [s.match_id for s in schedule_of(config)] == [f"c1/alice+bob+carol/r{r}" for r in range(3)]
 
 
 def test_jobs_hide_the_results_and_the_config_directory_from_bots(tmp_path):

@@ -13,7 +13,7 @@ import trueskill
 from arena.tournament import leaderboard
 from arena.tournament.leaderboard import HeadToHead, Leaderboard, build, text, write_files
 from arena.tournament.rating import RatingParams, rate
-from arena.tournament.records import MatchRecord
+from arena.tournament.records import MatchRecord, VoidRecord
 
 BOTS = ["a", "b", "c", "d"]
 
@@ -104,7 +104,7 @@ def test_text_columns(board: Leaderboard) -> None:
 def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     out = tmp_path / "out"
     paths = write_files(board, out)
-    names = {"leaderboard.json", "leaderboard.csv", "leaderboard.md", "head_to_head.csv"}
+    names = {"leaderboard.json", "leaderboard.csv", "leaderboard.md", "head_to_head.csv", "voided.csv"}
     assert {p.name for p in paths} == names
     assert set(os.listdir(out)) == names  # no temp files left behind
 
@@ -113,20 +113,21 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     assert [s["bot"] for s in data["standings"]] == ["b", "a", "c", "d"]
     assert data["standings"][0] == {"rank": 1, "bot": "b", "exposure": 25.0, "mu": 28.0, "sigma": 1.0,
                                     "matches": 3, "wins": 2, "average_place": 1.667, "average_total": 16.0,
-                                    "faults": {"exit": 1}, "forfeits": 1}
+                                    "faults": {"exit": 1}, "forfeits": 1, "voided": 0}
     assert data["standings"][2]["average_total"] == 10.667
     assert data["standings"][2]["faults"] == {"timeout": 2, "illegal": 1}
     assert data["standings"][3]["average_place"] is None
     assert data["head_to_head"][3] == {"bot": "b", "opponent": "c", "shared": 3, "ahead": 2, "behind": 1,
                                        "level": 0}
     assert len(data["head_to_head"]) == 6
+    assert data["voided"] == []
 
     with (out / "leaderboard.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert [r["bot"] for r in rows] == ["b", "a", "c", "d"]
     assert rows[0] == {"rank": "1", "bot": "b", "exposure": "25.0", "mu": "28.0", "sigma": "1.0", "matches": "3",
                        "wins": "2", "average_place": "1.667", "average_total": "16.0", "forfeits": "1",
-                       "faults": "exit:1"}
+                       "faults": "exit:1", "voided": "0"}
     assert rows[2]["faults"] == "timeout:2;illegal:1"
     assert rows[1]["faults"] == ""
     assert rows[3]["average_place"] == "" and rows[3]["matches"] == "0"
@@ -137,6 +138,8 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     assert pairs[1:] == [[h.bot, h.opponent, str(h.shared), str(h.ahead), str(h.behind), str(h.level)]
                          for h in board.head_to_head]
     assert pairs[4] == ["b", "c", "3", "2", "1", "0"]
+
+    assert (out / "voided.csv").read_text(encoding="utf-8") == "index,match,bots,reason\n"
 
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
     assert "| rank | bot | mu-3σ | mu | sigma | matches | wins | avg place | avg total | forfeits | faults |" in md
@@ -178,3 +181,52 @@ def test_no_negative_zero(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "leaderboard.json").read_text(encoding="utf-8"))["standings"][0]["exposure"] == 0.0
     assert "-0" not in (tmp_path / "leaderboard.csv").read_text(encoding="utf-8")
     assert board.head_to_head == () and board.matches == 0
+
+
+VOIDED = (VoidRecord(5, "c1/a+k/r1", ("k", "a"), "killed its worker process twice, SIGKILL each time"),
+          VoidRecord(4, "c1/a+k/r0", ("a", "k"), "killed its worker process twice, SIGKILL each time"))
+
+
+def test_voided_matches_count_nowhere_but_every_output_lists_them(board: Leaderboard, tmp_path: Path) -> None:
+    voided = build(RECORDS, RATINGS | {"k": trueskill.Rating()}, BOTS + ["k"], VOIDED)
+    plain = build(RECORDS, RATINGS | {"k": trueskill.Rating()}, BOTS + ["k"])
+    assert [v.match_id for v in voided.voided] == ["c1/a+k/r0", "c1/a+k/r1"]  # schedule order
+    assert voided.head_to_head == plain.head_to_head and voided.matches == plain.matches == 3
+    strip = lambda s: {**s.__dict__, "voided": 0}  # noqa: E731
+    assert [strip(s) for s in voided.standings] == [strip(s) for s in plain.standings]
+    assert {s.bot: s.voided for s in voided.standings} == {"a": 2, "b": 0, "c": 0, "d": 0, "k": 2}
+
+    line = "2 matches voided: c1/a+k/r0, c1/a+k/r1 (killed its worker process twice, SIGKILL each time)"
+    assert text(voided).splitlines()[-1] == line
+    assert line not in text(voided, voided=False) and "voided" not in text(plain)
+
+    write_files(voided, tmp_path)
+    data = json.loads((tmp_path / "leaderboard.json").read_text(encoding="utf-8"))
+    assert data["matches"] == 3
+    assert data["voided"] == [
+        {"index": 4, "match": "c1/a+k/r0", "bots": ["a", "k"], "reason": VOIDED[0].reason},
+        {"index": 5, "match": "c1/a+k/r1", "bots": ["k", "a"], "reason": VOIDED[0].reason},
+    ]
+    assert {s["bot"]: s["voided"] for s in data["standings"]}["k"] == 2
+    with (tmp_path / "voided.csv").open(newline="", encoding="utf-8") as handle:
+        assert list(csv.reader(handle)) == [["index", "match", "bots", "reason"],
+                                            ["4", "c1/a+k/r0", "a;k", VOIDED[0].reason],
+                                            ["5", "c1/a+k/r1", "k;a", VOIDED[0].reason]]
+    with (tmp_path / "leaderboard.csv").open(newline="", encoding="utf-8") as handle:
+        assert {row["bot"]: row["voided"] for row in csv.DictReader(handle)}["a"] == "2"
+    md = (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
+    assert "3 matches; 2 voided, not rated (listed at the end)" in md
+    assert md.endswith("## Voided matches\n\nMatches whose worker process was killed twice while they were in play: "
+                       "not rated, not counted above, not played again on resume.\n\n"
+                       "| match | bots by seat | reason |\n|---|---|---|\n"
+                       f"| c1/a+k/r0 | a, k | {VOIDED[0].reason} |\n| c1/a+k/r1 | k, a | {VOIDED[0].reason} |\n")
+
+
+def test_voided_summary_groups_by_reason_and_names_at_most_ten() -> None:
+    from arena.tournament.leaderboard import voided_summary
+
+    many = [VoidRecord(i, f"m{i}", ("a", "b"), "why") for i in range(12)] + [VoidRecord(12, "x", ("a", "b"), "other")]
+    assert voided_summary([]) == ""
+    assert voided_summary(many[:1]) == "1 match voided: m0 (why)"
+    assert voided_summary(many) == ("13 matches voided: m0, m1, m2, m3, m4, m5, m6, m7, m8, m9 and 2 more (why); "
+                                    "x (other)")

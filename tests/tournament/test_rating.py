@@ -172,3 +172,19 @@ def test_fold_fed_in_any_order_ends_exactly_at_rate_and_shows_only_a_finished_pr
     assert all(fold.ratings[n] == expected[n] for n in bots)  # the same updates in the same order: bit for bit
     with pytest.raises(ValueError, match="not expected or came twice"):
         fold.add(new[0])
+
+
+def test_a_voided_match_is_passed_over_and_later_ones_do_not_wait_for_it() -> None:
+    from arena.tournament.rating import RatingFold
+
+    fold = RatingFold(RatingParams(), ["a", "b", "c"], expected=[0, 1, 2, 3])
+    fold.add(RECORDS[2])
+    fold.add(RECORDS[0])
+    assert not fold.complete  # 1 is neither in nor voided: 2 waits
+    fold.void(1)
+    with pytest.raises(ValueError, match="came twice"):
+        fold.void(1)
+    fold.add(record(3, ("a", "b"), (2, 1)))
+    assert fold.complete
+    everything = rate([RECORDS[0], RECORDS[2], record(3, ("a", "b"), (2, 1))], RatingParams(), ["a", "b", "c"])
+    assert all(close(fold.ratings[name], everything[name]) for name in "abc")  # a recomputation without it

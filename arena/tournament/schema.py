@@ -1,0 +1,83 @@
+"""The layout of ``results.sqlite``, and the steps that bring a file written by an older arena up to date.
+
+``PRAGMA user_version`` numbers the layout. :data:`BASE` is layout 0 (the first
+arena's); step ``n`` of :data:`MIGRATIONS` takes a file from layout ``n`` to ``n + 1``
+in one transaction, so results stored by any older arena still open and resume, and
+two arenas opening the same old file migrate it once.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+BASE = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS matches (
+    idx INTEGER PRIMARY KEY,
+    match_id TEXT UNIQUE NOT NULL,
+    seed TEXT NOT NULL,
+    cycle INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    bots TEXT NOT NULL,
+    places TEXT NOT NULL,
+    totals TEXT NOT NULL,
+    forfeited TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    rounds TEXT NOT NULL,
+    faults TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    stats TEXT NOT NULL,
+    sandbox TEXT NOT NULL,
+    replay TEXT NOT NULL,
+    finished_at REAL NOT NULL
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: voided matches, kept apart from played ones so that nothing reading `matches` rates them
+    """
+    CREATE TABLE voided (
+        idx INTEGER PRIMARY KEY,
+        match_id TEXT UNIQUE NOT NULL,
+        seed TEXT NOT NULL,
+        cycle INTEGER NOT NULL,
+        rotation INTEGER NOT NULL,
+        bots TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        voided_at REAL NOT NULL
+    )
+    """,
+)
+
+VERSION = len(MIGRATIONS)
+"""The layout this arena writes."""
+
+
+def version(db: sqlite3.Connection) -> int:
+    """The layout number of an open database (0 for a new file and for the first arena's)."""
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def has_table(db: sqlite3.Connection, name: str) -> bool:
+    """True if the table exists (a read-only look at an older file may lack it)."""
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Create a new file at :data:`VERSION`, or bring an older one to it; never touches a newer one."""
+    db.executescript(BASE)
+    while True:
+        db.execute("BEGIN IMMEDIATE")  # re-read under the write lock: another arena may have migrated meanwhile
+        try:
+            current = version(db)
+            if current >= VERSION:
+                db.execute("ROLLBACK")
+                return
+            db.execute(MIGRATIONS[current])
+            db.execute(f"PRAGMA user_version = {current + 1}")
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise

@@ -1,0 +1,94 @@
+"""The results database: voided matches, and files written by older (or newer) arenas."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.tournament import schema
+from arena.tournament.config import load_config
+from arena.tournament.driver import run_tournament, schedule_of
+from arena.tournament.records import VoidRecord
+from arena.tournament.store import ResultStore, StoreMismatch
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def two_bots(tmp_path: Path, name: str = "store") -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"name: {name}\nseats: 2\nseed: 3\nsandbox: none\nworkers: 1\noutput: {tmp_path / name}\n"
+                    f"bots:\n  - {ROOT / 'bots' / 'random'}\n  - {ROOT / 'bots' / 'c-random'}\n")
+    return path
+
+
+def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
+    path = two_bots(tmp_path)
+    config = load_config(path)
+    run_tournament(config, out=open(os.devnull, "w"))
+    db = sqlite3.connect(config.output / "results.sqlite")
+    with db:  # back to the first arena's layout, with one match still to play
+        db.execute("DROP TABLE voided")
+        db.execute("DELETE FROM matches WHERE idx = 1")
+    db.execute("PRAGMA user_version = 0")
+    db.close()
+
+    board = CliRunner().invoke(main, ["leaderboard", str(config.output)])
+    assert board.exit_code == 0 and "1 of 2 matches finished" in board.output and "voided" not in board.output
+
+    summary = run_tournament(config, out=open(os.devnull, "w"))
+    assert (summary.skipped, summary.played) == (1, 1)
+    db = sqlite3.connect(config.output / "results.sqlite")
+    try:
+        assert schema.version(db) == schema.VERSION == 1 and schema.has_table(db, "voided")
+        assert db.execute("SELECT COUNT(*) FROM matches").fetchone() == (2,)
+    finally:
+        db.close()
+
+
+def test_a_voided_match_is_done_never_rated_and_never_also_played(tmp_path):
+    config = load_config(two_bots(tmp_path))
+    first, second = schedule_of(config)
+    store = ResultStore(config.output)
+    try:
+        store.void(first, "killed its worker process twice, SIGKILL each time")
+        assert store.done() == {0}
+        assert store.voided() == [VoidRecord(0, first.match_id, first.bots,
+                                             "killed its worker process twice, SIGKILL each time")]
+        assert store.records() == []
+        with pytest.raises(ValueError, match="voided"):
+            store.void(first, "again")
+    finally:
+        store.close()
+    summary = run_tournament(config, out=open(os.devnull, "w"))
+    assert (summary.skipped, summary.played) == (1, 1)  # the voided one is not played
+    assert summary.leaderboard.matches == 1 and [v.index for v in summary.leaderboard.voided] == [0]
+    store = ResultStore(config.output)
+    try:
+        with pytest.raises(ValueError, match="stored as played"):
+            store.void(second, "too late")
+        db = store.db
+        assert db.execute("SELECT idx, match_id, seed, cycle, rotation, bots FROM voided").fetchall() == [
+            (0, first.match_id, first.seed, 1, 0, f'["{first.bots[0]}", "{first.bots[1]}"]')]
+    finally:
+        store.close()
+
+
+def test_a_newer_or_foreign_file_is_refused_in_one_line(tmp_path):
+    path = two_bots(tmp_path)
+    config = load_config(path)
+    config.output.mkdir()
+    db = sqlite3.connect(config.output / "results.sqlite")
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    for command in (["run", str(path)], ["leaderboard", str(config.output)]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 1 and "written by a newer arena (layout 99" in result.output, result.output
+        assert "Traceback" not in result.output
+    (config.output / "results.sqlite").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(StoreMismatch, match="not a results database"):
+        ResultStore(config.output)
