@@ -23,3 +23,4 @@ bench: venv
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/protocol.py
 	$(BIN)/python bench/tournament.py
+	$(BIN)/python bench/deps.py
