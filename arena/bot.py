@@ -39,6 +39,13 @@ class BotLink:
         self.name = name
         self.process = process
         self.time = time_control
+        self.started = time.monotonic()
+        """When the process was started (the link is made right after): start-up is timed from here."""
+        self.hellos = 0
+        self.startup_ms: float | None = None
+        """From the process start to reading ``ready``, in the match that started the process; else None."""
+        self.log_mark = 0
+        """Stderr bytes already handed out by :meth:`new_stderr` (or dropped between matches)."""
         self.bank_ms = float(time_control.bank_ms or 0)
         self.request_id = 0
         self.sent_at = 0.0
@@ -57,6 +64,11 @@ class BotLink:
         self.decisions = 0
         self.think_ms = self.max_ms = 0.0
         self.timed_out.clear()
+        self.hellos += 1
+        self.startup_ms = None
+        if self.hellos > 1:  # what a reused process wrote between two matches belongs to neither
+            self.process.drain_stderr()
+            self.log_mark = self.process.stderr_total
         self.deadline = time.monotonic() + self.time.startup_ms / 1000.0
         try:
             self.process.send(protocol.encode(hello), self.deadline)
@@ -65,17 +77,26 @@ class BotLink:
         except ChannelClosed as exc:
             raise BotFault(FaultKind.STARTUP, f"failed to start: {_describe(exc)}") from None
 
-    def await_ready(self) -> None:
-        """Read ``ready`` by the hello's deadline; any failure is a startup fault."""
+    def await_ready(self, block: bool = True) -> bool:
+        """Read ``ready`` by the hello's deadline; any failure is a startup fault.
+
+        With ``block=False`` only what has already arrived is read, and False means
+        "no ready yet, deadline not reached".
+        """
         try:
-            line = self.process.readline(self.deadline)
+            line = self.process.readline(self.deadline if block else min(self.deadline, time.monotonic()))
             self.reported_name = protocol.check_ready(protocol.decode(line))
         except BotFault as fault:
             raise BotFault(FaultKind.STARTUP, f"no valid 'ready' to hello: {fault.detail}") from None
         except ChannelTimeout:
+            if not block and time.monotonic() < self.deadline:
+                return False
             raise BotFault(FaultKind.STARTUP, f"no 'ready' within startup_ms={self.time.startup_ms}") from None
         except (ChannelClosed, LineTooLong) as exc:
             raise BotFault(FaultKind.STARTUP, f"failed to start: {_describe(exc)}") from None
+        if self.hellos == 1:
+            self.startup_ms = (time.monotonic() - self.started) * 1000.0
+        return True
 
     def start_match(self, hello: Mapping[str, Any]) -> None:
         """Send ``hello`` and wait for ``ready`` (one bot; tables use the two steps for all seats at once)."""
@@ -142,6 +163,16 @@ class BotLink:
         except OSError:
             return ""
 
+    def new_stderr(self) -> tuple[int, bytes] | None:
+        """Stderr taken in since the last call, as ``(lost, data)`` (see ``Channel.stderr_since``);
+        None when there is none, which costs no syscall and no copy."""
+        total = self.process.stderr_total
+        if total == self.log_mark:
+            return None
+        lost, data = self.process.stderr_since(self.log_mark)
+        self.log_mark = total
+        return lost, data
+
     def _send(self, data: bytes, deadline: float) -> None:
         try:
             self.process.send(data, deadline)
@@ -170,6 +201,38 @@ def _describe(exc: Exception) -> str:
     return f"{exc} (exit status {code})"
 
 
+def _woken(links: Mapping[int, BotLink]) -> list[int]:
+    """Wait until one of ``links`` may have news or the earliest deadline passes; the seats to look at."""
+    poller = select.poll()
+    owner: dict[int, int] = {}
+    for seat, link in links.items():
+        for fd in link.process.wait_fds():
+            poller.register(fd, select.POLLIN)
+            owner[fd] = seat
+    if not owner:  # nothing left to wait on: each read ends at once (the bots are gone)
+        return list(links)
+    wait = min(link.deadline for link in links.values()) - time.monotonic()
+    woken = {owner[fd] for fd, _ in poller.poll(max(0.0, wait) * 1000.0)}
+    now = time.monotonic()
+    return [seat for seat, link in links.items() if seat in woken or link.deadline <= now]
+
+
+def collect_ready(links: Mapping[int, BotLink]) -> dict[int, BotFault]:
+    """Read every ``ready`` as it comes (hellos sent), so each start-up is timed when it ends,
+    not when the arena is done with the bots before it. Returns the seats that faulted."""
+    faults: dict[int, BotFault] = {}
+    pending = dict(links)
+    while pending:
+        for seat in _woken(pending):
+            try:
+                if pending[seat].await_ready(block=False):
+                    del pending[seat]
+            except BotFault as fault:
+                faults[seat] = fault
+                del pending[seat]
+    return faults
+
+
 def collect_replies(
     asked: Mapping[int, tuple[BotLink, Sequence[Mapping[str, Any]]]],
 ) -> dict[int, int | BotFault]:
@@ -190,16 +253,7 @@ def collect_replies(
             results[seat] = fault
         return results
     while pending:
-        poller = select.poll()
-        owner: dict[int, int] = {}
-        for seat, (link, _) in pending.items():
-            for fd in link.process.wait_fds():
-                poller.register(fd, select.POLLIN)
-                owner[fd] = seat
-        wait = min(link.deadline for link, _ in pending.values()) - time.monotonic()
-        woken = {owner[fd] for fd, _ in poller.poll(max(0.0, wait) * 1000.0)}
-        now = time.monotonic()
-        for seat in [s for s, (link, _) in pending.items() if s in woken or link.deadline <= now]:
+        for seat in _woken({s: link for s, (link, _) in pending.items()}):
             link, legal = pending[seat]
             try:
                 index = link.reply(legal, block=False)

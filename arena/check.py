@@ -1,4 +1,11 @@
-"""``arena bot check``: what a bot author runs before submitting a bot."""
+"""``arena bot check``: what a bot author runs before submitting a bot.
+
+It plays the bot at the tables its manifest supports (every preset and table size when
+it declares nothing) against the bundled random bot, then two matches on one process,
+as tournaments do. It prints only what went wrong: one finding per kind of fault, each
+with a line of cause and a line of remedy and the bot's last stderr lines. A bot that
+never starts is that one finding: every other check would only fail the same way.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +17,16 @@ from typing import Callable
 
 from .bot import TimeControl
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
+from .bots.supports import seat_text
+from .diagnosis import STDERR_LINES, Diagnosis, diagnose, stderr_tail
+from .faults import FaultKind
 from .game import make_rules
-from .report import fault_lines
-from .runner import MatchJob, play_batch, play_match
+from .runner import MatchJob, MatchOutcome, play_batch, play_match
 
 RANDOM_BOT = Path("bots") / "random"
 """The default opponent: the bundled random bot, looked up from the current directory, then beside the package."""
+UNDECLARED_SIZES = (2, 3, 4, 5)
+"""Table sizes cycled through for a bot that declares none (the default 3 matches per preset: 2, 3, 4)."""
 
 
 def default_opponent() -> Path:
@@ -27,19 +38,158 @@ def default_opponent() -> Path:
                          "or give an opponent bot directory with --opponent")
 
 
+@dataclass(frozen=True)
+class Table:
+    """One check match: the preset, how many players, and the checked bot's seat."""
+
+    preset: str
+    players: int
+    seat: int
+
+
+@dataclass
+class Finding:
+    """One kind of fault, with where it first happened and how often."""
+
+    diagnosis: Diagnosis
+    where: str
+    """Preset, table size, seat, round, decision and seed of the first one."""
+    stderr: list[str]
+    """The bot's last stderr lines at the first one (or the last lines a failed build printed)."""
+    label: str = "stderr"
+    """What the lines of ``stderr`` are, in front of each."""
+    faults: int = 1
+    matches: set[str] = field(default_factory=set)
+    """Ids of the matches it happened in."""
+
+    def lines(self, number: int, total_matches: int) -> list[str]:
+        """A heading, the cause, the remedy and the stderr tail."""
+        often = "" if self.faults == 1 else \
+            f"{self.faults} times in {len(self.matches)} of {total_matches} matches; first: "
+        return [f"finding {number}: {self.diagnosis.title} ({often}{self.where})",
+                f"  cause: {self.diagnosis.cause}",
+                f"  remedy: {self.diagnosis.remedy}",
+                *(f"  {self.label}| {line}" for line in self.stderr)]
+
+
 @dataclass
 class CheckReport:
     """Result of checking one bot."""
 
     lines: list[str] = field(default_factory=list)
     """What to print."""
-    ok: bool = True
-    """False if any match had a fault of the checked bot."""
+    findings: list[Finding] = field(default_factory=list)
+    """What went wrong, one entry per kind."""
+    matches: int = 0
+    """Matches played."""
+    stopped: str = ""
+    """Why nothing more was checked after the first finding (a failed build, a bot that never started)."""
+
+    @property
+    def ok(self) -> bool:
+        """True if the bot committed no fault (and built)."""
+        return not self.findings
+
+
+def plan(spec: BotSpec, matches_per_preset: int) -> dict[str, list[Table]]:
+    """The check matches per preset: every declared table size at least once, the bot's seat moving round."""
+    supports = spec.supports
+    sizes = supports.seats or UNDECLARED_SIZES
+    count = max(matches_per_preset, len(supports.seats)) if supports.seats else matches_per_preset
+    players = [sizes[i % len(sizes)] for i in range(count)]
+    return {preset: [Table(preset, n, i % n) for i, n in enumerate(players)] for preset in supports.presets()}
+
+
+def supports_line(spec: BotSpec) -> str:
+    """Where the tables come from: ``supports: standard, 2 seats (from bot.yaml)``."""
+    if spec.supports.declared:
+        return f"supports: {spec.supports.text()} (from bot.yaml)"
+    source = "nothing declared in bot.yaml" if spec.directory else "a command line declares nothing"
+    return f"supports: {spec.supports.text()} ({source})"
+
+
+class _Checker:
+    """Plays the check matches and turns the checked bot's faults into findings."""
+
+    def __init__(self, spec: BotSpec, opponent: BotSpec, sandbox: str, time_control: TimeControl,
+                 say: Callable[[str], None], report: CheckReport) -> None:
+        self.spec, self.opponent, self.sandbox, self.time = spec, opponent, sandbox, time_control
+        self.say, self.report = say, report
+        self.nonce = secrets.token_hex(8)  # fresh deals each check: a bot must not be able to know them in advance
+        self.by_title: dict[str, Finding] = {}
+
+    def seats(self, table: Table) -> tuple[BotSpec, ...]:
+        others = [dataclasses.replace(self.opponent, name=f"{self.opponent.name}-{i}") for i in range(1, table.players)]
+        return tuple(others[:table.seat] + [self.spec] + others[table.seat:])
+
+    def job(self, table: Table, tag: str) -> MatchJob:
+        return MatchJob(f"check-{tag}", make_rules(table.preset), f"{self.nonce}/{tag}", self.seats(table),
+                        time=self.time, sandbox=self.sandbox)
+
+    def note(self, outcome: MatchOutcome, table: Table, never_started: bool = False, reuse: bool = False) -> bool:
+        """Record the checked bot's faults in ``outcome``; True if it had none."""
+        self.report.matches += 1
+        mine = [f for f in outcome.faults if f.seat == table.seat]
+        for fault in mine:
+            diagnosis = diagnose(fault, never_started=never_started,
+                                 reuse=reuse and fault.kind is FaultKind.STARTUP, move_ms=self.time.move_ms)
+            known = self.by_title.get(diagnosis.title)
+            if known is None:
+                where = f"{table.preset}, {table.players} seats, seat {table.seat}"
+                if not never_started:
+                    where += f", round {fault.round}, decision {fault.decision}, seed {outcome.seed}"
+                known = self.by_title[diagnosis.title] = Finding(diagnosis, where, stderr_tail(fault))
+                self.report.findings.append(known)
+            else:
+                known.faults += 1
+            known.matches.add(outcome.match_id)
+        return not mine
+
+    def preset(self, preset: str, tables: list[Table], first: bool) -> bool:
+        """Play one preset's matches and say how they went in one line; False if the bot never started."""
+        clean = decisions = 0
+        think = slowest = 0.0
+        for index, table in enumerate(tables):
+            outcome = play_match(self.job(table, f"{preset}-{index}"))
+            if first and index == 0 and any(f.seat == table.seat and f.kind is FaultKind.STARTUP
+                                             for f in outcome.faults):
+                self.note(outcome, table, never_started=True)
+                self.report.stopped = "the bot never started"
+                return False
+            clean += self.note(outcome, table)
+            stats = outcome.stats[table.seat]
+            decisions += stats.decisions
+            think += stats.think_ms
+            slowest = max(slowest, stats.max_ms)
+        sizes = seat_text(tuple(sorted({t.players for t in tables})))
+        head = f"{preset}: {len(tables)} match{'es' if len(tables) > 1 else ''} at {sizes}: "
+        if clean == len(tables):
+            mean = think / decisions if decisions else 0.0
+            self.say(head + f"ok (mean {mean:.1f} ms, max {slowest:.1f} ms per decision)")
+        else:
+            self.say(head + f"{len(tables) - clean} with faults (findings below)")
+        return True
+
+    def reuse(self, presets: tuple[str, ...], players: int) -> None:
+        """Two matches on one process, as tournaments play them: ``over``, then a new ``hello``."""
+        order = (presets[0], presets[1] if len(presets) > 1 else presets[0])
+        tables = [Table(preset, players, 0) for preset in order]
+        jobs = [self.job(table, f"reuse-{index}") for index, table in enumerate(tables)]
+        outcomes = list(play_batch(jobs))
+        first_clean = self.note(outcomes[0], tables[0])
+        second_clean = self.note(outcomes[1], tables[1], reuse=True)
+        head = f"reuse: one process, two matches ({order[0]}, then a new hello for {order[1]}): "
+        if not first_clean:
+            self.say(head + "not tested, the first match ended in a fault (findings below)")
+        elif not any(f.seat == 0 and f.kind is FaultKind.STARTUP for f in outcomes[1].faults):
+            self.say(head + "ok" + ("" if second_clean else ", but the second match had faults (findings below)"))
+        else:
+            self.say(head + "failed (findings below)")
 
 
 def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_per_preset: int = 2,
               echo: Callable[[str], None] | None = None, opponent_dir: Path | None = None) -> CheckReport:
-    """Play the bot against the bundled random bot under both presets and explain every fault."""
+    """Play the bot at the tables it supports against the bundled random bot and explain what went wrong."""
     report = CheckReport()
 
     def say(line: str) -> None:
@@ -47,44 +197,56 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
         if echo:
             echo(line)
 
-    build_bot(spec)
     opponent = load_bot(str(opponent_dir or default_opponent()))
     if opponent.name == spec.name:
         opponent = dataclasses.replace(opponent, name=f"{opponent.name}-opponent")
+    tables = plan(spec, matches_per_preset)
+    missing = sorted({f"{t.preset} at {t.players} seats" for ts in tables.values() for t in ts
+                      if not opponent.supports.plays(t.preset, t.players)})
+    if missing:
+        raise BotConfigError(f"the opponent {opponent.name} does not play {', '.join(missing)}, which "
+                             f"{spec.name} supports; choose another --opponent")
+    say(supports_line(spec))
     build_bot(opponent)
-    nonce = secrets.token_hex(8)  # fresh deals each check: a bot must not be able to know them in advance
-    for preset in ("standard", "espanola"):
-        for index in range(matches_per_preset):
-            players = 2 + index % 3
-            seats = [spec] + [dataclasses.replace(opponent, name=f"{opponent.name}-{i}") for i in range(1, players)]
-            seat = index % players
-            seats[0], seats[seat] = seats[seat], seats[0]
-            job = MatchJob(f"check-{preset}-{index}", make_rules(preset), f"{nonce}/{preset}/{index}", tuple(seats),
-                           time=time_control, sandbox=sandbox)
-            outcome = play_match(job)
-            mine = [f for f in outcome.faults if f.seat == seat]
-            stats = outcome.stats[seat]
-            mean = stats.think_ms / stats.decisions if stats.decisions else 0.0
-            verdict = "ok" if not mine else f"{len(mine)} fault(s)"
-            say(f"{preset} match {index + 1}: seat {seat} of {players}, place {outcome.places[seat]}, "
-                f"{stats.decisions} decisions, mean {mean:.1f} ms, max {stats.max_ms:.1f} ms, sandbox {outcome.sandbox}, "
-                f"seed {job.seed}: {verdict}")
-            if mine:
-                report.ok = False
-                for line in fault_lines(dataclasses.replace(outcome, faults=tuple(mine)))[1:]:
-                    say(line)
-    # Tournaments let one process play several matches: over, then a new hello.
-    pair = (spec, dataclasses.replace(opponent, name=f"{opponent.name}-1"))
-    jobs = [MatchJob(f"check-reuse-{index}", make_rules(preset), f"{nonce}/reuse/{index}", pair,
-                     time=time_control, sandbox=sandbox) for index, preset in enumerate(("standard", "espanola"))]
-    reused = [(outcome, [f for f in outcome.faults if f.seat == 0]) for outcome in play_batch(jobs)]
-    clean = not any(faults for _, faults in reused)
-    say("reuse: one process, two matches (standard, then a new hello for espanola): "
-        + ("ok" if clean else "fault(s): the bot must accept a new hello after over"))
-    for outcome, faults in reused:
-        if faults:
-            report.ok = False
-            for line in fault_lines(dataclasses.replace(outcome, faults=tuple(faults)))[1:]:
-                say(line)
-    say("result: " + ("clean: no fault in any match" if report.ok else "FAULTS: fix them before submitting"))
+    checker = _Checker(spec, opponent, sandbox, time_control, say, report)
+    try:
+        build_bot(spec)
+    except BotConfigError as exc:
+        _build_finding(report, str(exc))
+    else:
+        for index, (preset, preset_tables) in enumerate(tables.items()):
+            if not checker.preset(preset, preset_tables, first=index == 0):
+                break
+        else:
+            checker.reuse(spec.supports.presets(), spec.supports.table_sizes()[0])
+    for number, finding in enumerate(report.findings, 1):
+        for line in finding.lines(number, report.matches):
+            say(line)
+    say(_result(report))
     return report
+
+
+def _build_finding(report: CheckReport, message: str) -> None:
+    """A build that fails is the one finding: nothing can be played."""
+    head, _, output = message.partition("\n")
+    cause = (head.split(": ", 1)[-1] if head.startswith("bot ") else head).rstrip(":")
+    tail = [line.strip() for line in output.splitlines() if line.strip()][-STDERR_LINES:]
+    if cause.startswith("installing its"):  # the dependencies the bot declares (arena.bots.env)
+        diagnosis = Diagnosis("its dependencies did not install", f"{cause}: {tail[-1]}" if tail else cause,
+                              "fix the file that declares them (a package or version that does not exist for "
+                              "this interpreter, a missing lockfile), then check again")
+    else:
+        diagnosis = Diagnosis("the build failed", f"{cause}: {tail[-1]}" if tail else cause,
+                              "run the build command by hand in the bot directory and fix what it prints; it must "
+                              "work on a fresh copy of the directory")
+    report.findings.append(Finding(diagnosis, "before any match", tail, label="output"))
+    report.stopped = "the bot did not build"
+
+
+def _result(report: CheckReport) -> str:
+    if report.ok:
+        return f"result: clean: no fault in {report.matches} matches"
+    count = len(report.findings)
+    if report.stopped:
+        return f"result: {count} finding: nothing else was checked, since {report.stopped}"
+    return f"result: {count} finding{'s' if count > 1 else ''}: fix {'them' if count > 1 else 'it'} before submitting"

@@ -21,8 +21,9 @@ from .game.rules import MAX_PLAYERS, MIN_PLAYERS
 from .bot import TimeControl
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
 from .faults import FAULT_POLICIES
+from .kits import LANGUAGES, KitError, new_bot
 from .game.replay import read_replay
-from .sandbox import BACKEND_NAMES, SandboxError, resolve_backend
+from .sandbox import BACKEND_NAMES, Limits, SandboxError, resolve_backend
 from .selfplay import self_play
 
 
@@ -92,8 +93,9 @@ def selfplay_cmd(preset: str, options: tuple[str, ...], players: int, matches: i
     click.echo(f"  average place: {avg}")
 
 
-def _load_bots(refs: tuple[str, ...], players: int | None) -> list[BotSpec]:
-    """Bots for the seats: the references in order, repeated to fill ``players`` seats, names made unique."""
+def _load_bots(refs: tuple[str, ...], players: int | None, preset: str) -> list[BotSpec]:
+    """Bots for the seats: the references in order, repeated to fill ``players`` seats, names made unique;
+    a bot whose manifest does not support this preset and table size is refused before anything is built."""
     try:
         specs = [load_bot(ref) for ref in refs]
     except BotConfigError as exc:
@@ -105,6 +107,11 @@ def _load_bots(refs: tuple[str, ...], players: int | None) -> list[BotSpec]:
     if len(specs) > count:
         raise click.BadParameter(f"{len(specs)} bots given for {count} seats", param_hint="'--players'")
     seats = [specs[i % len(specs)] for i in range(count)]
+    for spec in specs:
+        why = spec.supports.why_not(preset, count)
+        if why:
+            raise click.ClickException(f"bot {spec.name} ({spec.directory}) does not play this table: {why}; "
+                                       "choose --rules and --players it supports")
     seen: dict[str, int] = {}
     unique = []
     for spec in seats:
@@ -144,24 +151,27 @@ SANDBOX_HELP = "Sandbox backend for bots: auto picks the strongest that works he
               help="forfeit: a faulting bot is replaced by the fallback policy and ranks last; "
                    "fallback: only the bad decision is replaced, forfeit after --max-faults.")
 @click.option("--max-faults", type=click.IntRange(1), default=3, show_default=True, help="Faults before forfeit under fallback.")
+@click.option("--log-bytes", type=click.IntRange(0, 16 * 1024 * 1024), default=65536, show_default=True,
+              help="Bytes of each bot's stderr kept as its log (the end of it); 0 keeps none.")
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the omniscient replay (default: replays/<match>.jsonl).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], players: int | None, seed: str | None,
              move_ms: int, startup_ms: int, bank_ms: int | None, sandbox: str, fault_policy: str,
-             max_faults: int, replay_path: Path | None, as_json: bool) -> None:
+             max_faults: int, log_bytes: int, replay_path: Path | None, as_json: bool) -> None:
     """Play one match between BOTs (bot directories or quoted command lines) and report it."""
     from .report import outcome_text
     from .runner import MatchJob, play_match
 
     rules = _rules_from(preset, options)
-    specs = _load_bots(bots, players)
+    specs = _load_bots(bots, players, preset)
     backend = _sandbox(sandbox)
     if seed is None:  # a fixed default would let a bot that knows it recompute the deal
         seed = str(secrets.randbelow(2**31))
     match_seed: int | str = int(seed) if seed.lstrip("-").isdigit() else seed
     job = MatchJob("play", rules, match_seed, tuple(specs), TimeControl(move_ms, startup_ms, bank_ms),
-                   backend, fault_policy=fault_policy, max_faults=max_faults)  # the id bots see: never the seed
+                   backend, limits=Limits(log_bytes=log_bytes), fault_policy=fault_policy,
+                   max_faults=max_faults)  # the id bots see: never the seed
     outcome = play_match(job)
     path = replay_path or Path("replays") / f"play-{seed}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -172,6 +182,10 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
     for line in outcome_text(outcome, preset):
         click.echo(line)
     click.echo(f"replay: {path}")
+    logged = [str(seat) for seat, log in enumerate(outcome.logs) if log]
+    if logged:
+        click.echo(f"logs (stderr) of seat {', '.join(logged)}: arena replay {path} --seat N shows seat N's "
+                   "beside its moves")
 
 
 @main.group("bot")
@@ -187,9 +201,11 @@ def bot_group() -> None:
 @click.option("--opponent", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
               help="Opponent bot directory (default: the bundled bots/random).")
 def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int, opponent: Path | None) -> None:
-    """Check BOT: handshake and matches against the random bot under both presets.
+    """Check BOT: matches against the random bot at the tables its manifest supports (by default
+    both presets, several table sizes), then two matches on one process.
 
-    Exits with status 0 only if the bot committed no fault.
+    Prints only what went wrong, each finding with its cause and remedy; exits with status
+    0 only if there was none.
     """
     from .check import check_bot
 
@@ -208,10 +224,53 @@ def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int, opponent: 
         raise SystemExit(1)
 
 
+@bot_group.command("new")
+@click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
+@click.option("--lang", "language", type=click.Choice(LANGUAGES), default="python", show_default=True,
+              help="Language of the starter kit.")
+@click.option("--name", default=None, help="The bot's name (default: made from DIR's name).")
+def bot_new_cmd(directory: Path, language: str, name: str | None) -> None:
+    """Write a small, complete, commented bot into DIR (new or empty), ready for `arena bot check`."""
+    try:
+        final, files = new_bot(directory, language, name)
+    except KitError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"created bot {final} ({language}) in {directory}: {', '.join(files)}")
+    click.echo(f"next: arena bot check {directory}   (README.md there says how to play and submit it)")
+
+
+@bot_group.command("log")
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("bot", metavar="BOT")
+@click.option("--match", "match_id", default=None, metavar="ID", help="Only this match (e.g. c1/a+b/r0).")
+def bot_log_cmd(results_dir: Path, bot: str, match_id: str | None) -> None:
+    """Print BOT's logs (the end of its stderr per match) from a tournament's RESULTS_DIR."""
+    from .tournament.botlog import BotLogError, log_lines, select_logs
+    from .tournament.store import ResultStore, StoreMismatch
+
+    try:
+        store = ResultStore(results_dir, readonly=True)
+    except (FileNotFoundError, StoreMismatch) as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        seats = select_logs(store, bot, match_id)
+    except BotLogError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        store.close()
+    if not seats:
+        click.echo(f"{bot} has no stored match yet")
+    for line in log_lines(seats):
+        click.echo(line)
+
+
 @main.command("replay")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seat", type=int, default=None, help="Show the match as this seat saw it (default: everything).")
-def replay_cmd(file: Path, seat: int | None) -> None:
+@click.option("--log/--no-log", "log", default=None,
+              help="Show the bots' logs (stderr) where the arena read them: with --seat only that seat's, "
+                   "beside its moves (the default with --seat); without, every seat's.")
+def replay_cmd(file: Path, seat: int | None, log: bool | None) -> None:
     """Print a readable account of a replay FILE (.jsonl or .jsonl.gz), omniscient or as one seat saw it."""
     from .report import replay_text
 
@@ -223,7 +282,7 @@ def replay_cmd(file: Path, seat: int | None) -> None:
         raise click.ClickException(f"{file}: {exc}") from None
     if seat is not None and not 0 <= seat < header["players"]:
         raise click.BadParameter(f"seat must be 0..{header['players'] - 1}", param_hint="'--seat'")
-    for line in replay_text(header, records, seat):
+    for line in replay_text(header, records, seat, seat is not None if log is None else log):
         click.echo(line)
 
 

@@ -1,4 +1,4 @@
-"""The arena's records in a replay: faults, forfeits, fallback moves and the final result.
+"""The arena's records in a replay: faults, forfeits, fallback moves, the bots' logs and the final result.
 
 The engine's replay shows the game; these records show what the bots did to the match,
 so that a viewer shows the places the results database holds (forfeited seats last)
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .faults import Fault
+from .seatlog import SeatLog
 
 FALLBACK = "fallback"
 """``by`` of an action the fallback policy chose (absent: the seat's bot chose it)."""
@@ -28,6 +29,21 @@ def fault_record(fault: Fault) -> dict[str, Any]:
 def forfeit_record(seat: int, bot: str, decision: int, round_no: int) -> dict[str, Any]:
     """A ``forfeit`` record: from ``decision`` on the fallback policy plays ``seat``, which ranks last."""
     return {"type": "forfeit", "seat": seat, "bot": bot, "decision": decision, "round": round_no}
+
+
+def log_records(seat: int, log: SeatLog) -> list[dict[str, Any]]:
+    """The ``log`` records of one seat: one per piece of its log, stamped with the decision at which
+    it was read; the first says how many bytes were ``cut`` before it, when some were.
+
+    A log is the bot's own output, so a viewer showing one seat's perspective shows only that seat's.
+    """
+    records: list[dict[str, Any]] = []
+    for decision, text in log.pieces():
+        record: dict[str, Any] = {"type": "log", "seat": seat, "decision": decision, "text": text}
+        if log.cut and not records:
+            record["cut"] = log.cut
+        records.append(record)
+    return records
 
 
 def result_record(totals: Sequence[int], places: Sequence[int], forfeited: Sequence[bool],

@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from .replay_notes import FALLBACK
 from .runner import MatchOutcome
+from .seatlog import cut_marker
 
 
 def outcome_text(outcome: MatchOutcome, preset: str) -> list[str]:
@@ -40,12 +41,15 @@ def fault_lines(outcome: MatchOutcome) -> list[str]:
     return lines
 
 
-def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat: int | None) -> list[str]:
+def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat: int | None,
+                log: bool = False) -> list[str]:
     """A readable account of a replay, omniscient (``seat`` None) or as one seat saw it.
 
     Faults, forfeits, fallback moves and the final places are shown in both views: they
     are facts about bots, not cards. A seat's view shows the detail and stderr only of its
-    own faults, since another bot's reply or log may well name that bot's cards.
+    own faults, since another bot's reply or log may well name that bot's cards. With
+    ``log``, the bots' logs are shown where the arena read them (a seat's view: only its
+    own, beside its own moves, so its author can see what it wrote at each decision).
     """
     names = header.get("bots") or [f"seat{s}" for s in range(header["players"])]
     who = "everything (omniscient)" if seat is None else f"seat {seat} ({names[seat]})"
@@ -56,7 +60,9 @@ def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat:
     for record in records:
         kind = record["type"]
         if kind == "action":
-            lines.extend(_action_lines(record, names, seat))
+            lines.extend(_action_lines(record, names, seat, log))
+        elif kind == "log":
+            lines.extend(_log_lines(record, names, seat) if log else ())
         elif kind == "fault":
             lines.extend(_fault_lines(record, names, seat))
         elif kind == "forfeit":
@@ -73,17 +79,29 @@ def _who(seat: int, names: list[str]) -> str:
     return f"{names[seat]}@{seat}"
 
 
-def _action_lines(record: dict[str, Any], names: list[str], seat: int | None) -> list[str]:
-    """Every action in the omniscient view; in a seat's view only moves made for a bot by the fallback."""
+def _action_lines(record: dict[str, Any], names: list[str], seat: int | None, own: bool = False) -> list[str]:
+    """Every action in the omniscient view; in a seat's view the moves made for a bot by the fallback,
+    and with ``own`` the seat's own moves too (the decisions its log is about)."""
     fallback = record.get("by") == FALLBACK
     if seat is None:
         return [f"    > seat {record['seat']} chose {_compact(record['action'])}"
                 + ("  [by the fallback policy]" if fallback else "")]
+    if record["seat"] == seat and fallback:
+        return [f"    > the fallback policy chose {_compact(record['action'])} for you"]
+    if record["seat"] == seat and own:
+        return [f"    > you chose {_compact(record['action'])}"]
     if not fallback:
         return []
-    if record["seat"] == seat:
-        return [f"    > the fallback policy chose {_compact(record['action'])} for you"]
     return [f"    > {_who(record['seat'], names)} moved by the fallback policy"]
+
+
+def _log_lines(record: dict[str, Any], names: list[str], seat: int | None) -> list[str]:
+    """A piece of a bot's log: in a seat's view only the seat's own (another bot's may name its cards)."""
+    if seat is not None and record["seat"] != seat:
+        return []
+    prefix = "     log| " if seat is not None else f"     log {_who(record['seat'], names)}| "
+    text = (cut_marker(record["cut"]) if record.get("cut") else "") + str(record.get("text", ""))
+    return [prefix + line for line in text.splitlines()]
 
 
 def _fault_lines(record: dict[str, Any], names: list[str], seat: int | None) -> list[str]:

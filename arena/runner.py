@@ -15,16 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any, Generator, Sequence
 
 from . import protocol
-from .bot import BotLink, TimeControl, collect_replies
-from .bots import BotSpec, resolve_command
+from .bot import BotLink, TimeControl, collect_ready, collect_replies
+from .bots import BotConfigError, BotSpec
+from .bots.launch import launch_spec
 from .bots.buildlock import bot_lock
 from .fallback import fallback_index
 from .faults import FAULT_POLICIES, BotFault, Fault, FaultKind
 from .game import Match, Rules, events_for, observe
 from .game.replay import Notes, replay_bytes
 from .game.scoring import places
-from .replay_notes import FALLBACK, fault_record, forfeit_record, result_record
-from .sandbox import Backend, LaunchSpec, Limits, SandboxError, resolve_backend
+from .replay_notes import FALLBACK, fault_record, forfeit_record, log_records, result_record
+from .sandbox import Backend, Limits, SandboxError, resolve_backend
+from .seatlog import SeatLog
 
 _ROUND_END = ("round_over", "match_over")
 _LEGAL_JSON: dict[Any, bytes] = {}
@@ -80,6 +82,21 @@ class SeatStats:
     """Total time from writing ``act`` to reading the reply."""
     max_ms: float
     """Slowest reply."""
+    startup_ms: float | None = None
+    """From starting the bot's process to reading its ``ready``; None when the process was not
+    started for this match (reused from an earlier match of a batch) or never answered."""
+
+
+def stats_json(stats: SeatStats) -> dict[str, Any]:
+    """One seat's timing as stored and printed: milliseconds rounded to microseconds."""
+    startup = None if stats.startup_ms is None else round(stats.startup_ms, 3)
+    return {"decisions": stats.decisions, "think_ms": round(stats.think_ms, 3), "max_ms": round(stats.max_ms, 3),
+            "startup_ms": startup}
+
+
+def stats_of_json(data: dict[str, Any]) -> SeatStats:
+    """The inverse of :func:`stats_json`; timing stored before start-ups were timed has no ``startup_ms``."""
+    return SeatStats(int(data["decisions"]), float(data["think_ms"]), float(data["max_ms"]), data.get("startup_ms"))
 
 
 @dataclass(frozen=True)
@@ -114,6 +131,9 @@ class MatchOutcome:
     """Backend that ran the bots."""
     replay: bytes = field(repr=False)
     """gzip-compressed omniscient replay (JSON lines)."""
+    logs: tuple[str, ...] = field(default=(), repr=False)
+    """Per seat, the end of what its bot wrote on stderr during this match (``limits.log_bytes``
+    at most, after a cut marker when more was written); see :mod:`arena.seatlog`."""
 
     def replay_text(self) -> str:
         return gzip.decompress(self.replay).decode()
@@ -125,8 +145,8 @@ class MatchOutcome:
             "rounds": [list(r) for r in self.rounds], "decisions": self.decisions,
             "seconds": round(self.seconds, 4), "play_seconds": round(self.play_seconds, 4), "sandbox": self.sandbox,
             "faults": [f.to_json() for f in self.faults],
-            "stats": [{"decisions": s.decisions, "think_ms": round(s.think_ms, 3), "max_ms": round(s.max_ms, 3)}
-                      for s in self.stats],
+            "stats": [stats_json(s) for s in self.stats],
+            "logs": list(self.logs),
         }
 
 
@@ -165,11 +185,22 @@ class _Table:
         """Decision numbers of the actions the fallback policy chose."""
         self.cursor = [0] * self.players
         self.request_id = 0
+        self.logs = [SeatLog(job.limits.log_bytes) for _ in range(self.players)]
+        """Per seat, what its bot wrote on stderr during this match."""
+
+    # ------------------------------------------------------------ logs
+    def take_log(self, seat: int, link: BotLink | None) -> None:
+        """Move the stderr the arena has read from ``link`` into the seat's log, stamped with the decision now."""
+        if link is not None:
+            news = link.new_stderr()
+            if news is not None:
+                self.logs[seat].add(len(self.match.history), *news)
 
     # ------------------------------------------------------------ faults
     def fault(self, seat: int, fault: BotFault) -> None:
         link = self.links[seat]
         tail = link.stderr_tail() if link else ""
+        self.take_log(seat, link)
         recorded = Fault(seat, self.job.bots[seat].name, fault.kind, fault.detail, tail[-2000:],
                          self.match.round_no, len(self.match.history))
         self.faults.append(recorded)
@@ -186,6 +217,7 @@ class _Table:
         link, self.links[seat] = self.links[seat], None
         if link is not None:
             link.kill()
+            self.take_log(seat, link)  # the last of its stderr, read as it was killed
 
     # ------------------------------------------------------------ phases
     def start(self, backend_name: str) -> str:
@@ -204,10 +236,8 @@ class _Table:
             if self.serves[seat] > 1:  # cpu_seconds is an allowance per match
                 limits = dataclasses.replace(limits, cpu_seconds=limits.cpu_seconds * self.serves[seat])
             try:
-                launch = LaunchSpec(tuple(resolve_command(spec)), spec.directory, limits,
-                                    image=spec.image, hidden=self.job.private)
-                process = backend.start(launch)
-            except (SandboxError, OSError) as exc:
+                process = backend.start(launch_spec(spec, limits, self.job.private))
+            except (SandboxError, OSError, BotConfigError) as exc:
                 self.fault(seat, BotFault(FaultKind.STARTUP, f"could not start {list(spec.command)}: {exc}"))
                 continue
             self.links[seat] = BotLink(spec.name, process, self.job.time)
@@ -221,14 +251,11 @@ class _Table:
                                                tc.move_ms, tc.startup_ms, tc.bank_ms))
             except BotFault as fault:
                 self.fault(seat, fault)
-        for seat in range(self.players):
-            link = self.links[seat]
-            if link is None:
-                continue
-            try:
-                link.await_ready()
-            except BotFault as fault:
-                self.fault(seat, fault)
+        waiting = {seat: link for seat, link in enumerate(self.links) if link is not None}
+        for seat, failure in sorted(collect_ready(waiting).items()):
+            self.fault(seat, failure)
+        for seat, link in enumerate(self.links):
+            self.take_log(seat, link)
 
     def decide(self) -> None:
         """Ask every seat that must act now (all at once), then apply their choices."""
@@ -259,6 +286,9 @@ class _Table:
                 self.fault(seat, answer)
             else:
                 choices[seat] = answer
+        for seat, (link, _) in waiting.items():
+            if link.process.stderr_total != link.log_mark:  # inline: this runs for every decision
+                self.take_log(seat, link)
         for seat in asked:
             index = choices.get(seat)
             if index is None:
@@ -286,7 +316,9 @@ class _Table:
         """Send ``over``; then close every bot but those ``keep`` names (per seat) and fit for another match.
 
         Fit: no fault in this match (a late reply to a timed-out request must never be
-        read as an answer in the next match) and the process still running.
+        read as an answer in the next match) and the process still running. A seat's log
+        ends here: for a kept process with what it had written when ``over`` was sent, for
+        the others with everything up to their exit.
         """
         kept: list[BotLink | None] = [None] * self.players
         for seat, link in enumerate(self.links):
@@ -303,6 +335,11 @@ class _Table:
             link.end_input()
         for link in ending:
             link.close()
+        for seat, link in enumerate(self.links):
+            if link is not None and link in kept:
+                link.process.drain_stderr()
+            self.take_log(seat, link)
+            self.logs[seat].close(len(self.match.history))
         return kept
 
     def kill_all(self, spare: Sequence[BotLink | None] = ()) -> None:
@@ -373,9 +410,12 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
                              "forfeited": list(forfeited)}, keep)
     finally:
         table.kill_all(spare=kept)
-    stats = tuple(SeatStats(l.decisions, l.think_ms, l.max_ms) if l else SeatStats(0, 0.0, 0.0) for l in links_used)
+    stats = tuple(SeatStats(l.decisions, l.think_ms, l.max_ms, l.startup_ms) if l else SeatStats(0, 0.0, 0.0)
+                  for l in links_used)
     meta = {"match": job.match_id, "wire_id": job.hello_id, "bots": [b.name for b in job.bots]}
-    notes = Notes(table.notes, dict.fromkeys(table.fallback_moves, FALLBACK),
+    # A seat's log pieces go before the faults noted at the same decision: they were written before them.
+    logs = [record for seat, log in enumerate(table.logs) for record in log_records(seat, log)]
+    notes = Notes(logs + table.notes, dict.fromkeys(table.fallback_moves, FALLBACK),
                   (result_record(result.totals, final, forfeited, result.reason),))
     # Level 6: half the time of gzip's default 9 for about 6% more bytes (docs/performance.md).
     replay = gzip.compress(replay_bytes(match, meta, notes), compresslevel=6, mtime=0)
@@ -384,4 +424,5 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
         places=final, forfeited=forfeited, faults=tuple(table.faults), reason=result.reason,
         rounds=tuple(r.scores for r in result.rounds), decisions=len(match.history),
         seconds=time.perf_counter() - started, play_seconds=play_seconds, stats=stats, sandbox=backend, replay=replay,
+        logs=tuple(log.text() for log in table.logs),
     ), kept

@@ -113,6 +113,15 @@ class _Answering:
     def stderr_tail(self) -> str:
         return ""
 
+    stderr_total = 0
+    """No stderr ever: the per-decision check of the bot's log stays the one it is with a real bot."""
+
+    def stderr_since(self, mark: int) -> tuple[int, bytes]:
+        return 0, b""
+
+    def drain_stderr(self) -> None:
+        pass
+
     def close_stdin(self) -> None:
         pass
 

@@ -3,6 +3,7 @@
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.game.replay import FORMAT
 
 
 def run(*args):
@@ -112,10 +113,10 @@ def test_replay_shows_the_fault_the_forfeit_the_fallback_moves_and_the_stored_pl
     assert "!! fault: fault_illegal@1" in mine and "not one of the" not in mine and "FAULT-MARKER" not in mine
     assert "moved by the fallback policy" in mine and "== result (score): places [1, 2]" in mine
     newer = tmp_path / "newer.jsonl"
-    newer.write_text(replay.read_text().replace("cabo-arena-replay/2", "cabo-arena-replay/3", 1))
+    newer.write_text(replay.read_text().replace(FORMAT, "cabo-arena-replay/99", 1))
     refused = run("replay", str(newer))
     assert refused.exit_code != 0
-    assert "replay format 'cabo-arena-replay/3' is not one this arena reads" in refused.output
+    assert "replay format 'cabo-arena-replay/99' is not one this arena reads" in refused.output
 
 
 def test_replay_of_a_non_replay_file(tmp_path):
@@ -135,12 +136,19 @@ def test_bot_check_clean_bot_exits_zero():
 def test_bot_check_catches_a_bot_that_refuses_a_second_hello():
     result = run("bot", "check", "/usr/bin/python3 tests/bots/one_match.py", "--matches", "1", "--sandbox", "none")
     assert result.exit_code == 1, result.output
-    assert "standard match 1" in result.output and "ok" in result.output.splitlines()[1]
-    assert "reuse: one process, two matches" in result.output and "must accept a new hello after over" in result.output
-    assert "startup:" in result.output and "FAULTS" in result.output
+    assert "standard: 1 match at 2 seats: ok" in result.output
+    assert "reuse: one process, two matches (standard, then a new hello for espanola): failed" in result.output
+    assert "finding 1: the bot did not take a second hello on the same process" in result.output
+    assert "cause: after 'over', the bot exited instead of answering a new hello (exit status 0)" in result.output
+    assert "remedy: keep reading stdin after 'over'" in result.output and "finding 2" not in result.output
+    assert result.output.splitlines()[-1] == "result: 1 finding: fix it before submitting"
 
 
 def test_bot_check_faulty_bot_exits_nonzero_and_explains():
     result = run("bot", "check", "/usr/bin/python3 tests/bots/fault_illegal.py", "--matches", "1", "--sandbox", "none")
     assert result.exit_code == 1
-    assert "illegal:" in result.output and "FAULTS" in result.output
+    # One finding for the kind of fault, however many matches it spoilt.
+    assert "finding 1: an illegal reply (4 times in 4 of 4 matches; first: standard, 2 seats, seat 0" in result.output
+    assert "cause: the reply named no legal action: index" in result.output
+    assert "remedy: answer with an 'index' into this act's 'legal' list" in result.output
+    assert "stderr| FAULT-MARKER" in result.output and "finding 2" not in result.output

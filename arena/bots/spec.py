@@ -11,24 +11,22 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from . import files
+from . import deps, env, files
 from .buildlock import BotBusy, bot_lock
+from .deps import bot_python as bot_python  # where it was defined before; re-exported
+from .errors import BotConfigError as BotConfigError  # likewise
+from .supports import EVERYTHING, Supports, SupportsError, parse_supports
 
 MANIFEST = "bot.yaml"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-_FIELDS = {"name", "description", "language", "build", "run", "image"}
+_FIELDS = {"name", "description", "language", "build", "run", "image", "supports", "requirements", "python"}
 _PYTHON_PLACEHOLDER = "{python}"
-
-
-class BotConfigError(ValueError):
-    """A bot reference, manifest or build that cannot be used; the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -49,16 +47,20 @@ class BotSpec:
     """One line for humans."""
     language: str = ""
     """Informational."""
-
-
-def bot_python() -> str:
-    """The interpreter ``{python}`` stands for: Debian's, which starts fastest, else ours."""
-    return "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+    requirements: str | None = None
+    """Python requirements file, relative to ``directory`` (None: ``requirements.txt`` if there is one),
+    installed into the bot's environment (:mod:`arena.bots.env`)."""
+    python: str | None = None
+    """Absolute path of the interpreter ``{python}`` stands for and the environment is made with
+    (None: :func:`bot_python`)."""
+    supports: Supports = EVERYTHING
+    """Rule presets and table sizes the bot plays (its manifest's ``supports``; default all)."""
 
 
 def resolve_command(spec: BotSpec) -> list[str]:
     """The argv to execute, placeholders filled and the bot directory's files made absolute."""
-    argv = [bot_python() if part == _PYTHON_PLACEHOLDER else part for part in spec.command]
+    python = env.python_for(spec) if _PYTHON_PLACEHOLDER in spec.command else ""
+    argv = [python if part == _PYTHON_PLACEHOLDER else part for part in spec.command]
     if spec.directory:
         base = Path(spec.directory)
         argv = [str(base / a) if not os.path.isabs(a) and (base / a).exists() else a for a in argv]
@@ -123,7 +125,7 @@ def _from_manifest(directory: Path, name: str | None, manifest: Path | None = No
     unknown = sorted(set(data) - _FIELDS)
     if unknown:
         raise BotConfigError(f"{file}: unknown field {unknown[0]!r}; allowed: {', '.join(sorted(_FIELDS))}")
-    for key in ("description", "language", "build", "image"):
+    for key in ("description", "language", "build", "image", "requirements", "python"):
         if data.get(key) is not None and not isinstance(data[key], str):
             raise BotConfigError(f"{file}: field {key!r} must be a string")
     run = data.get("run")
@@ -135,9 +137,16 @@ def _from_manifest(directory: Path, name: str | None, manifest: Path | None = No
     if not isinstance(final, str):
         raise BotConfigError(f"{file}: field 'name' is required and must be a string")
     _check_name(final, str(file))
-    return BotSpec(name=final, command=tuple(run), directory=str(directory), build=data.get("build"),
+    try:
+        supports = parse_supports(data.get("supports"))
+    except SupportsError as exc:
+        raise BotConfigError(f"{file}: {exc}") from None
+    spec = BotSpec(name=final, command=tuple(run), directory=str(directory), build=data.get("build"),
                    image=data.get("image"), description=data.get("description") or "",
-                   language=data.get("language") or "")
+                   language=data.get("language") or "", supports=supports, requirements=data.get("requirements"),
+                   python=deps.python_of(data.get("python"), str(file)))
+    deps.declared(str(directory), spec.requirements, spec.python, str(file))  # refuse a bad declaration now
+    return spec
 
 
 _built: dict[tuple[str, str], frozenset[str]] = {}
@@ -145,13 +154,15 @@ _built: dict[tuple[str, str], frozenset[str]] = {}
 
 
 def build_bot(spec: BotSpec, timeout: float = 300.0) -> None:
-    """Run the bot's build command once per process; raise :class:`BotConfigError` with its output on failure."""
+    """Install the bot's dependencies unless built already (:mod:`arena.bots.env`), then run its build
+    command once per process; raise :class:`BotConfigError` with the output on failure."""
+    env.prepare(spec)
     if not spec.build or not spec.directory:
         return
     key = (spec.directory, spec.build)
     if key in _built:
         return
-    command = spec.build.replace(_PYTHON_PLACEHOLDER, shlex.quote(bot_python()))
+    command = spec.build.replace(_PYTHON_PLACEHOLDER, shlex.quote(env.python_for(spec)))
     try:
         with bot_lock([spec.directory], exclusive=True, timeout=timeout):  # no other arena is starting it
             before = files.stamps(spec.directory)

@@ -8,8 +8,10 @@ therefore show the match from any seat's perspective.
 The engine knows nothing of bots, so what the arena adds comes in as :class:`Notes`
 (format 2): records about bots (``fault``, ``forfeit``), each placed just before the
 decision it happened at; ``"by": "fallback"`` on the actions a bot did not choose; and
-a last ``result`` record with the places as the arena ranks them. Format 1 files
-(without these) are still read.
+a last ``result`` record with the places as the arena ranks them. Format 3 adds the
+bots' own logs (``log`` records: what a seat's bot wrote on stderr, placed like the
+others by the decision at which the arena read it). Files of formats 1 and 2 (without
+these) are still read.
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ from .events import omniscient
 from .rules import make_rules
 from .state import Match
 
-FORMAT = "cabo-arena-replay/2"
-"""Written now. 2 added the arena's records (``fault``, ``forfeit``, ``result``) and ``by`` on actions."""
-READABLE = ("cabo-arena-replay/1", FORMAT)
+FORMAT = "cabo-arena-replay/3"
+"""Written now. 2 added the arena's records (``fault``, ``forfeit``, ``result``) and ``by`` on actions;
+3 added ``log`` records (an older viewer would show them as events, to every seat)."""
+READABLE = ("cabo-arena-replay/1", "cabo-arena-replay/2", FORMAT)
 """Formats :func:`read_replay` accepts."""
-NOTE_TYPES = frozenset({"fault", "forfeit", "result"})
+NOTE_TYPES = frozenset({"fault", "forfeit", "result", "log"})
 """Record types that are the arena's, not engine events (an event type never takes one of these names)."""
 
 

@@ -3,7 +3,8 @@
 The sandbox's root is an empty tmpfs; only what is listed here is mounted into it, all
 read-only: the system directories a runtime needs, a few files of ``/etc``, the install
 prefix of the program the bot names when that lives elsewhere, the bot's own directory
-(its build outputs included) and the shared helper folder beside it. ``/tmp``, ``/dev`` and
+(its build outputs included), the shared helper folder beside it and the bot's dependency
+environments (``LaunchSpec.extra_paths``). ``/tmp``, ``/dev`` and
 ``/proc`` are the sandbox's own (``backends.BwrapBackend``). Anything not listed, such as
 ``/root``, ``/home``, ``/var``, ``/srv``, ``/opt``, ``/mnt``, the arena's working directory,
 other bots and results, does not exist for the bot.
@@ -66,7 +67,8 @@ def exposed_paths(spec: LaunchSpec) -> list[str]:
     """Host paths bound read-only at the same place, besides the system directories.
 
     The bot directory and a ``lib`` folder beside it; with no bot directory, the folder of
-    each script named on the command line (it is the bot's directory). The program's install
+    each script named on the command line (it is the bot's directory). ``spec.extra_paths``
+    (the bot's dependency environments, and nothing else of the cache). The program's install
     prefix when it lives outside the system directories, so that a Python under
     ``/root/.pyenv`` or a venv finds its standard library (both the path as named and its
     real path, which a venv's symlink leads to).
@@ -79,6 +81,7 @@ def exposed_paths(spec: LaunchSpec) -> list[str]:
             paths.append(shared)
     else:
         paths += [os.path.dirname(arg) for arg in spec.command[1:] if os.path.isabs(arg) and os.path.isfile(arg)]
+    paths += [path for path in spec.extra_paths if os.path.isdir(path)]
     program = spec.command[0]
     if "/" not in program:
         program = shutil.which(program, path=SANDBOX_PATH) or program

@@ -18,6 +18,9 @@ cleans up. Design points, all for speed and for safety against hostile bots:
   without a newline gets ``LineTooLong`` at that point, not arena memory.
 * While waiting in either direction the transport also drains stderr into the
   bounded tail, so a bot that floods stderr cannot block on it or bloat the arena.
+  The tail is one buffer of the last ``max(log_bytes, stderr_tail_bytes)`` bytes and
+  a count of every stderr byte taken in, so a caller can take the bot's log in pieces
+  (:meth:`Channel.stderr_since`) with no syscall and no copy while there is nothing new.
 """
 
 from __future__ import annotations
@@ -66,7 +69,9 @@ class Channel(abc.ABC):
         self._cap = limits.max_line_bytes + 1  # _buf never grows beyond this
         self._buf = bytearray()  # stdout not yet handed out as lines
         self._scanned = 0  # bytes of _buf already known to hold no newline
-        self._tail = bytearray()  # last stderr_tail_bytes of stderr
+        self._tail = bytearray()  # last _keep bytes of stderr
+        self._keep = max(limits.log_bytes, limits.stderr_tail_bytes)
+        self._err_total = 0  # stderr bytes taken in since the start
         self._out_eof = False  # no more stdout will come
         self._exited = False  # the bot's main process is known to have exited
         self._stdin_open = True
@@ -117,7 +122,28 @@ class Channel(abc.ABC):
     def stderr_tail(self) -> str:
         """Last ``stderr_tail_bytes`` of the bot's stderr, decoded leniently."""
         self._drain_stderr()
-        return self._tail.decode("utf-8", errors="replace")
+        keep = self._limits.stderr_tail_bytes
+        tail = self._tail
+        return tail[max(0, len(tail) - keep):].decode("utf-8", errors="replace") if keep else ""
+
+    @property
+    def stderr_total(self) -> int:
+        """Bytes of stderr taken in so far (what the bot wrote, as far as the arena has read it)."""
+        return self._err_total
+
+    def stderr_since(self, mark: int) -> tuple[int, bytes]:
+        """Stderr taken in after the first ``mark`` bytes: ``(lost, data)``, where ``data`` is what
+        the tail still holds of it and ``lost`` the bytes of it that the tail no longer holds."""
+        new = self._err_total - mark
+        if new <= 0:
+            return 0, b""
+        held = min(new, len(self._tail))
+        return new - held, bytes(self._tail[len(self._tail) - held:])
+
+    def drain_stderr(self) -> None:
+        """Take in the stderr that is waiting now (a match boundary), so ``stderr_total`` counts it."""
+        if not self._dead:
+            self._drain_stderr()
 
     # ------------------------------------------------------------------ send
     def send(self, data: bytes, deadline: float) -> None:
@@ -213,8 +239,9 @@ class Channel(abc.ABC):
 
     # ---------------------------------------------------------------- stderr
     def _keep_stderr(self, data: bytes | bytearray) -> None:
-        """Append to the bounded stderr tail."""
-        keep = self._limits.stderr_tail_bytes
+        """Append to the bounded stderr tail and count the bytes."""
+        self._err_total += len(data)
+        keep = self._keep
         tail = self._tail
         if len(data) >= keep:
             tail[:] = data[len(data) - keep:] if keep else b""

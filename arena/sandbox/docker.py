@@ -15,7 +15,8 @@ as given, i.e. with paths inside the image. The container gets:
   ``open_files``, no core dumps), as under ``none``/``bwrap``;
 * a read-only root file system, a tmpfs of ``Limits.tmp_mb`` at ``/tmp`` (the cwd, ``HOME`` and
   ``TMPDIR``), the bot's own directory (and a ``lib`` folder beside it, as under
-  bwrap) bind-mounted read-only at the same path when the spec names one;
+  bwrap) and its dependency environments (``LaunchSpec.extra_paths``) bind-mounted
+  read-only at the same path when the spec names them;
 * ``cap_drop=ALL``, ``no-new-privileges``, uid/gid 65534, private IPC, no logging
   driver (the engine keeps no copy of what the bot writes);
 * an environment of ``HOME``, ``TMPDIR``, ``LANG``, ``ARENA_SANDBOX=<token>`` and
@@ -262,7 +263,8 @@ class DockerBackend(Backend):
 
         ``mount_bot_dir`` binds the spec's bot directory (and a ``lib`` folder beside it)
         read-only at the same path, so a manifest's relative ``run`` paths, which the
-        runner makes absolute, resolve inside the container too.
+        runner makes absolute, resolve inside the container too; likewise the spec's
+        ``extra_paths`` (the bot's dependency environments).
         """
         if image is not None and (not isinstance(image, str) or not image or any(c.isspace() for c in image)):
             raise ValueError(f"DockerBackend image must be an image reference like 'name:tag', got {image!r}")
@@ -345,6 +347,7 @@ class DockerBackend(Backend):
             shared = os.path.join(os.path.dirname(spec.bot_dir), "lib")
             if os.path.isdir(shared) and shared != spec.bot_dir:
                 paths.append(shared)
+            paths += [p for p in spec.extra_paths if os.path.isdir(p) and p not in paths]
             mounts = [Mount(target=p, source=p, type="bind", read_only=True) for p in paths]
         host_config = api.create_host_config(
             network_mode="none",

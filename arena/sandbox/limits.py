@@ -46,6 +46,10 @@ class Limits:
     stderr_tail_bytes: int = 8192
     """How many trailing bytes of the bot's stderr the arena keeps (for error reports)."""
 
+    log_bytes: int = 65536
+    """How many trailing bytes of the bot's stderr the arena keeps per match, as the bot's log
+    (0: none); the channel holds the last ``max(log_bytes, stderr_tail_bytes)`` bytes."""
+
     max_line_bytes: int = 1 << 20
     """Longest stdout line accepted; more bytes without a newline raise LineTooLong."""
 
@@ -54,9 +58,10 @@ class Limits:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive int, got {value!r}")
-        tail = self.stderr_tail_bytes
-        if not isinstance(tail, int) or isinstance(tail, bool) or tail < 0:
-            raise ValueError(f"Limits.stderr_tail_bytes must be an int >= 0, got {tail!r}")
+        for name in ("stderr_tail_bytes", "log_bytes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"Limits.{name} must be an int >= 0, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,10 @@ class LaunchSpec:
     """Host directories the bot must not see, e.g. the tournament's results and configuration
     (``bwrap`` hides them; ``none`` cannot; containers never see the host anyway)."""
 
+    extra_paths: tuple[str, ...] = ()
+    """Host directories the bot may read besides its own: its dependency environments. ``bwrap``
+    and ``docker`` bind them read-only at the same path; ``none`` shows the bot everything anyway."""
+
     def __post_init__(self) -> None:
         command = tuple(self.command)
         if not command or not all(isinstance(a, str) and a and "\0" not in a for a in command[:1]):
@@ -92,6 +101,7 @@ class LaunchSpec:
         if self.bot_dir is not None:
             object.__setattr__(self, "bot_dir", os.path.abspath(self.bot_dir))
         object.__setattr__(self, "hidden", tuple(os.path.abspath(p) for p in self.hidden))
+        object.__setattr__(self, "extra_paths", tuple(os.path.abspath(p) for p in self.extra_paths))
         env = self.env.items() if isinstance(self.env, Mapping) else self.env
         object.__setattr__(self, "env", _check_env(env))
         if not isinstance(self.limits, Limits):

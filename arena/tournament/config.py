@@ -35,6 +35,7 @@ from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from .rating import RatingParams
 from .schedule import opaque_match_id
+from .seating import refusal, restricted_sizes
 
 KeyPath = tuple[Union[str, int], ...]
 """Where a value sits in the file: ``("bots", 2, "path")`` is shown as ``bots[2].path``."""
@@ -50,8 +51,10 @@ DEFAULT_RULES = "standard"
 """Rule preset when ``rules`` is not given."""
 
 TOP_KEYS = ("name", "rules", "seats", "cycles", "seed", "time", "sandbox", "workers", "matches_per_process",
-            "fault_policy", "max_faults", "tell_opponents", "rating", "limits", "output", "bots")
+            "fault_policy", "max_faults", "tell_opponents", "rating", "limits", "log_bytes", "output", "bots")
 """Allowed top-level keys, in documentation order."""
+MAX_LOG_BYTES = 16 * 1024 * 1024
+"""Largest ``log_bytes``: each bot process holds up to this much of its stderr in the arena's memory."""
 REQUIRED_KEYS = ("name", "bots")
 """Top-level keys without a default."""
 TIME_KEYS = ("move_ms", "startup_ms", "bank_ms")
@@ -118,7 +121,8 @@ class TournamentConfig:
     rating: RatingParams
     """TrueSkill parameters for the leaderboard."""
     limits: Limits
-    """Resource caps of each bot process."""
+    """Resource caps of each bot process, and (``log_bytes``) how much of each seat's stderr is kept
+    per match as its bot's log; not fingerprinted, since it changes no result."""
     output: Path
     """Absolute output directory (results database and replays)."""
     bots: tuple[BotSpec, ...]
@@ -147,14 +151,21 @@ class TournamentConfig:
             "max_faults": self.max_faults,
             **({"tell_opponents": True} if self.tell_opponents else {}),  # absent when off: older tournaments resume
             "bots": {bot.name: {"command": list(bot.command), "directory": bot.directory, "build": bot.build,
-                                "image": bot.image}
+                                "image": bot.image, **self._described_sizes(bot.name)}
                      for bot in sorted(self.bots, key=lambda b: b.name)},
         }
 
+    def _described_sizes(self, name: str) -> dict[str, list[int]]:
+        """``{"seats": [...]}`` for a bot whose manifest keeps it from some of the tables, else nothing:
+        the schedule depends on it, and tournaments of bots that declare nothing keep their fingerprints."""
+        sizes = restricted_sizes(self.bots, self.rules.preset, self.seats)
+        return {"seats": list(sizes[name])} if name in sizes else {}
+
     def _described_limits(self) -> dict[str, int]:
         """The limits; those added later (``LATER_LIMITS``) only when not at their default, so
-        tournaments begun before they existed still resume."""
+        tournaments begun before they existed still resume. ``log_bytes`` never: it changes no result."""
         limits = dataclasses.asdict(self.limits)
+        del limits["log_bytes"]
         default = Limits()
         for key in LATER_LIMITS:
             if limits[key] == getattr(default, key):
@@ -387,6 +398,8 @@ class _Reader:
         tell_opponents = self.boolean(("tell_opponents",), data.get("tell_opponents", False))
         rating = self.rating(data.get("rating"))
         limits = self.limits(data.get("limits"))
+        log_bytes = self.required_int(("log_bytes",), data.get("log_bytes", Limits().log_bytes), 0, MAX_LOG_BYTES)
+        limits = dataclasses.replace(limits, log_bytes=log_bytes)
         output = self.output(data.get("output"), name)
         bots = self.bots(data["bots"])
         if max(seats) > len(bots):
@@ -394,6 +407,9 @@ class _Reader:
             self.fail(("seats",) if "seats" in data else ("bots",),
                       f"matches of {max(seats)} players{given} need at least {max(seats)} bots, but bots lists "
                       f"{len(bots)}; add bots or set seats to at most {len(bots)}")
+        why = refusal(bots, rules.preset, seats)
+        if why:
+            self.fail(("seats",) if "seats" in data else ("bots",), why)
         return TournamentConfig(name=name, rules=rules, seats=seats, cycles=cycles, seed=seed, time=time_control,
                                 sandbox=sandbox, workers=workers, matches_per_process=per_process,
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,

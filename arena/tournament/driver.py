@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Iterator, TextIO
 
-from ..bots import BotSpec, build_bot
+from ..bots import BotConfigError, BotSpec, build_bot
 from ..runner import MatchJob
 from ..sandbox import resolve_backend
 from .config import TournamentConfig
@@ -27,6 +27,7 @@ from .progress import Progress
 from .rating import RatingFold, rate
 from .records import record_of
 from .schedule import ScheduledMatch, batches, round_robin
+from .seating import refusal, restricted_sizes
 from .store import ResultStore
 
 
@@ -57,7 +58,8 @@ class RunSummary:
 def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
     if config.seed is None:
         raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
-    return list(round_robin([b.name for b in config.bots], config.seats, config.cycles, config.seed))
+    sizes = restricted_sizes(config.bots, config.rules.preset, config.seats)
+    return list(round_robin([b.name for b in config.bots], config.seats, config.cycles, config.seed, sizes))
 
 
 def resolve_seed(config: TournamentConfig, store: ResultStore) -> TournamentConfig:
@@ -109,6 +111,9 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     Refuses (:class:`BotsChanged`) to resume when a bot's files changed since stored
     matches were played, unless ``accept_bot_changes``.
     """
+    why = refusal(config.bots, config.rules.preset, config.seats)  # load_config refuses it too; a config made in code
+    if why:
+        raise BotConfigError(f"tournament {config.path.name}: {why}")
     stream = out or sys.stderr
     tell = say or (lambda line: print(line, file=stream, flush=True))
     for spec in {b.directory or b.name: b for b in config.bots}.values():

@@ -2,7 +2,8 @@
 
 Everything here is a pure function of the records, the voided matches and the ratings,
 ordered deterministically, so two runs over the same results write byte-identical
-files. Voided matches count nowhere in the standings; every output lists them.
+files. (The timing columns come from the records too, but they measure how a run went:
+two runs of one tournament agree on every column but those.) Voided matches count nowhere in the standings; every output lists them.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import trueskill
 
 from ..faults import FaultKind
+from ..runner import SeatStats
 from .rating import exposure, roster, schedule_order
 from .records import MatchRecord, VoidRecord
 
@@ -32,7 +34,8 @@ HEAD_TO_HEAD_NAME = "head_to_head.csv"
 VOIDED_NAME = "voided.csv"
 
 STANDING_COLUMNS: tuple[str, ...] = ("rank", "bot", "exposure", "mu", "sigma", "matches", "wins",
-                                     "average_place", "average_total", "forfeits", "faults", "voided")
+                                     "average_place", "average_total", "forfeits", "faults", "voided",
+                                     "mean_ms", "max_ms", "startup_ms")
 """Column order of ``leaderboard.csv``."""
 HEAD_TO_HEAD_COLUMNS: tuple[str, ...] = ("bot", "opponent", "shared", "ahead", "behind", "level")
 """Column order of ``head_to_head.csv``."""
@@ -68,6 +71,13 @@ class Standing:
     """Matches in which the bot was forfeited."""
     voided: int = 0
     """Voided matches the bot was seated in (counted in no other column)."""
+    mean_ms: float | None = None
+    """Mean time per decision, from sending ``act`` to reading the reply; None without decisions."""
+    max_ms: float | None = None
+    """Slowest decision; None without decisions."""
+    startup_ms: float | None = None
+    """Mean time from starting a process to reading its ``ready``, over the processes started for the
+    bot (a process that serves several matches is counted once); None when none was timed."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +119,34 @@ class Leaderboard:
         return None
 
 
+class _Timing:
+    """One bot's reply and start-up times, summed over its seats."""
+
+    def __init__(self) -> None:
+        self.decisions = 0
+        self.think_ms = 0.0
+        self.slowest = 0.0
+        self.starts = 0
+        self.start_ms = 0.0
+
+    def add(self, stats: SeatStats) -> None:
+        self.decisions += stats.decisions
+        self.think_ms += stats.think_ms
+        self.slowest = max(self.slowest, stats.max_ms)
+        if stats.startup_ms is not None:
+            self.starts += 1
+            self.start_ms += stats.startup_ms
+
+    def mean_ms(self) -> float | None:
+        return self.think_ms / self.decisions if self.decisions else None
+
+    def max_ms(self) -> float | None:
+        return self.slowest if self.decisions else None
+
+    def startup_ms(self) -> float | None:
+        return self.start_ms / self.starts if self.starts else None
+
+
 def _fault_key(kind: str) -> tuple[int, str]:
     return (FAULT_ORDER.index(kind), "") if kind in FAULT_ORDER else (len(FAULT_ORDER), kind)
 
@@ -133,6 +171,7 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
     forfeits = {name: 0 for name in names}
     faults: dict[str, dict[str, int]] = {name: {} for name in names}
     pairs: dict[tuple[str, str], list[int]] = {}  # (bot, opponent) -> [shared, ahead, behind, level]
+    timing = {name: _Timing() for name in names}
 
     for record in ordered:
         for seat, bot in enumerate(record.bots):
@@ -152,6 +191,8 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
         for seat, kind in record.faults:
             bot_faults = faults[record.bots[seat]]
             bot_faults[kind] = bot_faults.get(kind, 0) + 1
+        for seat, stats in enumerate(record.stats):
+            timing[record.bots[seat]].add(stats)
     void = tuple(sorted(voided, key=lambda v: (v.index, v.match_id)))
     void_counts = {name: sum(name in v.bots for v in void) for name in names}
 
@@ -172,6 +213,9 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
             faults={kind: faults[name][kind] for kind in sorted(faults[name], key=_fault_key)},
             forfeits=forfeits[name],
             voided=void_counts[name],
+            mean_ms=timing[name].mean_ms(),
+            max_ms=timing[name].max_ms(),
+            startup_ms=timing[name].startup_ms(),
         )
         for rank, name in enumerate(sorted(names, key=sort_key), 1)
     )
@@ -195,14 +239,18 @@ def _rounded(value: float | None) -> float | None:
 
 
 TEXT_HEADER: tuple[str, ...] = ("rank", "bot", "mu-3σ", "mu", "sigma", "matches", "wins",
-                                "avg place", "avg total", "forfeits", "faults")
+                                "avg place", "avg total", "forfeits", "ms/move", "max ms", "start ms", "faults")
 """Column titles of the terminal and Markdown tables."""
+TIMES_NOTE = ("ms/move: mean time per decision (act sent to reply read); max ms: the slowest; "
+              "start ms: mean time from process start to ready")
+"""Under the terminal and Markdown tables: what the timing columns measure."""
 
 
 def _rows(lb: Leaderboard) -> list[list[str]]:
     return [[str(s.rank), s.bot, _number(s.exposure, 2), _number(s.mu, 2), _number(s.sigma, 2),
              str(s.matches), str(s.wins), _number(s.average_place, 2), _number(s.average_total, 2),
-             str(s.forfeits), faults_text(s.faults)]
+             str(s.forfeits), _number(s.mean_ms, 1), _number(s.max_ms, 1), _number(s.startup_ms, 1),
+             faults_text(s.faults)]
             for s in lb.standings]
 
 
@@ -238,6 +286,7 @@ def text(lb: Leaderboard, voided: bool = True) -> str:
         cells = [cell.ljust(width) if col in left else cell.rjust(width)
                  for col, (cell, width) in enumerate(zip(row, widths))]
         lines.append("  ".join(cells).rstrip())
+    lines.append(TIMES_NOTE)
     lines.append(f"{lb.matches} matches; ranked by mu-3σ (conservative TrueSkill), ties by name")
     if voided and lb.voided:
         lines.append(voided_summary(lb.voided))
@@ -252,7 +301,8 @@ def to_json(lb: Leaderboard) -> dict[str, Any]:
             {"rank": s.rank, "bot": s.bot, "exposure": _rounded(s.exposure), "mu": _rounded(s.mu),
              "sigma": _rounded(s.sigma), "matches": s.matches, "wins": s.wins,
              "average_place": _rounded(s.average_place), "average_total": _rounded(s.average_total),
-             "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided}
+             "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided,
+             "mean_ms": _rounded(s.mean_ms), "max_ms": _rounded(s.max_ms), "startup_ms": _rounded(s.startup_ms)}
             for s in lb.standings
         ],
         "head_to_head": [
@@ -281,7 +331,8 @@ def standings_csv(lb: Leaderboard) -> str:
     rows: list[Sequence[object]] = [STANDING_COLUMNS]
     rows.extend((s.rank, s.bot, _csv_cell(s.exposure), _csv_cell(s.mu), _csv_cell(s.sigma), s.matches,
                  s.wins, _csv_cell(s.average_place), _csv_cell(s.average_total), s.forfeits,
-                 faults_text(s.faults, ";") if s.faults else "", s.voided)
+                 faults_text(s.faults, ";") if s.faults else "", s.voided, _csv_cell(s.mean_ms),
+                 _csv_cell(s.max_ms), _csv_cell(s.startup_ms))
                 for s in lb.standings)
     return _csv(rows)
 
@@ -316,6 +367,7 @@ def markdown(lb: Leaderboard) -> str:
     lines.append("|" + "|".join("---:" if col not in (1, len(TEXT_HEADER) - 1) else "---"
                                 for col in range(len(TEXT_HEADER))) + "|")
     lines.extend(_md_row(row) for row in _rows(lb))
+    lines += ["", TIMES_NOTE]
     names = [s.bot for s in lb.standings]
     lookup = {(h.bot, h.opponent): h for h in lb.head_to_head}
     lines += ["", "## Head to head", "",

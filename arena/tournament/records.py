@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..runner import SeatStats, stats_json, stats_of_json
+
 if TYPE_CHECKING:
     from ..runner import MatchOutcome
     from .schedule import ScheduledMatch
@@ -28,13 +30,16 @@ class MatchRecord:
     """Seats whose bot was forfeited."""
     faults: tuple[tuple[int, str], ...]
     """``(seat, fault kind)`` for every fault in the match."""
+    stats: tuple[SeatStats, ...] = ()
+    """Per seat, its bot's reply and start-up times (for the leaderboard's timing columns)."""
 
 
 def record_of(scheduled: ScheduledMatch, outcome: MatchOutcome) -> MatchRecord:
     """The record of a match just played, as :meth:`ResultStore.records` will read it back."""
     faults = tuple((f.seat, str(f.to_json()["kind"])) for f in outcome.faults)
+    stats = tuple(stats_of_json(stats_json(s)) for s in outcome.stats)  # rounded as stored
     return MatchRecord(scheduled.index, scheduled.match_id, tuple(outcome.bots), tuple(outcome.places),
-                       tuple(outcome.totals), tuple(outcome.forfeited), faults)
+                       tuple(outcome.totals), tuple(outcome.forfeited), faults, stats)
 
 
 @dataclass(frozen=True)
@@ -53,3 +58,24 @@ class VoidRecord:
     """Bot name per seat."""
     reason: str
     """Why it was voided."""
+
+
+@dataclass(frozen=True)
+class SeatLogRecord:
+    """One seat of one stored match and its bot's log, for ``arena bot log``."""
+
+    index: int
+    """Position in the schedule."""
+    match_id: str
+    """Stable id, unique in the tournament."""
+    seat: int
+    """The seat the bot held."""
+    players: int
+    """Seats at the table."""
+    place: int
+    """The bot's final place."""
+    text: str | None
+    """The end of what the bot wrote on stderr in that match; None for a match stored by an arena
+    that kept no logs."""
+    replay: str
+    """The match's replay file, relative to the output directory."""

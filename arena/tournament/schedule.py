@@ -3,7 +3,9 @@
 Every combination of ``n`` bots (a *table*) is played under every rotation of its
 seats with the same deal seed, so each bot holds each seat's cards once and the luck
 of the deal cancels out. Ids and seeds come from bot names, not list positions, so a
-match keeps its id and its deal when the field is reordered.
+match keeps its id and its deal when the field is reordered. A bot whose manifest
+supports only some table sizes (or not the tournament's preset) is left out of the
+other sizes' tables.
 
 A match id never contains its seed: the id is sent to the bots in ``hello``, and a bot
 that knew the seed could recompute every card of the deal with the engine.
@@ -16,7 +18,7 @@ import hmac
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
-from typing import Iterator, Sequence
+from typing import Collection, Iterator, Mapping, Sequence
 
 
 @dataclass(frozen=True)
@@ -58,15 +60,26 @@ def opaque_match_id(master: int | str, match_id: str) -> str:
     return "m-" + mac.hexdigest()[:16]
 
 
-def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: int | str) -> Iterator[ScheduledMatch]:
-    """Every table of every size in ``seats``, every rotation, ``cycles`` times, in a fixed order."""
+def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: int | str,
+                sizes_of: Mapping[str, Collection[int]] | None = None) -> Iterator[ScheduledMatch]:
+    """Every table of every size in ``seats``, every rotation, ``cycles`` times, in a fixed order.
+
+    ``sizes_of`` limits bots to some table sizes (what their manifests support): a size's
+    tables are drawn only among the bots that play it. A bot it does not name plays every
+    size, so without limits the schedule is exactly the one tournaments always had.
+    """
     if len(set(bots)) != len(bots):
         raise ValueError("bot names must be unique")
     names = sorted(bots)
+    limits = sizes_of or {}
+    field = {n: [name for name in names if name not in limits or n in limits[name]] for n in set(seats)}
+    short = [n for n, able in field.items() if limits and len(able) < n]
+    if short:
+        raise ValueError(f"no table of {min(short)} seats can be filled: {len(field[min(short)])} bot(s) play it")
     index = 0
     for cycle in range(1, cycles + 1):
         for n in sorted(set(seats)):
-            for table in combinations(names, n):
+            for table in combinations(field[n], n):
                 seed = table_seed(master, cycle, table)
                 for rotation in range(n):
                     seating = table[rotation:] + table[:rotation]
@@ -75,7 +88,7 @@ def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: 
 
 
 def schedule_size(bots: int, seats: Sequence[int], cycles: int) -> int:
-    """Number of matches :func:`round_robin` yields, without building it."""
+    """Number of matches :func:`round_robin` yields without ``sizes_of``, without building it."""
     return cycles * sum(comb(bots, n) * n for n in set(seats))
 
 

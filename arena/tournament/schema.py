@@ -48,6 +48,16 @@ MIGRATIONS: tuple[str, ...] = (
         voided_at REAL NOT NULL
     )
     """,
+    # 2: each seat's log (the end of what its bot wrote on stderr) per match; every match stored
+    # since has a row for each seat, so a missing row means "played before logs were kept"
+    """
+    CREATE TABLE logs (
+        idx INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        PRIMARY KEY (idx, seat)
+    )
+    """,
 )
 
 VERSION = len(MIGRATIONS)

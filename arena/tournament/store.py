@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..runner import MatchOutcome
+from ..runner import MatchOutcome, stats_json, stats_of_json
 from . import schema
-from .records import MatchRecord, VoidRecord
+from .records import MatchRecord, SeatLogRecord, VoidRecord
 from .schedule import ScheduledMatch
 
 DB_NAME = "results.sqlite"
@@ -99,8 +99,7 @@ class ResultStore:
         tmp = self.directory / (name + ".tmp")
         tmp.write_bytes(outcome.replay)
         os.replace(tmp, self.directory / name)
-        stats = [{"decisions": s.decisions, "think_ms": round(s.think_ms, 3), "max_ms": round(s.max_ms, 3)}
-                 for s in outcome.stats]
+        stats = [stats_json(s) for s in outcome.stats]
         row = (scheduled.index, scheduled.match_id, scheduled.seed, scheduled.cycle, scheduled.rotation,
                json.dumps(list(outcome.bots)), json.dumps(list(outcome.places)), json.dumps(list(outcome.totals)),
                json.dumps(list(outcome.forfeited)), outcome.reason, json.dumps([list(r) for r in outcome.rounds]),
@@ -108,6 +107,8 @@ class ResultStore:
                json.dumps(stats), outcome.sandbox, name, time.time())
         with self.db:
             self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
+            self.db.executemany("INSERT OR REPLACE INTO logs VALUES (?, ?, ?)",  # the row above guards doubles
+                                [(scheduled.index, seat, text) for seat, text in enumerate(outcome.logs)])
 
     def void(self, scheduled: ScheduledMatch, reason: str) -> None:
         """Store a match as voided (never rated, never played again), with its seating and why."""
@@ -133,11 +134,28 @@ class ResultStore:
     def records(self) -> list[MatchRecord]:
         """Every finished match in schedule order."""
         out = []
-        for idx, match_id, bots, places, totals, forfeited, faults in self.db.execute(
-                "SELECT idx, match_id, bots, places, totals, forfeited, faults FROM matches ORDER BY idx"):
+        for idx, match_id, bots, places, totals, forfeited, faults, stats in self.db.execute(
+                "SELECT idx, match_id, bots, places, totals, forfeited, faults, stats FROM matches ORDER BY idx"):
             out.append(MatchRecord(idx, match_id, tuple(json.loads(bots)), tuple(json.loads(places)),
                                    tuple(json.loads(totals)), tuple(json.loads(forfeited)),
-                                   tuple((f["seat"], f["kind"]) for f in json.loads(faults))))
+                                   tuple((f["seat"], f["kind"]) for f in json.loads(faults)),
+                                   tuple(stats_of_json(s) for s in json.loads(stats))))
+        return out
+
+    def bot_logs(self, bot: str) -> list[SeatLogRecord]:
+        """Every seat ``bot`` held, in schedule order, with its log (None: played before logs were kept)."""
+        kept = schema.has_table(self.db, "logs")
+        out = []
+        for idx, match_id, bots, places, replay in self.db.execute(
+                "SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx"):
+            names, ranks = json.loads(bots), json.loads(places)
+            for seat, name in enumerate(names):
+                if name != bot:
+                    continue
+                row = self.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?",
+                                      (idx, seat)).fetchone() if kept else None
+                out.append(SeatLogRecord(idx, match_id, seat, len(names), ranks[seat],
+                                         None if row is None else str(row[0]), replay))
         return out
 
     def rows(self) -> Iterator[dict[str, Any]]:

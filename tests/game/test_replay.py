@@ -102,12 +102,15 @@ def test_notes_stand_before_their_decision_and_rebuild_ignores_them():
 def test_format_1_files_are_still_read_and_unknown_formats_refused():
     import pytest
 
+    from arena.game.replay import FORMAT
+
     match = _played("standard", 2, 4)
     out = io.StringIO()
     write_replay(match, out)
     lines = out.getvalue().splitlines()
-    old = [lines[0].replace("cabo-arena-replay/2", "cabo-arena-replay/1")] + lines[1:]
-    header, records = read_replay(old)
-    assert header["format"] == "cabo-arena-replay/1" and rebuild(header, records).result == match.result
+    for older in ("cabo-arena-replay/1", "cabo-arena-replay/2"):
+        old = [lines[0].replace(FORMAT, older)] + lines[1:]
+        header, records = read_replay(old)
+        assert header["format"] == older and rebuild(header, records).result == match.result
     with pytest.raises(ValueError, match="replay format 'cabo-arena-replay/9' is not one this arena reads"):
-        read_replay([lines[0].replace("cabo-arena-replay/2", "cabo-arena-replay/9")] + lines[1:])
+        read_replay([lines[0].replace(FORMAT, "cabo-arena-replay/9")] + lines[1:])

@@ -109,14 +109,16 @@ def test_long_line_within_limit_is_accepted(launch: Launcher) -> None:
 
 
 def test_stderr_flood_is_bounded_and_reads_still_work(launch: Launcher) -> None:
-    bot = launch("stderr_flood.py", limits=Limits(stderr_tail_bytes=4096))
+    bot = launch("stderr_flood.py", limits=Limits(stderr_tail_bytes=4096, log_bytes=16384))
     for i in range(20):
         bot.send(b"ping %d\n" % i, soon(5))
         assert bot.readline(soon(5)) == b"pong ping %d" % i
     tail = bot.stderr_tail()
     assert 0 < len(tail) <= 4096
     assert set(tail) <= {"E", "\n"}
-    assert bot._tail.__alloc__() <= 2 * 4096 + 65536  # noqa: SLF001
+    assert bot._tail.__alloc__() <= 2 * 16384 + 65536  # noqa: SLF001  (the log's end is kept too)
+    lost, data = bot.stderr_since(0)
+    assert len(data) == 16384 and lost + len(data) == bot.stderr_total > 20 * 8 * 32769
 
 
 def test_never_reading_bot_makes_send_time_out(launch: Launcher) -> None:

@@ -190,3 +190,20 @@ def test_a_forked_child_does_not_kill_its_parents_bots_at_exit() -> None:
         assert pair.ended == 0 and pair.alive()
     finally:
         pair.kill()
+
+
+def test_stderr_is_counted_and_its_end_handed_out_in_pieces() -> None:
+    """One bounded buffer serves both the fault tail and the log: a count and the last max(...) bytes."""
+    pair = PairChannel(Limits(stderr_tail_bytes=8, log_bytes=32))
+    try:
+        assert (pair.stderr_total, pair.stderr_since(0)) == (0, (0, b""))
+        pair._keep_stderr(b"0123456789")  # noqa: SLF001  (what a transport does with stderr it read)
+        mark = pair.stderr_total
+        assert mark == 10 and pair.stderr_since(0) == (0, b"0123456789") and pair.stderr_since(mark) == (0, b"")
+        pair._keep_stderr(b"abcdefghij" * 5)  # noqa: SLF001
+        assert pair.stderr_total == 60
+        assert pair.stderr_since(mark) == (50 - 32, (b"abcdefghij" * 5)[-32:])  # the buffer kept only 32
+        assert pair.stderr_tail() == "cdefghij"  # a fault shows only stderr_tail_bytes
+        assert len(pair._tail) == 32  # noqa: SLF001
+    finally:
+        pair.kill()

@@ -244,7 +244,7 @@ def test_unknown_key_suggests_the_closest(tmp_path: Path) -> None:
     err = failure(path)
     assert str(err).startswith(f"{path}:2: seat: unknown key (did you mean 'seats'?); allowed keys: name, rules, "
                                "seats, cycles, seed, time, sandbox, workers, matches_per_process, fault_policy, "
-                               "max_faults, tell_opponents, rating, limits, output, bots")
+                               "max_faults, tell_opponents, rating, limits, log_bytes, output, bots")
     assert err.key == "seat" and err.line == 2
 
 
@@ -333,6 +333,10 @@ BAD_VALUES = [
     ("limits: {stack_mb: 8}", "limits.stack_mb", "unknown key; allowed keys: cpu_seconds, memory_mb, file_size_mb, "
                                                  "open_files, processes, tmp_mb"),
     ("limits: {processes: 0}", "limits.processes", "expected an integer >= 1, got 0"),
+    ("log_bytes: -1", "log_bytes", "expected an integer from 0 to 16777216, got -1"),
+    ("log_bytes: 64k", "log_bytes", "expected an integer from 0 to 16777216, got '64k'"),
+    ("log_bytes: 99999999", "log_bytes", "expected an integer from 0 to 16777216, got 99999999"),
+    ("limits: {log_bytes: 10}", "limits.log_bytes", "unknown key; allowed keys: cpu_seconds"),
     ("output: 5", "output", "expected a directory path (a string) or null for results/league, got 5"),
     ("output: ''", "output", "expected a directory path (a string) or null"),
 ]
@@ -484,6 +488,14 @@ def test_default_later_limits_keep_fingerprints_from_before_them(tmp_path: Path)
         "cpu_seconds", "memory_mb", "file_size_mb", "open_files", "stderr_tail_bytes", "max_line_bytes"}
     assert fingerprint(tmp_path / "b", "limits: {processes: 64, tmp_mb: 64}") == fingerprint(tmp_path / "c")
     assert load(tmp_path / "d", "limits: {processes: 8}").describe()["limits"]["processes"] == 8
+
+
+def test_log_bytes_sets_the_limit_and_is_not_fingerprinted(tmp_path: Path) -> None:
+    """How much of a bot's stderr is kept changes no result: tournaments resume whatever it is set to."""
+    assert load(tmp_path / "a").limits.log_bytes == 65536
+    assert load(tmp_path / "b", "log_bytes: 0").limits.log_bytes == 0
+    assert fingerprint(tmp_path / "c", "log_bytes: 1024") == fingerprint(tmp_path / "d")
+    assert "log_bytes" not in load(tmp_path / "e", "log_bytes: 1024").describe()["limits"]
 
 
 def test_tell_opponents_off_keeps_fingerprints_from_before_it(tmp_path: Path) -> None:

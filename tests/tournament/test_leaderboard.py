@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import trueskill
 
+from arena.runner import SeatStats
 from arena.tournament import leaderboard
 from arena.tournament.leaderboard import HeadToHead, Leaderboard, build, text, write_files
 from arena.tournament.rating import RatingParams, rate
@@ -20,12 +21,17 @@ BOTS = ["a", "b", "c", "d"]
 RECORDS = [
     # a and b share first place; c times out twice.
     MatchRecord(0, "m0", ("a", "b", "c"), (1, 1, 3), (5, 5, 20), (False, False, False),
-                ((2, "timeout"), (2, "timeout"))),
-    # c makes an illegal move, b wins.
-    MatchRecord(1, "m1", ("b", "c"), (1, 2), (3, 12), (False, False), ((1, "illegal"),)),
+                ((2, "timeout"), (2, "timeout")),
+                (SeatStats(10, 50.0, 9.0, 120.0), SeatStats(10, 96.0, 20.0, 80.0), SeatStats(5, 25.0, 7.5, None))),
+    # c makes an illegal move, b wins; b's process was kept from m0, so it has no start-up here.
+    MatchRecord(1, "m1", ("b", "c"), (1, 2), (3, 12), (False, False), ((1, "illegal"),),
+                (SeatStats(4, 20.0, 6.0, None), SeatStats(5, 75.0, 40.0, 200.0))),
     # b's process exits: forfeited, placed last.
-    MatchRecord(2, "m2", ("c", "a", "b"), (1, 2, 3), (0, 7, 40), (False, False, True), ((2, "exit"),)),
+    MatchRecord(2, "m2", ("c", "a", "b"), (1, 2, 3), (0, 7, 40), (False, False, True), ((2, "exit"),),
+                (SeatStats(0, 0.0, 0.0, None), SeatStats(6, 30.0, 12.0, 100.0), SeatStats(2, 4.0, 3.0, 60.0))),
 ]
+"""Timing: a 16 decisions in 80 ms (5.0 mean), slowest 12.0, starts 120 and 100 (110.0); b 16 in 120 ms
+(7.5), 20.0, starts 80 and 60 (70.0); c 10 in 100 ms (10.0), 40.0, one start of 200.0; d none."""
 
 # Chosen so the order is b (25), a (24), then c and d tied at 5 (name decides).
 RATINGS = {
@@ -113,7 +119,8 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     assert [s["bot"] for s in data["standings"]] == ["b", "a", "c", "d"]
     assert data["standings"][0] == {"rank": 1, "bot": "b", "exposure": 25.0, "mu": 28.0, "sigma": 1.0,
                                     "matches": 3, "wins": 2, "average_place": 1.667, "average_total": 16.0,
-                                    "faults": {"exit": 1}, "forfeits": 1, "voided": 0}
+                                    "faults": {"exit": 1}, "forfeits": 1, "voided": 0, "mean_ms": 7.5,
+                                    "max_ms": 20.0, "startup_ms": 70.0}
     assert data["standings"][2]["average_total"] == 10.667
     assert data["standings"][2]["faults"] == {"timeout": 2, "illegal": 1}
     assert data["standings"][3]["average_place"] is None
@@ -127,7 +134,8 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     assert [r["bot"] for r in rows] == ["b", "a", "c", "d"]
     assert rows[0] == {"rank": "1", "bot": "b", "exposure": "25.0", "mu": "28.0", "sigma": "1.0", "matches": "3",
                        "wins": "2", "average_place": "1.667", "average_total": "16.0", "forfeits": "1",
-                       "faults": "exit:1", "voided": "0"}
+                       "faults": "exit:1", "voided": "0", "mean_ms": "7.5", "max_ms": "20.0",
+                       "startup_ms": "70.0"}
     assert rows[2]["faults"] == "timeout:2;illegal:1"
     assert rows[1]["faults"] == ""
     assert rows[3]["average_place"] == "" and rows[3]["matches"] == "0"
@@ -142,14 +150,44 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     assert (out / "voided.csv").read_text(encoding="utf-8") == "index,match,bots,reason\n"
 
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
-    assert "| rank | bot | mu-3σ | mu | sigma | matches | wins | avg place | avg total | forfeits | faults |" in md
-    assert "| 3 | c | 5.00 | 20.00 | 5.00 | 3 | 1 | 2.00 | 10.67 | 0 | timeout:2 illegal:1 |" in md
+    assert ("| rank | bot | mu-3σ | mu | sigma | matches | wins | avg place | avg total | forfeits | ms/move | max ms "
+            "| start ms | faults |") in md
+    assert "| 3 | c | 5.00 | 20.00 | 5.00 | 3 | 1 | 2.00 | 10.67 | 0 | 10.0 | 40.0 | 200.0 | timeout:2 illegal:1 |" in md
     assert "|  | b | a | c | d |" in md  # matrix header in rank order
     assert "| b | · | 0/2 | 2/3 | – |" in md
     assert "| c | 1/3 | 1/2 | · | – |" in md
     assert "finished strictly ahead" in md
     for bot in BOTS:
         assert f"| {bot} |" in md
+
+
+def test_timing_columns_in_every_format(board: Leaderboard, tmp_path: Path) -> None:
+    """Mean and slowest decision and mean start-up per bot, in the terminal, JSON, CSV and Markdown."""
+    timing = {s.bot: (s.mean_ms, s.max_ms, s.startup_ms) for s in board.standings}
+    assert timing == {"a": (5.0, 12.0, 110.0), "b": (7.5, 20.0, 70.0), "c": (10.0, 40.0, 200.0),
+                      "d": (None, None, None)}
+    lines = text(board).splitlines()
+    header = lines[0].split("  ")
+    assert [t.strip() for t in header if t.strip()][-4:] == ["ms/move", "max ms", "start ms", "faults"]
+    assert lines[1].split()[-4:] == ["7.5", "20.0", "70.0", "exit:1"]
+    assert lines[4].split()[-4:] == ["-", "-", "-", "-"]
+    assert "start ms: mean time from process start to ready" in text(board)
+    write_files(board, tmp_path)
+    data = json.loads((tmp_path / "leaderboard.json").read_text(encoding="utf-8"))
+    assert [(s["mean_ms"], s["max_ms"], s["startup_ms"]) for s in data["standings"]] == [
+        (7.5, 20.0, 70.0), (5.0, 12.0, 110.0), (10.0, 40.0, 200.0), (None, None, None)]
+    with (tmp_path / "leaderboard.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["mean_ms"], r["max_ms"], r["startup_ms"]) for r in rows] == [
+        ("7.5", "20.0", "70.0"), ("5.0", "12.0", "110.0"), ("10.0", "40.0", "200.0"), ("", "", "")]
+    md = (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| 2 | a | 24.00 | 30.00 | 2.00 | 2 | 1 | 1.50 | 6.00 | 0 | 5.0 | 12.0 | 110.0 | - |" in md
+    assert "| 4 | d | 5.00 | 20.00 | 5.00 | 0 | 0 | - | - | 0 | - | - | - | - |" in md
+    assert "ms/move: mean time per decision" in md
+    # Records from before start-ups were timed (or voided ones) leave the start-up column empty, nothing else.
+    old = build([MatchRecord(0, "m0", ("a", "b"), (1, 2), (1, 2), (False, False), (),
+                             (SeatStats(3, 3.0, 2.0), SeatStats(1, 5.0, 5.0)))], RATINGS, BOTS)
+    assert {s.bot: (s.mean_ms, s.max_ms, s.startup_ms) for s in old.standings}["a"] == (1.0, 2.0, None)
 
 
 def test_rewrite_is_byte_identical(board: Leaderboard, tmp_path: Path) -> None:

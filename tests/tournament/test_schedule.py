@@ -1,6 +1,7 @@
 """Round robin: counts, rotations, duplicate deals, stable ids."""
 
 from collections import Counter
+from math import comb
 
 import pytest
 
@@ -100,3 +101,49 @@ def test_batches_do_not_depend_on_what_was_already_played():
     assert [len(r) for r in batches(schedule, {m.index for m in schedule}, 1)] == [1] * len(schedule)
     with pytest.raises(ValueError):
         batches(schedule, set(), 0)
+
+
+# ---------------------------------------------------------------- what bots support
+
+def digest(matches) -> str:
+    import hashlib
+
+    return hashlib.sha256(repr([(m.index, m.match_id, m.seed, m.bots, m.cycle, m.rotation)
+                                for m in matches]).encode()).hexdigest()
+
+
+def test_without_limits_the_schedule_is_the_one_stored_tournaments_were_played_with():
+    """Byte for byte the schedule of the arena before ``supports`` (computed with it), so stored tournaments resume."""
+    before = "616ba74afef1b7d5bfe4ec0434b6a601dcd5e7443bf40de258ecacc8e76fe764"
+    assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring")) == before
+    assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring", {})) == before
+    assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring", {"extra": (2, 3, 4)})) == before  # one that plays all
+
+
+def test_a_size_is_drawn_only_among_the_bots_that_play_it():
+    limits = {"random": (2,), "heuristic": (2, 4)}
+    matches = list(round_robin(BOTS, [2, 3, 4], 1, 7, limits))
+    for m in matches:
+        assert all(len(m.bots) in limits.get(bot, (2, 3, 4)) for bot in m.bots), m
+    tables = {(len(m.bots), frozenset(m.bots)) for m in matches}
+    assert len([t for t in tables if t[0] == 2]) == comb(5, 2)  # everyone plays pairs
+    assert {t for _, t in tables if len(t) == 3} == {frozenset({"c-random", "extra", "js-greedy"})}
+    assert {t for _, t in tables if len(t) == 4} == {frozenset({"c-random", "extra", "js-greedy", "heuristic"})}
+    assert [m.index for m in matches] == list(range(len(matches)))
+    assert len(matches) == comb(5, 2) * 2 + 3 + 4
+
+
+def test_limited_schedules_are_deterministic_and_do_not_depend_on_field_order():
+    limits = {"random": (3,), "extra": (2, 4)}
+    one = list(round_robin(BOTS, [2, 3, 4], 2, "s", limits))
+    assert one == list(round_robin(BOTS, [2, 3, 4], 2, "s", limits))
+    other = {m.match_id: (m.seed, m.bots) for m in round_robin(list(reversed(BOTS)), [2, 3, 4], 2, "s", limits)}
+    assert other == {m.match_id: (m.seed, m.bots) for m in one}
+    # A table keeps its id and deal when another size's field changes: ids come from names only.
+    unlimited = {m.match_id: m.seed for m in round_robin(BOTS, [2, 3, 4], 2, "s")}
+    assert all(unlimited[m.match_id] == m.seed for m in one)
+
+
+def test_a_size_that_cannot_be_filled_is_refused():
+    with pytest.raises(ValueError, match="no table of 4 seats can be filled"):
+        list(round_robin(BOTS, [2, 4], 1, 1, {"random": (2,), "heuristic": (2,)}))

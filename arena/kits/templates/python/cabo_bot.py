@@ -1,0 +1,1 @@
+../../../../bots/lib/cabo_bot.py

@@ -1,0 +1,69 @@
+"""``arena bot log``: a bot's logs across a tournament, read from its results database.
+
+A bot author wants to read what the bot wrote in the matches it played: each match is
+headed by its id, the seat and the place, so a log line can be matched to the replay
+(``arena replay results/<name>/replays/NNNNNN.jsonl.gz --seat N`` shows it beside the
+bot's moves).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .records import SeatLogRecord
+from .store import ResultStore
+
+LISTED = 20
+"""Most names listed in an error message before "and N more"."""
+
+
+class BotLogError(Exception):
+    """A bot or match that the results do not hold; the message (one line) lists what they do hold."""
+
+
+def _listing(names: list[str]) -> str:
+    more = f" and {len(names) - LISTED} more" if len(names) > LISTED else ""
+    return ", ".join(names[:LISTED]) + more
+
+
+def _stored_bots(store: ResultStore) -> list[str]:
+    """The tournament's bots, and any other name a stored match has."""
+    names = list(store.meta("bots") or [])
+    for (bots,) in store.db.execute("SELECT bots FROM matches ORDER BY idx"):
+        names.extend(name for name in json.loads(bots) if name not in names)
+    return names
+
+
+def select_logs(store: ResultStore, bot: str, match: str | None = None) -> list[SeatLogRecord]:
+    """The seats ``bot`` held (only in ``match`` if given), with their logs; :class:`BotLogError` if none can be."""
+    seats = store.bot_logs(bot)
+    if not seats:
+        known = _stored_bots(store)
+        if bot not in known:
+            raise BotLogError(f"no bot {bot!r} in {store.directory}; bots there: {_listing(known) or 'none'}")
+    if match is None:
+        return seats
+    chosen = [s for s in seats if s.match_id == match]
+    if chosen:
+        return chosen
+    theirs = _listing([s.match_id for s in seats]) or "none stored yet"
+    row = store.db.execute("SELECT bots FROM matches WHERE match_id = ?", (match,)).fetchone()
+    if row is not None:
+        raise BotLogError(f"{bot} did not play {match} (its bots: {', '.join(json.loads(row[0]))}); "
+                          f"{bot}'s matches: {theirs}")
+    raise BotLogError(f"no stored match {match!r} in {store.directory}; {bot}'s matches: {theirs}")
+
+
+def log_lines(seats: list[SeatLogRecord]) -> list[str]:
+    """Each seat's log under a heading with the match id, seat and place."""
+    lines: list[str] = []
+    for entry in seats:
+        lines.append(f"== {entry.match_id}: seat {entry.seat} of {entry.players}, place {entry.place} "
+                     f"(replay {entry.replay})")
+        if entry.text is None:
+            lines.append("(no log kept: this match was stored by an arena that kept no logs)")
+        elif not entry.text:
+            lines.append("(nothing on stderr)")
+        else:
+            lines.extend(entry.text.splitlines())
+    return lines

@@ -1,0 +1,37 @@
+"""Plays at random and says on stderr what it does, naming the match: for the tests of bots' logs.
+
+Per match (it accepts a new hello after over): ``<match> hello`` before ``ready``,
+``<match> act <n>`` before the reply to its n-th act of that match, and ``<match> eof``
+when stdin closes. Arguments ``key=value``: ``flood=MIB`` writes MIB MiB more to stderr
+before each reply (lines of ``x``); ``ready_after=SECONDS`` sleeps before ``ready``.
+"""
+import json
+import random
+import sys
+import time
+
+sys.dont_write_bytecode = True  # keep tests/bots free of __pycache__
+
+options = dict(arg.split("=", 1) for arg in sys.argv[1:])
+flood = b"x" * 1023 + b"\n"
+flood *= int(float(options.get("flood", "0")) * 1024)
+ready_after = float(options.get("ready_after", "0"))
+err = sys.stderr.buffer
+
+match, acts, rng = "?", 0, random.Random(0)
+for raw in sys.stdin:
+    msg = json.loads(raw)
+    if msg.get("type") == "hello":
+        match, acts = msg["match"], 0
+        rng = random.Random(f"{match}/{msg['seat']}")
+        err.write(f"{match} hello\n".encode())
+        err.flush()
+        time.sleep(ready_after)
+        print(json.dumps({"type": "ready", "name": "log-writer"}), flush=True)
+    elif msg.get("type") == "act":
+        acts += 1
+        err.write(flood + f"{match} act {acts}\n".encode())
+        err.flush()
+        print(json.dumps({"type": "action", "id": msg["id"], "index": rng.randrange(len(msg["legal"]))}), flush=True)
+err.write(f"{match} eof\n".encode())
+err.flush()

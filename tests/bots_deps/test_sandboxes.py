@@ -1,0 +1,138 @@
+"""What each sandbox shows of a bot's environments: the bot's own entries, nothing else of the cache."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.bots import build_bot, load_bot
+from arena.bots import env
+from arena.bots.launch import launch_spec
+from arena.sandbox import DockerBackend, LaunchSpec, Limits, allowlist
+
+from .conftest import RANDOM_BOT, need_node, node_bot, play, python_bot
+
+BASE_IMAGE = "cabo-arena-base:bookworm"
+"""docker/make-base-image.sh: Debian bookworm's python3.11 at /usr/bin/python3, as the host's venvs expect."""
+NODE_IMAGE = "cabo-arena-node-test:bookworm"
+"""The base plus Debian's nodejs (/usr/bin/node): built once by the ``node_image`` fixture, then reused."""
+NODE_DOCKERFILE = """\
+ARG BASE
+FROM ${BASE}
+RUN apt-get update \\
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs \\
+    && rm -rf /var/lib/apt/lists/* \\
+    && test "$(command -v node)" = /usr/bin/node \\
+    && node --version
+"""
+RECIPE_LABEL = "cabo-arena-node-test.recipe"
+"""A hash of NODE_DOCKERFILE and the base image's id: a changed recipe or a remade base rebuilds the image."""
+NODE_BUILD_TIMEOUT = 900
+BUILD_TAIL = 15
+
+
+def test_bwrap_shows_the_venv_by_its_python_and_the_environments_it_is_given(tmp_path: Path,
+                                                                             own_cache: Path) -> None:
+    spec = load_bot(str(python_bot(tmp_path / "bot")))
+    (entry,) = env.prepare(spec).paths
+    sibling = own_cache / "envs" / "python-someone-else"
+    sibling.mkdir()
+    bare = LaunchSpec((os.path.join(entry, "bin", "python"), str(tmp_path / "bot" / "bot.py")), str(tmp_path / "bot"))
+    assert entry in allowlist.exposed_paths(bare)  # the program's prefix: exposed without being asked for
+    launch = launch_spec(spec, Limits())
+    exposed = allowlist.exposed_paths(launch)
+    assert entry in exposed and launch.extra_paths == (entry,)
+    assert not any(p == str(sibling) or p in (str(own_cache), str(own_cache / "envs")) for p in exposed)
+    args = allowlist.mount_args(launch)
+    assert ["--ro-bind", entry, entry] == args[args.index(entry) - 1:args.index(entry) + 2]
+
+
+@pytest.fixture(scope="session")
+def base_image() -> str:
+    """The base image on a running engine, or skip saying what is missing."""
+    ok, why = DockerBackend().available()
+    if not ok:
+        pytest.skip(f"no Docker engine: {why}")
+    found = subprocess.run(["docker", "image", "inspect", BASE_IMAGE], capture_output=True, timeout=30)
+    if found.returncode != 0:
+        pytest.skip(f"image {BASE_IMAGE} is not on the engine: make it with docker/make-base-image.sh")
+    return BASE_IMAGE
+
+
+def _inspect(image: str, template: str) -> str | None:
+    """``docker image inspect -f template image``; None when the image is not on the engine."""
+    done = subprocess.run(["docker", "image", "inspect", "-f", template, image],
+                          capture_output=True, text=True, timeout=30)
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+@pytest.fixture(scope="session")
+def node_image(base_image: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """NODE_IMAGE: built from the base with ``docker build --network=host`` (apt-get needs the mirror) unless
+    the engine has it already, from this recipe and this base; skip, with the build's last lines, if it fails.
+
+    Its node is at /usr/bin/node, where the host's is (see test_docker_gives_a_node_bot_its_packages).
+    """
+    recipe = hashlib.sha256(f"{NODE_DOCKERFILE}\n{_inspect(base_image, '{{.Id}}')}".encode()).hexdigest()[:16]
+    if _inspect(NODE_IMAGE, f'{{{{index .Config.Labels "{RECIPE_LABEL}"}}}}') == recipe:
+        return NODE_IMAGE
+    context = tmp_path_factory.mktemp("node-image")
+    (context / "Dockerfile").write_text(NODE_DOCKERFILE)
+    argv = ["docker", "build", "--network=host", "--force-rm", "--build-arg", f"BASE={base_image}",
+            "--label", f"{RECIPE_LABEL}={recipe}", "-t", NODE_IMAGE, str(context)]
+    start = time.monotonic()
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=NODE_BUILD_TIMEOUT)
+        code, log = done.returncode, done.stdout + done.stderr
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout or b""
+        code, log = None, (out.decode(errors="replace") if isinstance(out, bytes) else out)
+    if code != 0:
+        log = re.sub(r"\x1b\[[0-9;]*m", "", log)  # the legacy builder colours RUN's stderr...
+        log = re.sub(r"DEPRECATED: The legacy builder.*?/buildx/", "", log, flags=re.S)  # ...and says this
+        tail = "\n".join(line for line in log.splitlines() if line.strip())
+        tail = "\n".join(tail.splitlines()[-BUILD_TAIL:])
+        why = f"took over {NODE_BUILD_TIMEOUT} s" if code is None else f"failed (exit {code})"
+        pytest.skip(f"cannot build {NODE_IMAGE} (Debian's nodejs on {base_image}; needs the apt mirror): "
+                    f"docker build {why}; its last lines:\n{tail}")
+    print(f"built {NODE_IMAGE} in {time.monotonic() - start:.1f} s")
+    return NODE_IMAGE
+
+
+def test_docker_mounts_the_venv_read_only_where_it_is(tmp_path: Path, shared_cache: Path, base_image: str) -> None:
+    spec = load_bot(str(python_bot(tmp_path / "bot", manifest=f"image: {base_image}\n")))
+    build_bot(spec)
+    opponent = dataclasses.replace(load_bot(str(RANDOM_BOT)), image=base_image)
+    outcome = play(spec, "docker", opponent)
+    assert outcome.sandbox == "docker"
+    assert outcome.faults == () and outcome.stats[0].decisions > 0, outcome.faults
+
+
+def test_docker_gives_a_node_bot_its_packages(tmp_path: Path, shared_cache: Path, node_image: str) -> None:
+    need_node()
+    spec = load_bot(str(node_bot(tmp_path / "bot")))
+    spec = dataclasses.replace(spec, image=node_image)
+    build_bot(spec)
+    launch = launch_spec(spec, Limits())
+    # The docker backend runs the command as given: `node` as the runner leaves it, found on the image's PATH
+    # at /usr/bin/node, where the host's is (the environment's version counts the host's node, by that path).
+    program = launch.command[0]
+    host_node = shutil.which("node", path=allowlist.SANDBOX_PATH)
+    assert program in ("node", host_node), launch.command
+    in_image = subprocess.run(["docker", "run", "--rm", "--network=none", "--entrypoint", "sh", node_image, "-c",
+                               f"command -v {program}"], capture_output=True, text=True, timeout=60)
+    assert in_image.stdout.strip() == host_node == "/usr/bin/node", (in_image.stdout, in_image.stderr, host_node)
+    (modules,) = [v for k, v in launch.env if k == "NODE_PATH"]
+    assert launch.extra_paths == (os.path.dirname(modules),)  # mounted read-only at the same path
+    opponent = dataclasses.replace(load_bot(str(RANDOM_BOT)), image=node_image)
+    outcome = play(spec, "docker", opponent)
+    assert outcome.sandbox == "docker"
+    assert outcome.faults == () and outcome.stats[0].decisions > 0, outcome.faults

@@ -1,0 +1,124 @@
+"""``arena bot check``: the tables it plays come from the manifest, and it prints only what went wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.bots import load_bot
+from arena.check import plan
+from arena.diagnosis import diagnose
+from arena.faults import Fault, FaultKind
+from arena.cli import main
+
+# Plays index 0 (always legal) at two-seat standard tables and exits at any other hello.
+PICKY = """import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        if msg["players"] != 2 or msg["rules"]["preset"] != "standard":
+            sys.exit(f"picky: cannot play {msg['rules']['preset']} at {msg['players']}")
+        reply = {"type": "ready"}
+    elif msg["type"] == "act":
+        reply = {"type": "action", "id": msg["id"], "index": 0}
+    else:
+        continue
+    print(json.dumps(reply), flush=True)
+"""
+
+
+def make_bot(tmp_path: Path, program: str, extra: str = "", name: str = "picky") -> Path:
+    directory = tmp_path / name
+    directory.mkdir()
+    (directory / "bot.yaml").write_text(f'name: {name}\nrun: ["{{python}}", "bot.py"]\n{extra}')
+    (directory / "bot.py").write_text(program)
+    return directory
+
+
+def check(*args: str) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(main, ["bot", "check", *args, "--sandbox", "none"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output.splitlines()
+
+
+def test_only_the_declared_tables_are_played_and_the_output_says_so(tmp_path: Path) -> None:
+    declared = make_bot(tmp_path, PICKY, "supports: {rules: [standard], seats: [2]}\n")
+    code, lines = check(str(declared), "--matches", "2")
+    assert code == 0, lines
+    assert lines[1:] == [
+        "supports: standard, 2 seats (from bot.yaml)",
+        lines[2],
+        "reuse: one process, two matches (standard, then a new hello for standard): ok",
+        "result: clean: no fault in 4 matches",
+    ]
+    assert lines[2].startswith("standard: 2 matches at 2 seats: ok (mean ")
+    # The same program declaring nothing is played everywhere, and fails where it cannot play.
+    code, lines = check(str(make_bot(tmp_path, PICKY, name="open")))
+    assert code == 1 and "supports: every preset, 2-5 seats (nothing declared in bot.yaml)" in lines
+    assert "espanola: 3 matches at 2-4 seats: 3 with faults (findings below)" in lines
+
+
+def test_every_declared_table_size_is_played_whatever_matches_says(tmp_path: Path) -> None:
+    spec = load_bot(str(make_bot(tmp_path, PICKY, "supports: {rules: espanola, seats: [2, 3, 5]}\n")))
+    tables = plan(spec, 1)
+    assert list(tables) == ["espanola"]
+    assert [(t.players, t.seat) for t in tables["espanola"]] == [(2, 0), (3, 1), (5, 2)]
+    undeclared = plan(load_bot(str(make_bot(tmp_path, PICKY, name="open"))), 3)
+    assert {p: [(t.players, t.seat) for t in ts] for p, ts in undeclared.items()} == {
+        "standard": [(2, 0), (3, 1), (4, 2)], "espanola": [(2, 0), (3, 1), (4, 2)]}
+
+
+def test_a_bot_that_never_starts_is_one_finding_with_its_cause_and_remedy(tmp_path: Path) -> None:
+    broken = make_bot(tmp_path, "import numpy_that_is_not_here\n")
+    code, lines = check(str(broken))
+    assert code == 1
+    assert lines[1:5] == [
+        "supports: every preset, 2-5 seats (nothing declared in bot.yaml)",
+        "finding 1: the bot never started (standard, 2 seats, seat 0)",
+        "  cause: the bot exited during start-up (exit status 1): ModuleNotFoundError: No module named "
+        "'numpy_that_is_not_here'",
+        "  remedy: the bot's Python has no module 'numpy_that_is_not_here': declare it in requirements.txt beside "
+        "bot.yaml (docs/bots.md, \"Bots with dependencies\"), or use only the standard library",
+    ]
+    assert "  stderr|     import numpy_that_is_not_here" in lines and "Traceback" not in "".join(lines)
+    assert lines[-1] == "result: 1 finding: nothing else was checked, since the bot never started"
+    assert not any(line.startswith(("standard:", "espanola:", "reuse:", "finding 2")) for line in lines)
+
+
+def test_a_bot_that_does_not_build_is_one_finding(tmp_path: Path) -> None:
+    broken = make_bot(tmp_path, "", "build: \"echo 'bot.c:3: error: expected ;' >&2; exit 2\"\n")
+    code, lines = check(str(broken))
+    assert code == 1
+    assert lines[2] == "finding 1: the build failed (before any match)"
+    assert lines[3].startswith("  cause: build command ") and lines[3].endswith(
+        "failed (exit 2): bot.c:3: error: expected ;")
+    assert lines[4].startswith("  remedy: run the build command by hand in the bot directory")
+    assert lines[-1] == "result: 1 finding: nothing else was checked, since the bot did not build"
+
+
+def test_an_opponent_that_does_not_play_the_declared_tables_is_refused_in_one_line(tmp_path: Path) -> None:
+    bot = make_bot(tmp_path, PICKY, "supports: {seats: [3]}\n")
+    opponent = make_bot(tmp_path, PICKY, "supports: {seats: [2]}\n", name="pairs-only")
+    code, lines = check(str(bot), "--opponent", str(opponent))
+    assert code == 1 and lines[-1] == ("Error: the opponent pairs-only does not play espanola at 3 seats, standard at "
+                                       "3 seats, which picky supports; choose another --opponent")
+
+
+def fault(kind: FaultKind, detail: str, stderr: str = "") -> Fault:
+    return Fault(0, "b", kind, detail, stderr, 1, 0)
+
+
+def test_diagnoses_name_the_cause_in_plain_words() -> None:
+    helper = diagnose(fault(FaultKind.STARTUP, "failed to start: bot exited (exit status 1)",
+                            "Traceback\nModuleNotFoundError: No module named 'cabo_bot'\n"), never_started=True)
+    assert helper.title == "the bot never started" and "copy cabo_bot.py next to bot.py" in helper.remedy
+    killed = diagnose(fault(FaultKind.EXIT, "bot exited (killed by signal 24)"))
+    assert killed.cause == "the bot was killed by SIGXCPU in the middle of a match (it used up its CPU time)"
+    missing = diagnose(fault(FaultKind.STARTUP, "could not start ['./bot']: [Errno 2] No such file or directory"))
+    assert missing.cause.startswith("the arena could not start the bot: ['./bot']: [Errno 2]")
+    assert "made by 'build' if it is compiled" in missing.remedy
+    slow = diagnose(fault(FaultKind.TIMEOUT, "no reply within 1000 ms"), move_ms=1000)
+    assert slow.cause == "no reply within 1000 ms (move_ms is 1000)" and "flush stdout" in slow.remedy
+    banner = diagnose(fault(FaultKind.STARTUP, "no valid 'ready' to hello: reply is not valid JSON: hi"))
+    assert banner.cause == "the bot's first line after 'hello' was not a 'ready': reply is not valid JSON: hi"
