@@ -340,7 +340,8 @@ def leaderboard_cmd(output_dir: Path) -> None:
     finally:
         store.close()
     board = build(records, rate(records, params, names), names, voided)
-    click.echo(f"{len(records)} of {total} matches finished" + (f", {len(voided)} voided" if voided else ""))
+    of = "" if total is None else f" of {total}"  # an open-ended schedule has no total
+    click.echo(f"{len(records)}{of} matches finished" + (f", {len(voided)} voided" if voided else ""))
     click.echo(text(board))
 
 

@@ -35,6 +35,8 @@ from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from .rating import RatingParams
 from .schedule import opaque_match_id
+from .schedules import KINDS, NOT_YET, ROUND_ROBIN, SAMPLED
+from .schedules.sampled import fields, minimum_tables, split
 from .seating import refusal, restricted_sizes
 
 KeyPath = tuple[Union[str, int], ...]
@@ -50,8 +52,9 @@ DEFAULT_SEATS = 4
 DEFAULT_RULES = "standard"
 """Rule preset when ``rules`` is not given."""
 
-TOP_KEYS = ("name", "rules", "seats", "cycles", "seed", "time", "sandbox", "workers", "matches_per_process",
-            "fault_policy", "max_faults", "tell_opponents", "rating", "limits", "log_bytes", "output", "bots")
+TOP_KEYS = ("name", "rules", "seats", "cycles", "schedule", "tables", "seed", "time", "sandbox", "workers",
+            "matches_per_process", "fault_policy", "max_faults", "tell_opponents", "rating", "limits", "log_bytes",
+            "output", "bots")
 """Allowed top-level keys, in documentation order."""
 MAX_LOG_BYTES = 16 * 1024 * 1024
 """Largest ``log_bytes``: each bot process holds up to this much of its stderr in the arena's memory."""
@@ -97,7 +100,7 @@ class TournamentConfig:
     seats: tuple[int, ...]
     """Players per match, sorted and unique; every size is played."""
     cycles: int
-    """How many times the whole round robin is played."""
+    """How many times the whole schedule is played, each time with new deals."""
     seed: int | str | None
     """Master seed: every deal is derived from it. None: not given, so the run draws a
     secret one and keeps it with the results (see ``driver.resolve_seed``)."""
@@ -129,6 +132,10 @@ class TournamentConfig:
     """The bots, in file order; names are unique."""
     path: Path
     """Absolute path of the configuration file."""
+    schedule: str = ROUND_ROBIN
+    """Which tables are played: ``round_robin`` (all of them) or ``sampled`` (``tables`` of them)."""
+    tables: int | None = None
+    """Under ``sampled``: how many tables to play per cycle (each under every rotation); else None."""
 
     def describe(self) -> dict[str, Any]:
         """The fingerprinted settings as plain JSON, to store with results and diff on a refused resume.
@@ -142,6 +149,7 @@ class TournamentConfig:
             "rules": self.rules.to_json(),
             "seats": list(self.seats),
             "cycles": self.cycles,
+            **self._described_schedule(),
             "seed": self.seed,
             "time": {"move_ms": self.time.move_ms, "startup_ms": self.time.startup_ms,
                      "bank_ms": self.time.bank_ms},
@@ -154,6 +162,11 @@ class TournamentConfig:
                                 "image": bot.image, **self._described_sizes(bot.name)}
                      for bot in sorted(self.bots, key=lambda b: b.name)},
         }
+
+    def _described_schedule(self) -> dict[str, Any]:
+        """``schedule`` and ``tables`` for a schedule other than round robin, else nothing: round-robin
+        tournaments begun before ``schedule`` existed keep their fingerprints."""
+        return {} if self.schedule == ROUND_ROBIN else {"schedule": self.schedule, "tables": self.tables}
 
     def _described_sizes(self, name: str) -> dict[str, list[int]]:
         """``{"seats": [...]}`` for a bot whose manifest keeps it from some of the tables, else nothing:
@@ -387,6 +400,8 @@ class _Reader:
         rules = self.rules(data.get("rules", DEFAULT_RULES))
         seats = self.seats(data.get("seats", DEFAULT_SEATS))
         cycles = self.required_int(("cycles",), data.get("cycles", 1), 1)
+        schedule = self.schedule(data.get("schedule", ROUND_ROBIN))
+        tables = self.tables(data, schedule)
         seed = self.seed(data["seed"]) if "seed" in data else None
         time_control = self.time(data.get("time"))
         sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
@@ -410,10 +425,13 @@ class _Reader:
         why = refusal(bots, rules.preset, seats)
         if why:
             self.fail(("seats",) if "seats" in data else ("bots",), why)
+        if tables is not None:
+            self.enough_tables(tables, seats, bots, rules.preset)
         return TournamentConfig(name=name, rules=rules, seats=seats, cycles=cycles, seed=seed, time=time_control,
                                 sandbox=sandbox, workers=workers, matches_per_process=per_process,
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
-                                rating=rating, limits=limits, output=output, bots=bots, path=self.file)
+                                rating=rating, limits=limits, output=output, bots=bots, path=self.file,
+                                schedule=schedule, tables=tables)
 
     def name(self, value: Any) -> str:
         """The tournament name: safe as a directory name."""
@@ -466,6 +484,44 @@ class _Reader:
             return (self.required_int(("seats",), value, MIN_PLAYERS, MAX_PLAYERS),)
         self.fail(("seats",), f"expected an integer from {MIN_PLAYERS} to {MAX_PLAYERS} or a non-empty list of "
                               f"them, got {_shown(value)}")
+
+    def schedule(self, value: Any) -> str:
+        """Which schedule: one of :data:`KINDS`; a name kept for a schedule to come says so."""
+        if isinstance(value, str) and value in NOT_YET:
+            self.fail(("schedule",), f"{value!r} is not available yet; expected one of {' | '.join(KINDS)}")
+        return self.choice(("schedule",), value, KINDS)
+
+    def tables(self, data: Mapping[str, Any], schedule: str) -> int | None:
+        """Tables per cycle: required by ``sampled``, refused by round robin (which plays them all)."""
+        if schedule != SAMPLED:
+            if "tables" in data:
+                self.fail(("tables",), f"only used with schedule: {SAMPLED} (a round robin plays every table); "
+                                       f"remove it, or add schedule: {SAMPLED}", at_key=True)
+            return None
+        if "tables" not in data:
+            line = self.line(("schedule",))
+            raise ConfigError(f"{self.shown}:{line}: tables: required key missing with schedule: {SAMPLED}; give "
+                              "the number of tables to play per cycle, an integer >= 1 (e.g. tables: 500)",
+                              self.shown, "tables", line)
+        return self.required_int(("tables",), data["tables"], 1)
+
+    def enough_tables(self, tables: int, seats: Sequence[int], bots: Sequence[BotSpec], preset: str) -> None:
+        """Refuse a ``tables`` too small to seat every bot at each size it plays at least once."""
+        players = {n: len(names) for n, names in
+                   fields([b.name for b in bots], seats, restricted_sizes(bots, preset, seats)).items()}
+        least = minimum_tables(players)
+        if tables >= least:
+            return
+        counts = split(tables, seats)
+        n = next(n for n, count in counts.items() if count * n < players[n])
+        at_n = f"{counts[n]} table{'' if counts[n] == 1 else 's'} of {n} seats"
+        if len(counts) == 1:
+            why = f"too few for every bot to play ({at_n}: room for {counts[n] * n} of {players[n]} bots)"
+        else:
+            why = (f"too few for every bot to play at each size it plays (split evenly over seats {list(counts)}, "
+                   f"{tables} tables make {at_n}: room for {counts[n] * n} of the {players[n]} bots that play "
+                   f"{n} seats)")
+        self.fail(("tables",), f"{why}; give at least {least}")
 
     def seed(self, value: Any) -> int | str:
         """The master seed: an integer or a string, kept as written."""

@@ -1,10 +1,11 @@
-"""Run a tournament: schedule, play on workers, store each match, rate, publish.
+"""Run a tournament: ask the schedule for matches, play them on workers, store each one, rate, publish.
 
-The driver is the only writer of results. Ratings are always recomputed from the
-store in schedule order, so they do not depend on the number of workers, on the
-order matches finished in, or on how many times a run was resumed. Bots run only in
-worker processes, so a bot that kills its worker costs a replay (or, the second time,
-its match: voided), never the run.
+The driver is the only writer of results. It knows the schedule only through
+:class:`.schedules.base.Schedule` (batches out, finished matches in), so every schedule
+runs through the same loop. Ratings are folded in schedule order, so they do not depend
+on the number of workers, on the order matches finished in, or on how many times a run
+was resumed. Bots run only in worker processes, so a bot that kills its worker costs a
+replay (or, the second time, its match: voided), never the run.
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ from .pool import PoolFailure, Voided, WorkerLost, run_jobs
 from .progress import Progress
 from .rating import RatingFold, rate
 from .records import record_of
-from .schedule import ScheduledMatch, batches, round_robin
-from .seating import refusal, restricted_sizes
+from .schedule import ScheduledMatch
+from .schedules.base import Schedule
+from .schedules.build import schedule_for
+from .schedules.build import schedule_of as schedule_of
+from .seating import refusal
 from .store import ResultStore
 
 
@@ -35,8 +39,8 @@ from .store import ResultStore
 class RunSummary:
     """What one invocation did."""
 
-    total: int
-    """Matches in the schedule."""
+    total: int | None
+    """Matches in the schedule (None: it has no end)."""
     played: int
     """Matches played and stored by this invocation."""
     skipped: int
@@ -53,13 +57,6 @@ class RunSummary:
     """Matches voided by this invocation (the leaderboard lists every voided match)."""
     stopped: str = ""
     """Why the run stopped before the end without a Ctrl-C (workers could not be kept alive), or ""."""
-
-
-def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
-    if config.seed is None:
-        raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
-    sizes = restricted_sizes(config.bots, config.rules.preset, config.seats)
-    return list(round_robin([b.name for b in config.bots], config.seats, config.cycles, config.seed, sizes))
 
 
 def resolve_seed(config: TournamentConfig, store: ResultStore) -> TournamentConfig:
@@ -94,6 +91,17 @@ def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: dict[str, B
                     wire_id=config.wire_id(scheduled.match_id))
 
 
+def _jobs(schedule: Schedule, live: RatingFold, issued: dict[int, ScheduledMatch],
+          job: Callable[[ScheduledMatch], MatchJob]) -> Iterator[list[tuple[int, MatchJob]]]:
+    """The schedule's batches as the pool takes them, one when a worker is free; each match handed
+    out is remembered in ``issued`` and awaited by the rating fold. An empty batch (nothing ready
+    yet) goes through: the pool asks again later."""
+    while (batch := schedule.next_batch()) is not None:
+        live.expect(s.index for s in batch)
+        issued.update((s.index, s) for s in batch)
+        yield [(s.index, job(s)) for s in batch]
+
+
 def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | None = None) -> Leaderboard:
     """Ratings and leaderboard files from everything stored (``fold``: its ratings, if it saw all of it)."""
     names = [b.name for b in config.bots]
@@ -124,8 +132,8 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
         drawn = config.seed is None
         first_draw = drawn and store.meta(DRAWN_SEED) is None
         config = resolve_seed(config, store)
-        schedule = schedule_of(config)
-        store.claim(config.fingerprint(), config.describe(), len(schedule))
+        schedule = schedule_for(config)
+        store.claim(config.fingerprint(), config.describe(), schedule.total)
         for note in check_bot_files(store, config.bots, accept_bot_changes):
             tell(note)
         if drawn:  # only once the directory is known to be this tournament's
@@ -137,20 +145,22 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
         store.set_meta("rating", config.rating.__dict__)
         store.set_meta("bots", [b.name for b in config.bots])
         done = store.done()
+        records = store.records()
         earlier_voids = len(store.voided())
-        pending = [s for s in schedule if s.index not in done]
+        schedule.resume(done, records)
+        left = None if schedule.total is None else schedule.total - len(done)
         count = workers or config.workers or os.cpu_count() or 1
-        count = max(1, min(count, len(pending) or 1))
+        count = max(1, min(count, left or 1)) if left is not None else max(1, count)
         voids = f" ({earlier_voids} of them voided)" if earlier_voids else ""
-        tell(f"tournament {config.name}: {len(schedule)} matches, {len(done)} already stored{voids}, "
-             f"{len(pending)} to play on {count} worker(s); sandbox {backend.name} ({why})")
+        size = "open-ended" if schedule.total is None else f"{schedule.total} matches"
+        to_play = "playing" if left is None else f"{left} to play"
+        tell(f"tournament {config.name}: {size}, {len(done)} already stored{voids}, "
+             f"{to_play} on {count} worker(s); sandbox {backend.name} ({why})")
         specs = {b.name: b for b in config.bots}
-        by_index = {s.index: s for s in pending}
-        runs = batches(schedule, {s.index for s in pending}, config.matches_per_process)
-        jobs: Iterator[list[tuple[int, MatchJob]]] = ([(s.index, _job(config, s, specs, backend.name)) for s in run]
-                                                      for run in runs)
-        progress = Progress(len(schedule), len(done), stream)
-        live = RatingFold(config.rating, [b.name for b in config.bots], store.records(), (s.index for s in pending))
+        progress = Progress(schedule.total, len(done), stream)
+        live = RatingFold(config.rating, [b.name for b in config.bots], records, schedule.unfinished())
+        issued: dict[int, ScheduledMatch] = {}  # handed to the pool, not come back yet
+        jobs = _jobs(schedule, live, issued, lambda s: _job(config, s, specs, backend.name))
         played = failed = voided = 0
         interrupted = False
         stopped = ""
@@ -162,22 +172,27 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
                     if not result.voided:  # else the void says it all
                         tell(news + lost_text(result))
                     continue
-                scheduled = by_index[result.index]
+                scheduled = issued.pop(result.index)
                 if isinstance(result, Voided):
                     store.void(scheduled, result.reason)
                     voided += 1
                     live.void(result.index)
+                    schedule.finished(scheduled, None)
                     tell(f"{news}voided {scheduled.match_id} ({result.reason}): not rated, not played again")
                     progress.update(live.top())
                     continue
                 if result.outcome is None:
                     failed += 1
+                    live.void(result.index)  # not stored: the store's ratings pass over it too, until a later run
+                    schedule.finished(scheduled, None)
                     tell(f"{news}arena error in match {scheduled.match_id} (not stored; a later run retries it):\n"
                          f"{result.error}")
                     continue
                 store.record(scheduled, result.outcome)
                 played += 1
-                live.add(record_of(scheduled, result.outcome))
+                record = record_of(scheduled, result.outcome)
+                live.add(record)
+                schedule.finished(scheduled, record)
                 progress.update(live.top())
         except KeyboardInterrupt:
             interrupted = True
@@ -190,7 +205,7 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
             tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played + voided} in all; "
                  "run the same command again to resume")
         board = publish(store, config, live)
-        return RunSummary(len(schedule), played, len(done), failed, interrupted, backend.name, board, voided,
+        return RunSummary(schedule.total, played, len(done), failed, interrupted, backend.name, board, voided,
                           stopped)
     finally:
         store.close()

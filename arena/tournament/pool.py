@@ -16,6 +16,7 @@ the others together. A result that came back is never played again.
 from __future__ import annotations
 
 import multiprocessing as mp
+import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
@@ -31,6 +32,9 @@ DEATHS_TO_VOID = 2
 
 IDLE_DEATHS_LIMIT = 5
 """Worker deaths in a row with no match in play (and no result between them) before the pool gives up."""
+
+POLL_SECONDS = 0.5
+"""How long the pool waits before asking again for work when the source had none ready."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,9 @@ def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -
     Each match index ends up exactly once in a :class:`Done` or a :class:`Voided`;
     :class:`WorkerLost` reports a death in between. Each worker holds one batch at a
     time, taken from ``batches`` only when a worker is free, so a Ctrl-C drops little.
+    An empty batch means the source has nothing ready yet (an open-ended schedule
+    waiting for results or for bots): the pool asks again after the next result or
+    :data:`POLL_SECONDS`, whichever comes first; the end of ``batches`` ends it.
     Closing the iterator early (or an exception in the consumer, such as
     KeyboardInterrupt) stops every worker and the bots they run. Raises
     :class:`PoolFailure` when workers cannot be kept alive. ``play`` replaces
@@ -86,20 +93,29 @@ def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -
     crew: list[Worker | None] = [None] * max(1, workers)
     idle_deaths = 0
     try:
+        ended = False
         while True:
+            waiting = False  # the source has nothing ready for a free worker yet
             for slot, worker in enumerate(crew):
                 if worker is not None and worker.busy:
                     continue
-                batch = again.popleft() if again else _next_batch(source)
+                batch = again.popleft() if again else None if ended else next(source, None)
                 if batch is None:
+                    ended = True
+                    break
+                if not batch:
+                    waiting = True
                     break
                 if worker is None:
                     worker = crew[slot] = _start(ctx, play)
-                worker.give(batch)
+                worker.give(list(batch))
             busy = [w for w in crew if w is not None and w.busy]
             if not busy:
-                break
-            wait([w.messages for w in busy] + [w.process.sentinel for w in busy])
+                if not waiting:
+                    break
+                time.sleep(POLL_SECONDS)
+                continue
+            wait([w.messages for w in busy] + [w.process.sentinel for w in busy], POLL_SECONDS if waiting else None)
             for slot, worker in enumerate(crew):
                 if worker is None:
                     continue
@@ -129,13 +145,6 @@ def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -
                 worker.terminate()
         for worker in alive:
             worker.end()
-
-
-def _next_batch(source: Iterator[Batch]) -> list[tuple[int, MatchJob]] | None:
-    for batch in source:
-        if batch:
-            return list(batch)
-    return None
 
 
 def _start(ctx: mp.context.ForkContext, play: Play) -> Worker:

@@ -8,9 +8,12 @@ from typing import TextIO
 
 
 class Progress:
-    """Counts finished matches and reports rate, ETA and the current top 3."""
+    """Counts finished matches and reports rate, ETA and the current top 3.
 
-    def __init__(self, total: int, already: int, stream: TextIO | None = None, interval: float = 10.0) -> None:
+    ``total`` None is a schedule without an end: the line then shows the count and rate only.
+    """
+
+    def __init__(self, total: int | None, already: int, stream: TextIO | None = None, interval: float = 10.0) -> None:
         self.total = total
         self.done = already
         self.fresh = 0
@@ -19,7 +22,7 @@ class Progress:
         self.interval = interval
         self.started = time.monotonic()
         self.last_print = 0.0
-        self.step = max(1, total // 20)
+        self.step = max(1, total // 20) if total is not None else None
 
     def update(self, top: list[tuple[str, float]]) -> None:
         """One more match finished; ``top`` is the current leaders with their exposure."""
@@ -31,7 +34,8 @@ class Progress:
                 self.stream.write("\r\x1b[2K" + self.line(top, now))
                 self.stream.flush()
                 self.last_print = now
-        elif self.done == self.total or self.fresh % self.step == 0 or now - self.last_print >= self.interval:
+        elif (self.done == self.total or (self.step is not None and self.fresh % self.step == 0)
+              or now - self.last_print >= self.interval):
             self.stream.write(self.line(top, now) + "\n")
             self.stream.flush()
             self.last_print = now
@@ -39,9 +43,11 @@ class Progress:
     def line(self, top: list[tuple[str, float]], now: float) -> str:
         elapsed = max(now - self.started, 1e-9)
         rate = self.fresh / elapsed
+        leaders = ", ".join(f"{name} {value:.1f}" for name, value in top[:3])
+        if self.total is None:
+            return f"[{self.done}] {rate:.2f} matches/s  top: {leaders or '-'}"
         left = self.total - self.done
         eta = _clock(left / rate) if rate > 0 else "?"
-        leaders = ", ".join(f"{name} {value:.1f}" for name, value in top[:3])
         width = len(str(self.total))
         return (f"[{self.done:>{width}}/{self.total}] {100 * self.done / max(self.total, 1):5.1f}%  "
                 f"{rate:.2f} matches/s  ETA {eta}  top: {leaders or '-'}")

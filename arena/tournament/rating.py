@@ -7,6 +7,7 @@ happened to finish, so parallel workers and resumed runs give the same numbers.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, fields
 from typing import Iterable, Sequence
@@ -117,11 +118,11 @@ class RatingFold:
     """Ratings in schedule order, fed with matches in any order.
 
     A match is applied once every match before it in ``expected`` (and in the records
-    given at the start) has been applied or voided; until then it waits. So ratings shown
-    while a run is going are those of the longest finished prefix of the schedule, and once
-    everything expected is in they are exactly :func:`rate` of all records (the same
-    updates in the same order: a voided match is no record and no update), and need not
-    be computed again.
+    given at the start, and in later :meth:`expect` calls) has been applied or passed
+    over; until then it waits. So ratings shown while a run is going are those of the
+    longest finished prefix of the schedule, and once everything expected is in they are
+    exactly :func:`rate` of all records (the same updates in the same order: a voided
+    match is no record and no update), and need not be computed again.
     """
 
     def __init__(self, params: RatingParams, bots: Sequence[str], records: Iterable[MatchRecord] = (),
@@ -131,6 +132,7 @@ class RatingFold:
         self.ratings: dict[str, trueskill.Rating] = {name: self.env.create_rating()
                                                      for name in roster(bots, ordered)}
         self._order = sorted({r.index for r in ordered} | set(expected))
+        self._known = set(self._order)
         self._open = set(self._order)  # expected and not yet added
         self._next = 0
         self._waiting: dict[int, MatchRecord | None] = {}  # None: voided, passed over
@@ -144,6 +146,21 @@ class RatingFold:
         """True once every expected match has been applied or voided."""
         return self._next == len(self._order)
 
+    def expect(self, indices: Iterable[int]) -> None:
+        """More matches to wait for, as an open-ended schedule hands them out; those already awaited
+        are left as they are. One that came already, or that comes before a match already applied,
+        is refused: the fold cannot go back."""
+        for index in indices:
+            if index in self._open:
+                continue
+            if index in self._known:
+                raise ValueError(f"match index {index} came already")
+            if self._next and index < self._order[self._next - 1]:
+                raise ValueError(f"match index {index} comes before matches already rated")
+            bisect.insort(self._order, index)
+            self._known.add(index)
+            self._open.add(index)
+
     def add(self, record: MatchRecord) -> None:
         """One more finished match (any order)."""
         check_record(record)
@@ -154,7 +171,8 @@ class RatingFold:
         self._advance()
 
     def void(self, index: int) -> None:
-        """An expected match that will never be rated (it was voided): later ones need not wait for it."""
+        """An expected match that is not rated (voided, or failed and left for a later run, which
+        folds again from the store): later ones need not wait for it."""
         if index not in self._open:
             raise ValueError(f"match index {index} is not expected or came twice")
         self._open.discard(index)

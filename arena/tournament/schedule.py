@@ -1,4 +1,7 @@
-"""Round-robin schedules with seat rotations and duplicate deals.
+"""Scheduled matches, and round-robin schedules with seat rotations and duplicate deals.
+
+:class:`ScheduledMatch` is what every schedule hands out (see :mod:`.schedules`), and
+:func:`batches` cuts any schedule known in advance into runs for bot processes.
 
 Every combination of ``n`` bots (a *table*) is played under every rotation of its
 seats with the same deal seed, so each bot holds each seat's cards once and the luck

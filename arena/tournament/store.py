@@ -72,8 +72,9 @@ class ResultStore:
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
-    def claim(self, fingerprint: str, described: dict[str, Any], total: int) -> bool:
-        """Bind this directory to a tournament; True if it was new. Refuse a different one."""
+    def claim(self, fingerprint: str, described: dict[str, Any], total: int | None) -> bool:
+        """Bind this directory to a tournament (``total``: its matches, None when open-ended); True if it was
+        new. Refuse a different one."""
         stored = self.meta("fingerprint")
         if stored is None:
             with self.db:

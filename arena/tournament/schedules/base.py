@@ -1,0 +1,45 @@
+"""The one interface between the driver and a schedule.
+
+The driver knows nothing of how matches are chosen: it asks for the next batch when a
+worker is free, tells the schedule about every match that came back, and shows
+progress against :attr:`Schedule.total`. So a schedule that is not known in advance
+(a ladder choosing opponents from the ratings so far, with bots arriving during the
+run) needs no change to the driver, the pool or the store.
+"""
+
+from __future__ import annotations
+
+from typing import Collection, Iterable, Protocol, Sequence
+
+from ..records import MatchRecord
+from ..schedule import ScheduledMatch
+
+
+class Schedule(Protocol):
+    """Where a tournament's matches come from.
+
+    Indices are the matches' positions: results are stored under them and ratings are
+    applied in their order, so a schedule must never hand out an index twice, and an
+    index it hands out after a match was rated must be larger than that match's.
+    """
+
+    @property
+    def total(self) -> int | None:
+        """Matches in the whole tournament, stored ones included; None when it has no end."""
+
+    def resume(self, done: Collection[int], records: Sequence[MatchRecord]) -> None:
+        """What the store already holds, once, before the first :meth:`next_batch`: the indices of the
+        stored and voided matches, and the stored results in index order (not played again)."""
+
+    def unfinished(self) -> Iterable[int]:
+        """Indices the rating fold must wait for before rating any later match: every match still to
+        play of a schedule known in advance; of an open-ended one, those handed out and not finished."""
+
+    def next_batch(self) -> list[ScheduledMatch] | None:
+        """Matches for one worker to play in turn on the same bot processes, never one deal twice;
+        ``[]`` when none is ready yet (the pool asks again after the next result, or a moment later),
+        None once no match will ever come again."""
+
+    def finished(self, scheduled: ScheduledMatch, record: MatchRecord | None) -> None:
+        """A match handed out came back: stored with ``record``, or None when it has no result (voided,
+        or the arena failed on it: a schedule known in advance plays it again on the next run)."""

@@ -1,0 +1,40 @@
+"""The schedule a tournament configuration names, built for the driver.
+
+This is the one place that knows which schedules exist: the driver gets a
+:class:`.base.Schedule` and nothing else, so adding one means a branch here and a
+module beside this one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..schedule import ScheduledMatch, round_robin
+from ..seating import restricted_sizes
+from . import ROUND_ROBIN, SAMPLED
+from .base import Schedule
+from .fixed import FixedSchedule
+from .sampled import sampled
+
+if TYPE_CHECKING:
+    from ..config import TournamentConfig
+
+
+def schedule_for(config: TournamentConfig) -> Schedule:
+    """The schedule of ``config`` (whose master seed must be resolved), not yet told what is stored."""
+    return FixedSchedule(schedule_of(config), config.matches_per_process)
+
+
+def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
+    """Every match of ``config``'s schedule in index order (one known in advance), e.g. to replay one alone."""
+    if config.seed is None:
+        raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
+    names = [b.name for b in config.bots]
+    sizes = restricted_sizes(config.bots, config.rules.preset, config.seats)
+    if config.schedule == ROUND_ROBIN:
+        return list(round_robin(names, config.seats, config.cycles, config.seed, sizes))
+    if config.schedule == SAMPLED:
+        if config.tables is None:
+            raise ValueError("schedule: sampled needs tables, the number of tables to play")
+        return list(sampled(names, config.seats, config.tables, config.cycles, config.seed, sizes))
+    raise ValueError(f"unknown schedule {config.schedule!r}")
