@@ -23,6 +23,7 @@ from typing import Any
 
 from ..sandbox.allowlist import SANDBOX_PATH
 from .errors import BotConfigError
+from .files import file_digest
 
 PYTHON = "python"
 NODE = "node"
@@ -288,12 +289,7 @@ def _digest(path: str) -> str:
     cached = _DIGESTS.get(path)
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as exc:
-        return f"unreadable: {exc.strerror}"
-    _DIGESTS[path] = (stamp, digest.hexdigest())
-    return digest.hexdigest()
+    found = file_digest(path)
+    if not found.startswith("unreadable"):
+        _DIGESTS[path] = (stamp, found)
+    return found

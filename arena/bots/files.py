@@ -75,16 +75,20 @@ def digests(directory: str, exclude: Iterable[str] = ()) -> dict[str, str]:
         if stat.S_ISLNK(info.st_mode):
             out[name] = "symlink:" + os.readlink(path)
         elif stat.S_ISREG(info.st_mode):
-            digest = hashlib.sha256()
-            try:
-                with open(path, "rb") as f:
-                    for block in iter(lambda: f.read(1 << 20), b""):
-                        digest.update(block)
-            except OSError as exc:
-                out[name] = f"unreadable: {exc.strerror}"
-                continue
-            out[name] = digest.hexdigest()
+            out[name] = file_digest(path)
     return out
+
+
+def file_digest(path: str) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB blocks; ``unreadable: <why>`` when it cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+    return digest.hexdigest()
 
 
 def difference(old: dict[str, str], new: dict[str, str]) -> list[str]:

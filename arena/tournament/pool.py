@@ -23,6 +23,7 @@ from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
 from ..runner import MatchJob, play_batch
+from .records import VoidRecord
 from .worker import Batch, Done, Play, Worker
 
 __all__ = ["Batch", "Done", "PoolFailure", "Voided", "WorkerLost", "run_jobs", "DEATHS_TO_VOID"]
@@ -37,18 +38,9 @@ POLL_SECONDS = 0.5
 """How long the pool waits before asking again for work when the source had none ready."""
 
 
-@dataclass(frozen=True)
-class Voided:
-    """A match that killed its worker process :data:`DEATHS_TO_VOID` times: not played again, never rated."""
-
-    index: int
-    """Schedule index of the match."""
-    match_id: str
-    """Its id."""
-    bots: tuple[str, ...]
-    """Bot name per seat."""
-    reason: str
-    """Why it was voided, e.g. ``killed its worker process twice, SIGKILL each time``."""
+Voided = VoidRecord
+"""A match that killed its worker process :data:`DEATHS_TO_VOID` times: not played again, never rated
+(the pool hands out the record the store keeps)."""
 
 
 @dataclass(frozen=True)
