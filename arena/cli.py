@@ -291,11 +291,15 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None) -> None:
 @click.option("--workers", type=click.IntRange(1), default=None, help="Worker processes (default: the config's, else the number of cores).")
 @click.option("--accept-bot-changes", is_flag=True,
               help="Resume even though bots' files changed since stored matches were played (mixes versions).")
-def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool) -> None:
+@click.option("--matches", "max_matches", type=click.IntRange(1), default=None,
+              help="Stop once this run has stored this many matches (a ladder otherwise runs until Ctrl-C).")
+def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, max_matches: int | None) -> None:
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
     from .tournament.config import ConfigError, load_config
     from .tournament.driver import run_tournament
+    from .tournament.ladder.lock import AlreadyRunning
     from .tournament.leaderboard import text, voided_summary
+    from .tournament.schedules import LADDER
     from .tournament.store import StoreMismatch
 
     try:
@@ -303,10 +307,14 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool) ->
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes)
-    except (StoreMismatch, BotConfigError, SandboxError) as exc:
+        summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes,
+                                 max_matches=max_matches)
+    except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning) as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(text(summary.leaderboard, voided=False))
+    if config.schedule == LADDER:
+        click.echo((config.output / "ladder.txt").read_text(), nl=False)
+    else:
+        click.echo(text(summary.leaderboard, voided=False))
     click.echo(f"results: {config.output} (leaderboard.md, leaderboard.json, leaderboard.csv, head_to_head.csv, "
                f"voided.csv, results.sqlite, replays/)")
     if summary.leaderboard.voided:
@@ -323,8 +331,10 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool) ->
 @click.argument("output_dir", type=click.Path(file_okay=False, path_type=Path))
 def leaderboard_cmd(output_dir: Path) -> None:
     """Print the leaderboard of a tournament OUTPUT_DIR, also while it runs."""
+    from .tournament.ladder import board as ladder_board
+    from .tournament.ladder.entries import entries
     from .tournament.leaderboard import build, text
-    from .tournament.rating import RatingParams, rate
+    from .tournament.rating import RatingParams, make_env, rate
     from .tournament.store import ResultStore, StoreMismatch
 
     try:
@@ -337,12 +347,84 @@ def leaderboard_cmd(output_dir: Path) -> None:
         records = store.records()
         voided = store.voided()
         total = store.meta("total")
+        ladder = store.meta("ladder")
+        if ladder is not None:
+            field = entries(store.db)
+            ratings = rate(records, params, [e.key for e in field])
+            rows = ladder_board.board_of(store.db, field, ratings, int(ladder["placement_matches"]),
+                                         make_env(params).create_rating())
     finally:
         store.close()
+    if ladder is not None:
+        click.echo(f"ladder: {len(records)} matches played" + (f", {len(voided)} voided" if voided else ""))
+        click.echo(ladder_board.text(rows), nl=False)
+        return
     board = build(records, rate(records, params, names), names, voided)
     of = "" if total is None else f" of {total}"  # an open-ended schedule has no total
     click.echo(f"{len(records)}{of} matches finished" + (f", {len(voided)} voided" if voided else ""))
     click.echo(text(board))
+
+
+def _ladder(config_file: Path) -> Any:
+    """The ladder file's configuration, or a one-line error."""
+    from .tournament.config import ConfigError, load_config
+    from .tournament.ladder.submit import Refused, require_ladder
+
+    try:
+        config = load_config(config_file)
+        require_ladder(config)
+    except (ConfigError, Refused) as exc:
+        raise click.ClickException(str(exc)) from None
+    return config
+
+
+@main.command("submit")
+@click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("bot_dir", metavar="BOT_DIR", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--name", default=None, help="Name in the ladder (default: the bot's own).")
+def submit_cmd(config_file: Path, bot_dir: Path, name: str | None) -> None:
+    """Check the bot in BOT_DIR and enter it into LADDER (a running ladder picks it up at its next table)."""
+    from .tournament.ladder.submit import CheckFailed, Refused, submit
+
+    config = _ladder(config_file)
+    try:
+        done = submit(config, str(bot_dir), name, echo=click.echo)
+    except CheckFailed as exc:
+        click.echo(str(exc), err=True)
+        raise SystemExit(1)
+    except (Refused, BotConfigError, SandboxError) as exc:
+        raise click.ClickException(str(exc)) from None
+    entry = done.entered.entry
+    if not done.entered.new:
+        click.echo(f"{entry.name}: these files are already entered as {entry.key} ({entry.status}); nothing changed")
+        return
+    gone = ", ".join(f"v{v}" for v in done.entered.replaced)
+    click.echo(f"entered {entry.key} (snapshot {entry.path})" + (f"; it replaces {gone}" if gone else ""))
+
+
+@main.command("retire")
+@click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("name", metavar="NAME")
+def retire_cmd(config_file: Path, name: str) -> None:
+    """Stop scheduling NAME in LADDER; its matches and ratings stay."""
+    from .tournament.ladder.entries import entries, retire
+    from .tournament.store import ResultStore, StoreMismatch
+
+    config = _ladder(config_file)
+    try:
+        store = ResultStore(config.output)
+    except StoreMismatch as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        if not any(e.name == name for e in entries(store.db)):
+            raise click.ClickException(f"no bot named {name} in ladder {config.name}")
+        versions = retire(store.db, name)
+    finally:
+        store.close()
+    if not versions:
+        click.echo(f"{name} is not in the active field; nothing changed")
+        return
+    click.echo(f"retired {', '.join(f'{name}@v{v}' for v in versions)}: no longer scheduled, history kept")
 
 
 if __name__ == "__main__":

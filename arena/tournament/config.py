@@ -35,7 +35,7 @@ from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from .rating import RatingParams
 from .schedule import opaque_match_id
-from .schedules import KINDS, NOT_YET, ROUND_ROBIN, SAMPLED
+from .schedules import KINDS, LADDER, NOT_YET, ROUND_ROBIN, SAMPLED
 from .schedules.sampled import fields, minimum_tables, split
 from .seating import refusal, restricted_sizes
 
@@ -54,7 +54,7 @@ DEFAULT_RULES = "standard"
 
 TOP_KEYS = ("name", "rules", "seats", "cycles", "schedule", "tables", "seed", "time", "sandbox", "workers",
             "matches_per_process", "fault_policy", "max_faults", "tell_opponents", "rating", "limits", "log_bytes",
-            "output", "bots")
+            "output", "bots", "placement_matches", "keep_versions")
 """Allowed top-level keys, in documentation order."""
 MAX_LOG_BYTES = 16 * 1024 * 1024
 """Largest ``log_bytes``: each bot process holds up to this much of its stderr in the arena's memory."""
@@ -73,7 +73,11 @@ RULES_KEYS = ("preset", "options")
 BOT_KEYS = ("name", "path", "command", "image")
 """Keys of the mapping form of a bot entry."""
 MIN_BOTS = 2
-"""A tournament needs at least this many bots."""
+"""A tournament needs at least this many bots (a ladder may start with none: bots are submitted)."""
+LADDER_KEYS = ("placement_matches", "keep_versions")
+"""Top-level keys only a ladder reads."""
+DEFAULT_PLACEMENT_MATCHES = 5
+"""Matches a ladder entry plays before the leaderboard ranks it."""
 
 
 class ConfigError(ValueError):
@@ -136,6 +140,12 @@ class TournamentConfig:
     """Which tables are played: ``round_robin`` (all of them) or ``sampled`` (``tables`` of them)."""
     tables: int | None = None
     """Under ``sampled``: how many tables to play per cycle (each under every rotation); else None."""
+    placement_matches: int = DEFAULT_PLACEMENT_MATCHES
+    """Under ``ladder``: matches an entry plays before it is ranked (shown as ``placement`` until then).
+    Not fingerprinted: it changes only how the leaderboard labels entries."""
+    keep_versions: bool = False
+    """Under ``ladder``: a new version of a bot joins the field beside the old ones instead of replacing
+    them. Not fingerprinted: it changes only what later submissions do."""
 
     def describe(self) -> dict[str, Any]:
         """The fingerprinted settings as plain JSON, to store with results and diff on a refused resume.
@@ -402,6 +412,7 @@ class _Reader:
         cycles = self.required_int(("cycles",), data.get("cycles", 1), 1)
         schedule = self.schedule(data.get("schedule", ROUND_ROBIN))
         tables = self.tables(data, schedule)
+        placement, keep = self.ladder_keys(data, schedule)
         seed = self.seed(data["seed"]) if "seed" in data else None
         time_control = self.time(data.get("time"))
         sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
@@ -416,13 +427,15 @@ class _Reader:
         log_bytes = self.required_int(("log_bytes",), data.get("log_bytes", Limits().log_bytes), 0, MAX_LOG_BYTES)
         limits = dataclasses.replace(limits, log_bytes=log_bytes)
         output = self.output(data.get("output"), name)
-        bots = self.bots(data["bots"])
-        if max(seats) > len(bots):
+        bots = self.bots(data["bots"], schedule)
+        if schedule == LADDER:
+            self.ladder_bots(bots)
+        elif max(seats) > len(bots):
             given = "" if "seats" in data else f" (seats is not given; the default is {DEFAULT_SEATS})"
             self.fail(("seats",) if "seats" in data else ("bots",),
                       f"matches of {max(seats)} players{given} need at least {max(seats)} bots, but bots lists "
                       f"{len(bots)}; add bots or set seats to at most {len(bots)}")
-        why = refusal(bots, rules.preset, seats)
+        why = None if schedule == LADDER else refusal(bots, rules.preset, seats)
         if why:
             self.fail(("seats",) if "seats" in data else ("bots",), why)
         if tables is not None:
@@ -431,7 +444,7 @@ class _Reader:
                                 sandbox=sandbox, workers=workers, matches_per_process=per_process,
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
                                 rating=rating, limits=limits, output=output, bots=bots, path=self.file,
-                                schedule=schedule, tables=tables)
+                                schedule=schedule, tables=tables, placement_matches=placement, keep_versions=keep)
 
     def name(self, value: Any) -> str:
         """The tournament name: safe as a directory name."""
@@ -484,6 +497,25 @@ class _Reader:
             return (self.required_int(("seats",), value, MIN_PLAYERS, MAX_PLAYERS),)
         self.fail(("seats",), f"expected an integer from {MIN_PLAYERS} to {MAX_PLAYERS} or a non-empty list of "
                               f"them, got {_shown(value)}")
+
+    def ladder_keys(self, data: Mapping[str, Any], schedule: str) -> tuple[int, bool]:
+        """``placement_matches`` and ``keep_versions``: read by a ladder, refused elsewhere as a likely mistake."""
+        if schedule != LADDER:
+            for key in LADDER_KEYS:
+                if key in data:
+                    self.fail((key,), f"only used with schedule: {LADDER}; remove it, or add schedule: {LADDER}",
+                              at_key=True)
+            return DEFAULT_PLACEMENT_MATCHES, False
+        placement = self.required_int(("placement_matches",),
+                                      data.get("placement_matches", DEFAULT_PLACEMENT_MATCHES), 0)
+        return placement, self.boolean(("keep_versions",), data.get("keep_versions", False))
+
+    def ladder_bots(self, bots: Sequence[BotSpec]) -> None:
+        """A ladder snapshots each bot's directory, so its starting field must be bot directories."""
+        for index, bot in enumerate(bots):
+            if bot.directory is None or bot.image is not None:
+                self.fail(("bots", index), f"a ladder runs copies of bot directories; {bot.name} is not one "
+                                           "(give a bot directory path)")
 
     def schedule(self, value: Any) -> str:
         """Which schedule: one of :data:`KINDS`; a name kept for a schedule to come says so."""
@@ -579,9 +611,13 @@ class _Reader:
         path = Path(value).expanduser()
         return path if path.is_absolute() else Path.cwd() / path
 
-    def bots(self, value: Any) -> tuple[BotSpec, ...]:
-        """Every bot entry checked (directory, manifest, program), names unique; nothing built."""
-        if not isinstance(value, list) or len(value) < MIN_BOTS:
+    def bots(self, value: Any, schedule: str = ROUND_ROBIN) -> tuple[BotSpec, ...]:
+        """Every bot entry checked (directory, manifest, program), names unique; nothing built. A ladder's
+        list is only its starting field, so it may be short or empty."""
+        if schedule == LADDER and value is None:
+            value = []
+        least = 0 if schedule == LADDER else MIN_BOTS
+        if not isinstance(value, list) or len(value) < least:
             count = f"{len(value)} entr{'y' if len(value) == 1 else 'ies'}" if isinstance(value, list) \
                 else _shown(value)
             self.fail(("bots",), f"expected a list of at least {MIN_BOTS} bots, got {count}; {_REQUIRED_HINT['bots']}")

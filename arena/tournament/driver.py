@@ -14,22 +14,28 @@ import dataclasses
 import os
 import secrets
 import sys
+from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable, Iterator, TextIO
+from typing import Callable, ContextManager, Iterator, Mapping, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
 from ..runner import MatchJob
 from ..sandbox import resolve_backend
 from .config import TournamentConfig
 from .botfiles import check_bot_files
+from .ladder import board as ladder_board
+from .ladder.entries import entries as ladder_entries
+from .ladder.lock import run_lock
+from .ladder.submit import enter_starting_field
 from .leaderboard import Leaderboard, build, write_files
 from .pool import PoolFailure, Voided, WorkerLost, run_jobs
 from .progress import Progress
-from .rating import RatingFold, rate
+from .rating import RatingFold, make_env, rate
 from .records import record_of
 from .schedule import ScheduledMatch
+from .schedules import LADDER
 from .schedules.base import Schedule
-from .schedules.build import schedule_for
+from .schedules.build import players_of, schedule_for
 from .schedules.build import schedule_of as schedule_of
 from .seating import refusal
 from .store import ResultStore
@@ -84,7 +90,7 @@ def lost_text(lost: WorkerLost) -> str:
     return f"worker process {lost.pid} died ({lost.cause}) {where}{again}"
 
 
-def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: dict[str, BotSpec], sandbox: str) -> MatchJob:
+def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: Mapping[str, BotSpec], sandbox: str) -> MatchJob:
     return MatchJob(scheduled.match_id, config.rules, scheduled.seed, tuple(specs[n] for n in scheduled.bots),
                     time=config.time, sandbox=sandbox, limits=config.limits, fault_policy=config.fault_policy,
                     max_faults=config.max_faults, private=(str(config.output), str(config.path.parent)),
@@ -92,40 +98,78 @@ def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: dict[str, B
 
 
 def _jobs(schedule: Schedule, live: RatingFold, issued: dict[int, ScheduledMatch],
-          job: Callable[[ScheduledMatch], MatchJob]) -> Iterator[list[tuple[int, MatchJob]]]:
+          job: Callable[[ScheduledMatch], MatchJob],
+          room: Callable[[], int | None] = lambda: None,
+          say: Callable[[str], None] = lambda line: None) -> Iterator[list[tuple[int, MatchJob]]]:
     """The schedule's batches as the pool takes them, one when a worker is free; each match handed
     out is remembered in ``issued`` and awaited by the rating fold. An empty batch (nothing ready
-    yet) goes through: the pool asks again later."""
-    while (batch := schedule.next_batch()) is not None:
+    yet) goes through: the pool asks again later. ``room``: matches still wanted beyond those
+    stored and in play (None: no limit); at 0 nothing more is handed out, and once nothing is in
+    play either the source ends (a match that fails makes room for another). ``say`` hears, once
+    each time it changes, why an open-ended schedule has nothing to hand out (a ladder too small)."""
+    said: str | None = None
+    while True:
+        left = room()
+        if left is not None and left <= 0:
+            if not issued:
+                return
+            yield []
+            continue
+        batch = schedule.next_batch()
+        if batch is None:
+            return
+        why = None if batch else schedule.waiting()
+        if why is not None and why != said:
+            say(why)
+        said = why
+        batch = batch if left is None else batch[:left]
         live.expect(s.index for s in batch)
         issued.update((s.index, s) for s in batch)
         yield [(s.index, job(s)) for s in batch]
 
 
 def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | None = None) -> Leaderboard:
-    """Ratings and leaderboard files from everything stored (``fold``: its ratings, if it saw all of it)."""
-    names = [b.name for b in config.bots]
+    """Ratings and leaderboard files from everything stored (``fold``: its ratings, if it saw all of it);
+    a ladder's names are its player keys, and it gets its own board beside the usual files."""
+    field = ladder_entries(store.db) if config.schedule == LADDER else []
+    names = [e.key for e in field] if config.schedule == LADDER else [b.name for b in config.bots]
     records = store.records()
     ratings = fold.ratings if fold is not None and fold.complete else rate(records, config.rating, names)
+    fresh = make_env(config.rating).create_rating()
+    ratings = {**{name: fresh for name in names}, **ratings}  # a ladder entry may not have played yet
     board = build(records, ratings, names, store.voided())
     write_files(board, config.output)
+    if config.schedule == LADDER:
+        ladder_board.write(ladder_board.board_of(store.db, field, ratings, config.placement_matches, fresh),
+                           config.output)
     return board
 
 
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
-                   say: Callable[[str], None] | None = None, accept_bot_changes: bool = False) -> RunSummary:
-    """Play every match of ``config`` not stored yet in its output directory, then publish.
+                   say: Callable[[str], None] | None = None, accept_bot_changes: bool = False,
+                   max_matches: int | None = None) -> RunSummary:
+    """Play every match of ``config`` not stored yet in its output directory (at most ``max_matches``
+    of them), then publish.
 
     Refuses (:class:`BotsChanged`) to resume when a bot's files changed since stored
-    matches were played, unless ``accept_bot_changes``.
+    matches were played, unless ``accept_bot_changes``. A ladder runs until interrupted or
+    ``max_matches``, under a lock that refuses a second run (:class:`.ladder.lock.AlreadyRunning`).
     """
-    why = refusal(config.bots, config.rules.preset, config.seats)  # load_config refuses it too; a config made in code
+    guard: ContextManager[None] = run_lock(config.output) if config.schedule == LADDER else nullcontext()
+    with guard:
+        return _run(config, out, workers, say, accept_bot_changes, max_matches)
+
+
+def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say: Callable[[str], None] | None,
+         accept_bot_changes: bool, max_matches: int | None) -> RunSummary:
+    ladder = config.schedule == LADDER
+    why = None if ladder else refusal(config.bots, config.rules.preset, config.seats)  # load_config refuses it too
     if why:
         raise BotConfigError(f"tournament {config.path.name}: {why}")
     stream = out or sys.stderr
     tell = say or (lambda line: print(line, file=stream, flush=True))
-    for spec in {b.directory or b.name: b for b in config.bots}.values():
-        build_bot(spec)
+    for spec in [] if ladder else {b.directory or b.name: b for b in config.bots}.values():
+        build_bot(spec)  # a ladder builds the snapshots it plays, as they join
     backend, why = resolve_backend(config.sandbox)
     store = ResultStore(config.output)
     try:
@@ -134,7 +178,9 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
         config = resolve_seed(config, store)
         schedule = schedule_for(config)
         store.claim(config.fingerprint(), config.describe(), schedule.total)
-        for note in check_bot_files(store, config.bots, accept_bot_changes):
+        notes = enter_starting_field(store, config) if ladder else \
+            check_bot_files(store, config.bots, accept_bot_changes)  # a ladder's snapshots never change
+        for note in notes:
             tell(note)
         if drawn:  # only once the directory is known to be this tournament's
             store.set_meta(DRAWN_SEED, config.seed)
@@ -143,25 +189,30 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
                 f"drew a secret master seed at random, kept in {where} for resuming" if first_draw else
                 f"using the secret master seed drawn by its first run (kept in {where})"))
         store.set_meta("rating", config.rating.__dict__)
-        store.set_meta("bots", [b.name for b in config.bots])
+        store.set_meta("bots", [] if ladder else [b.name for b in config.bots])
+        if ladder:
+            store.set_meta("ladder", {"placement_matches": config.placement_matches})
         done = store.done()
         records = store.records()
         earlier_voids = len(store.voided())
         schedule.resume(done, records)
         left = None if schedule.total is None else schedule.total - len(done)
         count = workers or config.workers or os.cpu_count() or 1
+        left = left if max_matches is None else max_matches if left is None else min(left, max_matches)
         count = max(1, min(count, left or 1)) if left is not None else max(1, count)
         voids = f" ({earlier_voids} of them voided)" if earlier_voids else ""
         size = "open-ended" if schedule.total is None else f"{schedule.total} matches"
         to_play = "playing" if left is None else f"{left} to play"
         tell(f"tournament {config.name}: {size}, {len(done)} already stored{voids}, "
              f"{to_play} on {count} worker(s); sandbox {backend.name} ({why})")
-        specs = {b.name: b for b in config.bots}
+        specs = players_of(config, schedule)
         progress = Progress(schedule.total, len(done), stream)
-        live = RatingFold(config.rating, [b.name for b in config.bots], records, schedule.unfinished())
+        live = RatingFold(config.rating, [] if ladder else [b.name for b in config.bots], records,
+                          schedule.unfinished())
         issued: dict[int, ScheduledMatch] = {}  # handed to the pool, not come back yet
-        jobs = _jobs(schedule, live, issued, lambda s: _job(config, s, specs, backend.name))
         played = failed = voided = 0
+        room = (lambda: None) if max_matches is None else (lambda: max_matches - played - len(issued))
+        jobs = _jobs(schedule, live, issued, lambda s: _job(config, s, specs, backend.name), room, tell)
         interrupted = False
         stopped = ""
         news = "\n" if progress.live else ""  # off the live progress line

@@ -58,6 +58,20 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (idx, seat)
     )
     """,
+    # 3: the entries of a ladder, one row per submitted version; a row is never deleted, so a
+    # retired or replaced version keeps its history (its matches name it as NAME@vK)
+    """
+    CREATE TABLE ladder_bots (
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        path TEXT NOT NULL,
+        source TEXT NOT NULL,
+        submitted_at REAL NOT NULL,
+        status TEXT NOT NULL,
+        PRIMARY KEY (name, version)
+    )
+    """,
 )
 
 VERSION = len(MIGRATIONS)

@@ -169,11 +169,12 @@ def refused(tmp_path: Path, extra: str) -> ConfigError:
 
 
 @pytest.mark.parametrize("extra,line,key,message", [
-    ("schedule: swiss", 3, "schedule", "expected one of round_robin | sampled, got 'swiss'"),
-    ("schedule: sampeld\ntables: 5", 3, "schedule", "expected one of round_robin | sampled, got 'sampeld' (did you "
-                                                   "mean 'sampled'?)"),
-    ("schedule: ladder", 3, "schedule", "'ladder' is not available yet; expected one of round_robin | sampled"),
-    ("schedule: 3", 3, "schedule", "expected one of round_robin | sampled, got 3"),
+    ("schedule: swiss", 3, "schedule", "expected one of round_robin | sampled | ladder, got 'swiss'"),
+    ("schedule: sampeld\ntables: 5", 3, "schedule", "expected one of round_robin | sampled | ladder, got 'sampeld' "
+                                                   "(did you mean 'sampled'?)"),
+    ("schedule: 3", 3, "schedule", "expected one of round_robin | sampled | ladder, got 3"),
+    ("placement_matches: 3", 3, "placement_matches", "only used with schedule: ladder; remove it, or add "
+                                                     "schedule: ladder"),
     ("tables: 5", 3, "tables", "only used with schedule: sampled (a round robin plays every table); remove it, "
                                "or add schedule: sampled"),
     ("schedule: round_robin\ntables: 5", 4, "tables", "only used with schedule: sampled (a round robin plays every "

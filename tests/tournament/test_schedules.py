@@ -87,7 +87,7 @@ class OneAtATime:
 
     def __init__(self, matches: Sequence[ScheduledMatch]) -> None:
         self.matches = list(matches)
-        self.waiting = False
+        self.in_play = False
         self.told: list[tuple[int, bool]] = []
         self.asked = 0
 
@@ -99,22 +99,25 @@ class OneAtATime:
         self.matches = [m for m in self.matches if m.index not in done]
 
     def unfinished(self) -> Iterable[int]:
-        return [self.matches[0].index] if self.waiting else []
+        return [self.matches[0].index] if self.in_play else []
 
     def next_batch(self) -> list[ScheduledMatch] | None:
         self.asked += 1
-        if self.waiting:
+        if self.in_play:
             return []
         if not self.matches:
             return None
-        self.waiting = True
+        self.in_play = True
         return [self.matches[0]]
 
     def finished(self, scheduled: ScheduledMatch, record: MatchRecord | None) -> None:
-        assert self.waiting and scheduled == self.matches[0]
+        assert self.in_play and scheduled == self.matches[0]
         self.told.append((scheduled.index, record is not None))
         self.matches.pop(0)
-        self.waiting = False
+        self.in_play = False
+
+    def waiting(self) -> str | None:
+        return "waiting for the match in play" if self.in_play else None
 
 
 def fake_play(jobs: Sequence[MatchJob]) -> Generator[MatchOutcome, None, None]:

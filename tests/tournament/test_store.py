@@ -34,6 +34,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
     with db:  # back to the first arena's layout, with one match still to play
         db.execute("DROP TABLE voided")
         db.execute("DROP TABLE logs")
+        db.execute("DROP TABLE ladder_bots")
         db.execute("DELETE FROM matches WHERE idx = 1")
     db.execute("PRAGMA user_version = 0")
     db.close()
@@ -45,7 +46,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
     assert (summary.skipped, summary.played) == (1, 1)
     db = sqlite3.connect(config.output / "results.sqlite")
     try:
-        assert schema.version(db) == schema.VERSION == 2 and schema.has_table(db, "voided")
+        assert schema.version(db) == schema.VERSION == 3 and schema.has_table(db, "voided")
         assert db.execute("SELECT COUNT(*) FROM matches").fetchone() == (2,)
     finally:
         db.close()

@@ -12,7 +12,9 @@ ROUND_ROBIN = "round_robin"
 """Every table of every size, every cycle (the default)."""
 SAMPLED = "sampled"
 """``tables`` tables, chosen so that bots play equally often and meet evenly."""
-KINDS = (ROUND_ROBIN, SAMPLED)
+LADDER = "ladder"
+"""Open-ended: bots are submitted and retired while it runs; tables are drawn from the ratings so far."""
+KINDS = (ROUND_ROBIN, SAMPLED, LADDER)
 """The values ``schedule`` may take, the default first."""
-NOT_YET = ("ladder",)
+NOT_YET: tuple[str, ...] = ()
 """Schedule names kept for schedules to come: refused with a message saying so, not as typos."""

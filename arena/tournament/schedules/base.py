@@ -43,3 +43,7 @@ class Schedule(Protocol):
     def finished(self, scheduled: ScheduledMatch, record: MatchRecord | None) -> None:
         """A match handed out came back: stored with ``record``, or None when it has no result (voided,
         or the arena failed on it: a schedule known in advance plays it again on the next run)."""
+
+    def waiting(self) -> str | None:
+        """Why ``next_batch`` has nothing to hand out now, in words for the organiser (a ladder whose
+        field cannot fill a table), or None; the driver says it once each time it changes."""

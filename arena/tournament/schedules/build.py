@@ -7,13 +7,18 @@ module beside this one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
+
+from ...bots import BotSpec
 
 from ..schedule import ScheduledMatch, round_robin
 from ..seating import restricted_sizes
-from . import ROUND_ROBIN, SAMPLED
+from ..ladder.entries import active_in
+from ..ladder.snapshot import player_spec
+from . import LADDER, ROUND_ROBIN, SAMPLED
 from .base import Schedule
 from .fixed import FixedSchedule
+from .ladder import LadderSchedule
 from .sampled import sampled
 
 if TYPE_CHECKING:
@@ -22,6 +27,12 @@ if TYPE_CHECKING:
 
 def schedule_for(config: TournamentConfig) -> Schedule:
     """The schedule of ``config`` (whose master seed must be resolved), not yet told what is stored."""
+    if config.schedule == LADDER:
+        if config.seed is None:
+            raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
+        output = config.output
+        return LadderSchedule(lambda: active_in(output), player_spec, config.seats, config.rules.preset,
+                              config.seed, config.rating)
     return FixedSchedule(schedule_of(config), config.matches_per_process)
 
 
@@ -29,6 +40,8 @@ def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
     """Every match of ``config``'s schedule in index order (one known in advance), e.g. to replay one alone."""
     if config.seed is None:
         raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
+    if config.schedule == LADDER:
+        raise ValueError("a ladder draws its tables as it runs: it has no schedule known in advance")
     names = [b.name for b in config.bots]
     sizes = restricted_sizes(config.bots, config.rules.preset, config.seats)
     if config.schedule == ROUND_ROBIN:
@@ -38,3 +51,10 @@ def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
             raise ValueError("schedule: sampled needs tables, the number of tables to play")
         return list(sampled(names, config.seats, config.tables, config.cycles, config.seed, sizes))
     raise ValueError(f"unknown schedule {config.schedule!r}")
+
+
+def players_of(config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
+    """Name -> bot for the jobs: the file's bots, or a ladder's entries as its schedule meets them (a live map)."""
+    if isinstance(schedule, LadderSchedule):
+        return schedule.specs
+    return {b.name: b for b in config.bots}

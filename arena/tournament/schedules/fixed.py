@@ -45,5 +45,9 @@ class FixedSchedule:
             raise RuntimeError("resume() tells the schedule what is stored before the first batch")
         return self._runs.popleft() if self._runs else None
 
+    def waiting(self) -> None:
+        """Never: a fixed schedule always has its next batch ready, or is done."""
+        return None
+
     def finished(self, scheduled: ScheduledMatch, record: MatchRecord | None) -> None:
         self._unfinished.discard(scheduled.index)

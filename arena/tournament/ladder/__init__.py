@@ -1,0 +1,7 @@
+"""A living ladder: bots submitted and retired while ``arena run`` plays, rated as they go.
+
+:mod:`.entries` is the field in ``results.sqlite``; :mod:`.snapshot` copies a bot's files
+so that what was rated is what stays on disk; :mod:`.submit` checks and enters a bot;
+:mod:`.lock` keeps one run per ladder; :mod:`.board` is its leaderboard. The matchmaking
+is :mod:`..schedules.ladder`, behind the same interface as every schedule.
+"""

@@ -1,0 +1,130 @@
+"""The ladder's field, one row per submitted version, in the ``ladder_bots`` table of ``results.sqlite``.
+
+Rows are never deleted: a retired or replaced version keeps its matches and its rating,
+under its player key ``NAME@vK``. Every change is one transaction, so a run that reads
+the field between two batches sees a submission whole or not at all.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import schema
+from ..store import DB_NAME
+
+ACTIVE = "active"
+"""Scheduled."""
+REPLACED = "replaced"
+"""A newer version of the same name took its place (unless ``keep_versions``)."""
+RETIRED = "retired"
+"""Taken out of the field by ``arena retire``."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One version of one bot in the ladder."""
+
+    name: str
+    version: int
+    digest: str
+    """sha256 over the bot's files (names and contents): identical resubmissions are recognised by it."""
+    path: str
+    """The snapshot directory the ladder runs."""
+    source: str
+    """The directory it was submitted from: a name belongs to one source directory."""
+    submitted_at: float
+    status: str
+
+    @property
+    def key(self) -> str:
+        """The player the ratings and the matches name: versions of one bot are separate players."""
+        return player_key(self.name, self.version)
+
+
+def player_key(name: str, version: int) -> str:
+    """``NAME@vK``: ``@`` is not allowed in bot names, so a key never looks like a name."""
+    return f"{name}@v{version}"
+
+
+def entries(db: sqlite3.Connection) -> list[Entry]:
+    """Every version ever entered, by name then version (none in a file that is no ladder)."""
+    if not schema.has_table(db, "ladder_bots"):
+        return []
+    return [Entry(*row) for row in db.execute(
+        "SELECT name, version, digest, path, source, submitted_at, status FROM ladder_bots ORDER BY name, version")]
+
+
+def active(db: sqlite3.Connection) -> list[Entry]:
+    """The versions to schedule."""
+    return [e for e in entries(db) if e.status == ACTIVE]
+
+
+@dataclass(frozen=True)
+class Entered:
+    """What :func:`enter` did."""
+
+    entry: Entry
+    new: bool
+    """False: this digest was entered under this name already (nothing changed)."""
+    replaced: tuple[int, ...] = ()
+    """Versions that left the active field for it."""
+
+
+class NameTaken(ValueError):
+    """The name belongs to a bot submitted from another directory."""
+
+
+def enter(db: sqlite3.Connection, name: str, digest: str, path: str, source: str, keep_versions: bool) -> Entered:
+    """Enter ``name`` with these files as its next version, in one transaction.
+
+    A name belongs to the directory it was first submitted from (:class:`NameTaken`). The
+    same digest again is a no-op (whatever that version's status); a new one becomes
+    version K+1 and, unless ``keep_versions``, replaces the active versions of the name.
+    """
+    db.execute("BEGIN IMMEDIATE")  # a concurrent submit of the same name waits here and then sees this one
+    try:
+        rows = [e for e in entries(db) if e.name == name]
+        if rows and rows[-1].source != source:
+            db.execute("ROLLBACK")
+            raise NameTaken(f"the name {name} is taken by a bot submitted from {rows[-1].source}; "
+                            "choose another name with --name")
+        same = next((e for e in rows if e.digest == digest), None)
+        if same is not None:
+            db.execute("ROLLBACK")
+            return Entered(same, False)
+        version = max((e.version for e in rows), default=0) + 1
+        replaced = () if keep_versions else tuple(e.version for e in rows if e.status == ACTIVE)
+        if replaced:
+            db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?", (REPLACED, name, ACTIVE))
+        entry = Entry(name, version, digest, path, source, time.time(), ACTIVE)
+        db.execute("INSERT INTO ladder_bots VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   (entry.name, entry.version, entry.digest, entry.path, entry.source, entry.submitted_at,
+                    entry.status))
+        db.execute("COMMIT")
+        return Entered(entry, True, replaced)
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def retire(db: sqlite3.Connection, name: str) -> list[int]:
+    """Take every active version of ``name`` out of the field; the versions retired (none: nothing to do)."""
+    with db:
+        versions = [row[0] for row in db.execute(
+            "SELECT version FROM ladder_bots WHERE name = ? AND status = ? ORDER BY version", (name, ACTIVE))]
+        db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?", (RETIRED, name, ACTIVE))
+    return versions
+
+
+def active_in(directory: Path) -> list[Entry]:
+    """The active field as the store holds it now, read on a connection of its own (a running ladder
+    re-reads it before each table it draws, so a submission joins without a restart)."""
+    db = sqlite3.connect(Path(directory) / DB_NAME, timeout=30)
+    try:
+        return active(db)
+    finally:
+        db.close()

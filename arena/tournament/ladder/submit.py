@@ -1,0 +1,117 @@
+"""Entering bots into a ladder: ``arena submit`` (checked first) and the file's starting field.
+
+A submission is checked with ``check_bot`` before anything is written, so a bot that
+fails leaves no trace; its files are listed before the check (which builds the bot in
+its directory) and exactly those are snapshotted. The store is written in one
+transaction, so a running ladder sees the new entry whole at its next table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ...bots import BotConfigError, load_bot
+from ...check import CheckReport, check_bot
+from ...sandbox import resolve_backend
+from ..config import TournamentConfig
+from ..schedules import LADDER
+from ..store import DB_NAME, ResultStore
+from .entries import Entered, Entry, NameTaken, enter, entries
+from .snapshot import bot_files, digest_of, snapshot
+
+CHECK_MATCHES = 2
+"""Matches per preset of the check a submission must pass."""
+
+
+class Refused(Exception):
+    """The submission was not entered; the message says why in one line."""
+
+
+class CheckFailed(Refused):
+    """The bot failed its check; ``report`` holds the findings."""
+
+    def __init__(self, report: CheckReport) -> None:
+        super().__init__("refused: the bot failed its check (findings above); nothing was entered")
+        self.report = report
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What ``arena submit`` did."""
+
+    entered: Entered
+    checked: bool
+    """False when nothing needed checking (an identical resubmission)."""
+
+
+def require_ladder(config: TournamentConfig) -> None:
+    """Submitting and retiring only make sense for ``schedule: ladder``."""
+    if config.schedule != LADDER:
+        raise Refused(f"{config.path.name} is not a ladder (schedule: {config.schedule}); "
+                      f"bots are submitted only to a file with schedule: {LADDER}")
+
+
+def _stored_entries(output: Path) -> list[Entry]:
+    """The entries already stored, read without creating a store: a refused bot must leave no trace."""
+    path = Path(output) / DB_NAME
+    if not path.is_file():
+        return []
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        return list(entries(db))
+    finally:
+        db.close()
+
+
+def submit(config: TournamentConfig, directory: str, name: str | None = None,
+           echo: Callable[[str], None] | None = None) -> Submission:
+    """Check the bot in ``directory`` and enter it as ``name`` (default: its manifest's), or say why not."""
+    require_ladder(config)
+    try:
+        spec = load_bot(directory, None, name)
+    except BotConfigError as exc:
+        raise Refused(str(exc)) from None
+    if spec.directory is None:
+        raise Refused(f"{directory}: a ladder takes bot directories, not command lines")
+    source = str(Path(spec.directory).resolve())
+    listed = bot_files(source)
+    digest = digest_of(listed)
+    mine = [e for e in _stored_entries(config.output) if e.name == spec.name]
+    if mine and mine[-1].source != source:
+        raise Refused(f"the name {spec.name} is taken by a bot submitted from {mine[-1].source}; "
+                      "choose another name with --name")
+    same = next((e for e in mine if e.digest == digest), None)
+    if same is not None:
+        return Submission(Entered(same, False), False)
+    backend, _ = resolve_backend(config.sandbox)
+    report = check_bot(spec, backend.name, config.time, CHECK_MATCHES, echo=echo)
+    if not report.ok:
+        raise CheckFailed(report)
+    store = ResultStore(config.output)
+    try:
+        digest, path = snapshot(source, config.output, spec.name, listed)
+        try:
+            entered = enter(store.db, spec.name, digest, str(path), source, config.keep_versions)
+        except NameTaken as exc:
+            raise Refused(str(exc)) from None
+    finally:
+        store.close()
+    return Submission(entered, True)
+
+
+def enter_starting_field(store: ResultStore, config: TournamentConfig) -> list[str]:
+    """Enter each bot of the file's list whose name the ladder does not know yet, unchecked (the
+    operator chose them); a line per bot entered."""
+    known = {e.name for e in entries(store.db)}
+    notes = []
+    for spec in config.bots:
+        if spec.name in known or spec.directory is None:
+            continue
+        source = str(Path(spec.directory).resolve())
+        digest, path = snapshot(source, config.output, spec.name)
+        entered = enter(store.db, spec.name, digest, str(path), source, config.keep_versions)
+        notes.append(f"ladder {config.name}: entered {entered.entry.key} from the file's bots")
+    return notes

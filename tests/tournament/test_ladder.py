@@ -1,0 +1,255 @@
+"""The living ladder end to end: runs with --matches, submissions between runs, versions, retiring, the lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.tournament.config import load_config
+from arena.tournament.driver import publish, run_tournament
+from arena.tournament.ladder.entries import Entry
+from arena.tournament.ladder.lock import run_lock
+from arena.tournament.rating import RatingParams
+from arena.tournament.schedules.ladder import LadderSchedule
+from arena.tournament.store import ResultStore
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def copy_bot(tmp_path: Path, name: str) -> Path:
+    """A copy of bots/random named ``name`` (with the shared lib beside it), editable by the test."""
+    home = tmp_path / "bots"
+    if not (home / "lib").exists():
+        shutil.copytree(ROOT / "bots" / "lib", home / "lib", ignore=shutil.ignore_patterns("__pycache__"))
+    target = home / name
+    shutil.copytree(ROOT / "bots" / "random", target, ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = target / "bot.yaml"
+    manifest.write_text(manifest.read_text().replace("name: random", f"name: {name}"))
+    return target
+
+
+def write_ladder(tmp_path: Path, bots: list[Path], extra: str = "") -> Path:
+    lines = ["name: lad", "schedule: ladder", "seats: [2, 3]", "seed: 5", "time: {move_ms: 2000, startup_ms: 10000}",
+             "sandbox: none", "workers: 2", "placement_matches: 2", f"output: {tmp_path / 'out'}", "bots:"]
+    lines += [f"  - {b}" for b in bots] or ["  []"]
+    path = tmp_path / "ladder.yaml"
+    path.write_text("\n".join(lines).replace("bots:\n  []", "bots: []") + "\n" + extra)
+    return path
+
+
+def run(path: Path, matches: int) -> None:
+    result = CliRunner().invoke(main, ["run", str(path), "--matches", str(matches)])
+    assert result.exit_code == 0, result.output
+
+
+def submit(path: Path, bot: Path, *more: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["submit", str(path), str(bot), *more])
+    return result.exit_code, result.output
+
+
+def played(output: Path) -> list[tuple[str, ...]]:
+    db = sqlite3.connect(output / "results.sqlite")
+    try:
+        return [tuple(json.loads(b)) for (b,) in db.execute("SELECT bots FROM matches ORDER BY idx")]
+    finally:
+        db.close()
+
+
+def field(output: Path) -> list[tuple[str, int, str]]:
+    db = sqlite3.connect(output / "results.sqlite")
+    try:
+        return db.execute("SELECT name, version, status FROM ladder_bots ORDER BY name, version").fetchall()
+    finally:
+        db.close()
+
+
+def test_run_with_matches_stores_that_many_and_resumes(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
+    run(path, 5)
+    assert len(played(tmp_path / "out")) == 5
+    run(path, 3)
+    matches = played(tmp_path / "out")
+    assert len(matches) == 8
+    assert {bot for seats in matches for bot in seats} == {"ann@v1", "bob@v1"}
+    board = CliRunner().invoke(main, ["leaderboard", str(tmp_path / "out")])
+    assert board.exit_code == 0 and "ann" in board.output and "ranked" in board.output
+    assert "8 matches played" in board.output
+
+
+def test_a_bot_submitted_between_runs_plays_first_then_resubmitting_it_is_a_no_op(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
+    run(path, 2)
+    carl = copy_bot(tmp_path, "carl")
+    code, output = submit(path, carl)
+    assert code == 0 and "entered carl@v1" in output, output
+    run(path, 3)
+    assert all("carl@v1" in seats for seats in played(tmp_path / "out")[2:])  # placement: fewest matches first
+    code, output = submit(path, carl)
+    assert code == 0 and "already entered as carl@v1" in output
+    assert field(tmp_path / "out") == [("ann", 1, "active"), ("bob", 1, "active"), ("carl", 1, "active")]
+
+
+def test_a_bot_failing_its_check_is_refused_and_leaves_no_trace(tmp_path):
+    path = write_ladder(tmp_path, [])
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for name in ("fault_startup.py", "fault_common.py"):
+        shutil.copy(ROOT / "tests" / "bots" / name, broken / name)
+    (broken / "bot.yaml").write_text('name: broken\nrun: ["python3", "fault_startup.py", "exit"]\n')
+    code, output = submit(path, broken)
+    assert code == 1 and "refused: the bot failed its check" in output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_new_version_replaces_the_old_one_unless_versions_are_kept(tmp_path):
+    ann, bob = copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")
+    path = write_ladder(tmp_path, [ann, bob])
+    run(path, 2)
+    with open(ann / "bot.py", "a") as f:
+        f.write("# a new version\n")
+    code, output = submit(path, ann)
+    assert code == 0 and "entered ann@v2" in output and "replaces v1" in output
+    assert field(tmp_path / "out") == [("ann", 1, "replaced"), ("ann", 2, "active"), ("bob", 1, "active")]
+    run(path, 3)
+    assert all(set(seats) == {"ann@v2", "bob@v1"} for seats in played(tmp_path / "out")[2:])
+    code, output = submit(path, copy_bot(tmp_path / "elsewhere", "ann"))
+    assert code == 1 and "the name ann is taken by a bot submitted from" in output
+
+
+def test_kept_versions_play_side_by_side(tmp_path):
+    ann, bob = copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")
+    path = write_ladder(tmp_path, [ann, bob], "keep_versions: true\n")
+    run(path, 1)
+    with open(ann / "bot.py", "a") as f:
+        f.write("# a new version\n")
+    assert submit(path, ann)[0] == 0
+    assert field(tmp_path / "out") == [("ann", 1, "active"), ("ann", 2, "active"), ("bob", 1, "active")]
+
+
+def test_a_retired_bot_is_no_longer_scheduled_and_keeps_its_history(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob", "carl")])
+    run(path, 3)
+    result = CliRunner().invoke(main, ["retire", str(path), "carl"])
+    assert result.exit_code == 0 and "retired carl@v1" in result.output
+    before = len(played(tmp_path / "out"))
+    run(path, 4)
+    assert all("carl@v1" not in seats for seats in played(tmp_path / "out")[before:])
+    board = CliRunner().invoke(main, ["leaderboard", str(tmp_path / "out")])
+    assert "retired" in board.output and "carl" in board.output
+
+
+def test_a_second_run_of_a_running_ladder_is_refused(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
+    with run_lock(tmp_path / "out"):
+        result = CliRunner().invoke(main, ["run", str(path), "--matches", "1"])
+    assert result.exit_code == 1
+    assert "already being run by another arena run" in result.output and result.output.count("\n") == 1
+    run(path, 1)  # released with the lock
+
+
+def test_live_ratings_equal_a_recomputation_from_the_store(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob", "carl")])
+    config = load_config(path)
+    run_tournament(config, out=open(os.devnull, "w"), max_matches=9)
+    written = [(tmp_path / "out" / name).read_text() for name in ("leaderboard.json", "ladder.json")]
+    store = ResultStore(config.output)
+    try:
+        publish(store, config)  # no fold given: recomputed from every stored record
+    finally:
+        store.close()
+    assert [(tmp_path / "out" / name).read_text() for name in ("leaderboard.json", "ladder.json")] == written
+
+
+def entry(name: str) -> Entry:
+    return Entry(name, 1, "d", "p", "s", 0.0, "active")
+
+
+def test_matchmaking_is_deterministic_and_seats_the_least_played_first(tmp_path):
+    from arena.bots import BotSpec
+
+    def schedule() -> LadderSchedule:
+        s = LadderSchedule(lambda: [entry(n) for n in "abcde"], lambda e: BotSpec(name=e.key, command=("x",)),
+                           [2, 3], "standard", 9, RatingParams())
+        s.resume(set(), [])
+        return s
+
+    one, two = schedule(), schedule()
+    first = [one.next_batch() for _ in range(12)]
+    assert first == [two.next_batch() for _ in range(12)]
+    ids = [batch[0].match_id for batch in first if batch]
+    assert ids[0].startswith("L0/") and ids[0].endswith("/r0") and ids[2].startswith("L2/")
+    seated = {key for batch in first if batch for key in batch[0].bots}
+    assert seated == {f"{n}@v1" for n in "abcde"}  # everyone placed before anyone plays a lot
+    assert [len(batch[0].bots) for batch in first if batch][:5] == [2, 2, 3, 3, 3]
+
+
+def test_the_schedule_rereads_the_field_before_each_table():
+    from arena.bots import BotSpec
+
+    names = ["a", "b"]
+    s = LadderSchedule(lambda: [entry(n) for n in names], lambda e: BotSpec(name=e.key, command=("x",)),
+                       [2], "standard", 9, RatingParams())
+    s.resume(set(), [])
+    assert [b[0].bots for b in (s.next_batch(), s.next_batch()) if b] == [("a@v1", "b@v1"), ("b@v1", "a@v1")]
+    names.append("c")  # submitted while the run goes
+    batch = s.next_batch()
+    assert batch and "c@v1" in batch[0].bots
+    assert s.waiting() is None
+    names[:] = ["a"]  # too few to fill a table: wait, do not end, and say why
+    s.next_batch()
+    assert s.next_batch() == []
+    assert s.waiting() == ("waiting for bots: 1 usable in the field (a@v1), a table needs 2 that play standard; "
+                           "add some with arena submit")
+
+
+def test_a_bot_submitted_while_the_ladder_runs_joins_it(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while not (tmp_path / "out" / "results.sqlite").exists() or not played(tmp_path / "out"):
+            assert time.time() < deadline and proc.poll() is None
+            time.sleep(0.2)
+        code, output = submit(path, copy_bot(tmp_path, "carl"))
+        assert code == 0, output
+        while not any("carl@v1" in seats for seats in played(tmp_path / "out")):
+            assert time.time() < deadline and proc.poll() is None
+            time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)
+
+
+def test_an_entry_that_never_played_is_on_the_board(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
+    run(path, 1)
+    assert submit(path, copy_bot(tmp_path, "carl"))[0] == 0
+    assert CliRunner().invoke(main, ["retire", str(path), "carl"]).exit_code == 0
+    run(path, 1)
+    board = json.loads((tmp_path / "out" / "ladder.json").read_text())
+    assert {(r["name"], r["matches"], r["status"]) for r in board} == {("ann", 2, "ranked"), ("bob", 2, "ranked"),
+                                                                     ("carl", 0, "retired")}
+
+
+def test_matches_limits_a_round_robin_too_and_the_rest_is_played_on_resume(tmp_path):
+    lines = ["name: rr", "seats: 2", "seed: 3", "sandbox: none", "workers: 2", f"output: {tmp_path / 'rr'}",
+             "bots:", f"  - {ROOT / 'bots' / 'random'}", f"  - {ROOT / 'bots' / 'heuristic'}",
+             f"  - {ROOT / 'bots' / 'c-random'}"]
+    path = tmp_path / "rr.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    run(path, 4)
+    assert len(played(tmp_path / "rr")) == 4
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 0 and len(played(tmp_path / "rr")) == 6
