@@ -24,3 +24,4 @@ bench: venv
 	$(BIN)/python bench/protocol.py
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/deps.py
+	$(BIN)/python bench/ladder.py

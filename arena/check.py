@@ -13,14 +13,14 @@ import dataclasses
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from .bot import TimeControl
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
 from .bots.supports import seat_text
 from .diagnosis import STDERR_LINES, Diagnosis, diagnose, stderr_tail
 from .faults import FaultKind
-from .game import make_rules
+from .game import Rules, make_rules
 from .runner import MatchJob, MatchOutcome, play_batch, play_match
 
 RANDOM_BOT = Path("bots") / "random"
@@ -91,9 +91,16 @@ class CheckReport:
         return not self.findings
 
 
-def plan(spec: BotSpec, matches_per_preset: int) -> dict[str, list[Table]]:
-    """The check matches per preset: every declared table size at least once, the bot's seat moving round."""
+def plan(spec: BotSpec, matches_per_preset: int, venue: Rules | None = None,
+         seats: Sequence[int] = ()) -> dict[str, list[Table]]:
+    """The check matches per preset: every declared table size at least once, the bot's seat moving round.
+    With ``venue`` (a ladder's rules) and its ``seats``: only those rules, at the sizes the bot plays of them."""
     supports = spec.supports
+    if venue is not None:
+        sizes: Sequence[int] = [n for n in sorted(set(seats)) if supports.plays(venue.preset, n)]
+        count = max(matches_per_preset, len(sizes))
+        return {venue.preset: [Table(venue.preset, sizes[i % len(sizes)], i % sizes[i % len(sizes)])
+                               for i in range(count)]} if sizes else {}
     sizes = supports.seats or UNDECLARED_SIZES
     count = max(matches_per_preset, len(supports.seats)) if supports.seats else matches_per_preset
     players = [sizes[i % len(sizes)] for i in range(count)]
@@ -112,8 +119,9 @@ class _Checker:
     """Plays the check matches and turns the checked bot's faults into findings."""
 
     def __init__(self, spec: BotSpec, opponent: BotSpec, sandbox: str, time_control: TimeControl,
-                 say: Callable[[str], None], report: CheckReport) -> None:
+                 say: Callable[[str], None], report: CheckReport, venue: Rules | None = None) -> None:
         self.spec, self.opponent, self.sandbox, self.time = spec, opponent, sandbox, time_control
+        self.venue = venue
         self.say, self.report = say, report
         self.nonce = secrets.token_hex(8)  # fresh deals each check: a bot must not be able to know them in advance
         self.by_title: dict[str, Finding] = {}
@@ -123,7 +131,8 @@ class _Checker:
         return tuple(others[:table.seat] + [self.spec] + others[table.seat:])
 
     def job(self, table: Table, tag: str) -> MatchJob:
-        return MatchJob(f"check-{tag}", make_rules(table.preset), f"{self.nonce}/{tag}", self.seats(table),
+        rules = self.venue if self.venue is not None else make_rules(table.preset)
+        return MatchJob(f"check-{tag}", rules, f"{self.nonce}/{tag}", self.seats(table),
                         time=self.time, sandbox=self.sandbox)
 
     def note(self, outcome: MatchOutcome, table: Table, never_started: bool = False, reuse: bool = False) -> bool:
@@ -188,8 +197,10 @@ class _Checker:
 
 
 def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_per_preset: int = 2,
-              echo: Callable[[str], None] | None = None, opponent_dir: Path | None = None) -> CheckReport:
-    """Play the bot at the tables it supports against the bundled random bot and explain what went wrong."""
+              echo: Callable[[str], None] | None = None, opponent_dir: Path | None = None,
+              venue: Rules | None = None, seats: Sequence[int] = ()) -> CheckReport:
+    """Play the bot at the tables it supports against the bundled random bot and explain what went wrong;
+    ``venue`` and ``seats``: only at the tables of a ladder it is submitted to (its rules and options)."""
     report = CheckReport()
 
     def say(line: str) -> None:
@@ -200,7 +211,10 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
     opponent = load_bot(str(opponent_dir or default_opponent()))
     if opponent.name == spec.name:
         opponent = dataclasses.replace(opponent, name=f"{opponent.name}-opponent")
-    tables = plan(spec, matches_per_preset)
+    tables = plan(spec, matches_per_preset, venue, seats)
+    if not tables:
+        raise BotConfigError(f"{spec.name} supports {spec.supports.text()}, and plays none of these tables: "
+                             f"{venue.preset if venue else ''} at {seat_text(tuple(sorted(set(seats))))}")
     missing = sorted({f"{t.preset} at {t.players} seats" for ts in tables.values() for t in ts
                       if not opponent.supports.plays(t.preset, t.players)})
     if missing:
@@ -208,7 +222,7 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
                              f"{spec.name} supports; choose another --opponent")
     say(supports_line(spec))
     build_bot(opponent)
-    checker = _Checker(spec, opponent, sandbox, time_control, say, report)
+    checker = _Checker(spec, opponent, sandbox, time_control, say, report, venue)
     try:
         build_bot(spec)
     except BotConfigError as exc:
@@ -218,7 +232,8 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
             if not checker.preset(preset, preset_tables, first=index == 0):
                 break
         else:
-            checker.reuse(spec.supports.presets(), spec.supports.table_sizes()[0])
+            first = next(iter(tables.values()))[0]
+            checker.reuse(tuple(tables), first.players)
     for number, finding in enumerate(report.findings, 1):
         for line in finding.lines(number, report.matches):
             say(line)

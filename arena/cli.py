@@ -293,7 +293,10 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None) -> None:
               help="Resume even though bots' files changed since stored matches were played (mixes versions).")
 @click.option("--matches", "max_matches", type=click.IntRange(1), default=None,
               help="Stop once this run has stored this many matches (a ladder otherwise runs until Ctrl-C).")
-def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, max_matches: int | None) -> None:
+@click.option("--hours", type=click.FloatRange(0, min_open=True), default=None,
+              help="Start no match after this many hours; matches in play are finished and stored.")
+def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, max_matches: int | None,
+            hours: float | None) -> None:
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
     from .tournament.config import ConfigError, load_config
     from .tournament.driver import run_tournament
@@ -308,15 +311,16 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
         raise click.ClickException(str(exc)) from None
     try:
         summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes,
-                                 max_matches=max_matches)
+                                 max_matches=max_matches, hours=hours)
     except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning) as exc:
         raise click.ClickException(str(exc)) from None
     if config.schedule == LADDER:
         click.echo((config.output / "ladder.txt").read_text(), nl=False)
     else:
         click.echo(text(summary.leaderboard, voided=False))
-    click.echo(f"results: {config.output} (leaderboard.md, leaderboard.json, leaderboard.csv, head_to_head.csv, "
-               f"voided.csv, results.sqlite, replays/)")
+    ladder_files = "ladder.txt, ladder.md, ladder.json, ladder.csv, " if config.schedule == LADDER else ""
+    click.echo(f"results: {config.output} ({ladder_files}leaderboard.md, leaderboard.json, leaderboard.csv, "
+               f"head_to_head.csv, voided.csv, results.sqlite, replays/)")
     if summary.leaderboard.voided:
         click.echo(voided_summary(summary.leaderboard.voided))  # the last line: what is not rated, and why
     if summary.interrupted:
@@ -329,12 +333,13 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
 
 @main.command("leaderboard")
 @click.argument("output_dir", type=click.Path(file_okay=False, path_type=Path))
-def leaderboard_cmd(output_dir: Path) -> None:
+@click.option("--all", "show_all", is_flag=True, help="A ladder: show older (replaced) versions too.")
+def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
     """Print the leaderboard of a tournament OUTPUT_DIR, also while it runs."""
     from .tournament.ladder import board as ladder_board
-    from .tournament.ladder.entries import entries
     from .tournament.leaderboard import build, text
-    from .tournament.rating import RatingParams, make_env, rate
+    from .tournament.rating import RatingParams, rate
+    from .tournament.schedules import ROUND_ROBIN
     from .tournament.store import ResultStore, StoreMismatch
 
     try:
@@ -342,23 +347,23 @@ def leaderboard_cmd(output_dir: Path) -> None:
     except (FileNotFoundError, StoreMismatch) as exc:
         raise click.ClickException(str(exc)) from None
     try:
+        ladder = store.meta("ladder")
+        if ladder is None and show_all:
+            schedule = str((store.meta("config") or {}).get("schedule", ROUND_ROBIN)).replace("_", "-")
+            raise click.ClickException(f"--all applies to ladders only; {output_dir} is a {schedule} tournament")
         names = store.meta("bots") or []
         params = RatingParams(**(store.meta("rating") or {}))
-        records = store.records()
         voided = store.voided()
+        if ladder is not None:  # its ratings are kept in the store: no record is read, however many
+            rows = ladder_board.load(store.db, params, int(ladder["placement_matches"]))
+            played = store.count()
+            click.echo(f"ladder: {played} matches played" + (f", {len(voided)} voided" if voided else ""))
+            click.echo(ladder_board.view(rows, show_all), nl=False)
+            return
+        records = store.records()
         total = store.meta("total")
-        ladder = store.meta("ladder")
-        if ladder is not None:
-            field = entries(store.db)
-            ratings = rate(records, params, [e.key for e in field])
-            rows = ladder_board.board_of(store.db, field, ratings, int(ladder["placement_matches"]),
-                                         make_env(params).create_rating())
     finally:
         store.close()
-    if ladder is not None:
-        click.echo(f"ladder: {len(records)} matches played" + (f", {len(voided)} voided" if voided else ""))
-        click.echo(ladder_board.text(rows), nl=False)
-        return
     board = build(records, rate(records, params, names), names, voided)
     of = "" if total is None else f" of {total}"  # an open-ended schedule has no total
     click.echo(f"{len(records)}{of} matches finished" + (f", {len(voided)} voided" if voided else ""))

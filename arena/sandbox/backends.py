@@ -114,8 +114,9 @@ class NoneBackend(Backend):
                           related=related, cgroup=cgroup)
 
     def _host_tmp(self) -> str | None:
-        """A fresh private host directory: the bot's cwd, ``HOME`` and ``TMPDIR``."""
-        return tempfile.mkdtemp(prefix="arena-bot-")
+        """A fresh private host directory: the bot's cwd, ``HOME`` and ``TMPDIR``, named after this arena
+        process so that the next arena removes it if this one is killed (:func:`orphans.sweep`)."""
+        return tempfile.mkdtemp(prefix=orphans.workdir_prefix())
 
     def _inputs(self, spec: LaunchSpec) -> dict[str, bytes]:
         """Data the launcher reads from pipes at start (by name); ``_argv`` gets their fds."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import stat
 import tempfile
@@ -45,6 +46,39 @@ def owner_gone(token: str) -> bool:
     if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
         return False
     return process_start(int(parts[0])) != parts[1]
+
+
+WORKDIR = "arena-bot-"
+"""Prefix of a bot's private host directory: ``arena-bot-<pid>.<start time>-<random>``."""
+
+
+def workdir_prefix() -> str:
+    """The prefix of this process's bots' host directories: it names the arena process that owns them."""
+    return f"{WORKDIR}{os.getpid()}.{process_start(os.getpid()) or 0}-"
+
+
+def _remove_workdirs() -> list[str]:
+    """Remove the bots' host directories of arena processes that no longer run (a killed arena cannot
+    clean up after itself); only this user's, only real directories, never another arena's."""
+    root = tempfile.gettempdir()
+    gone = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return []
+    for name in names:
+        owner, dash, _ = name[len(WORKDIR):].partition("-")
+        if not name.startswith(WORKDIR) or not dash or not owner_gone(f"{owner}.0"):
+            continue
+        path = os.path.join(root, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+            shutil.rmtree(path, ignore_errors=True)
+            gone.append(path)
+    return gone
 
 
 def registry() -> str | None:
@@ -176,6 +210,7 @@ def sweep(timeout: float = 5.0, force: bool = False) -> list[int]:
     hit = _kill_registered(deadline, folder) if folder is not None else []
     hit += _kill_tokens(deadline, folder)
     cgroups.sweep(owner_gone, max(0.5, deadline - time.monotonic()))
+    _remove_workdirs()
     for pid in hit:  # corpses that came back to us (we may be their subreaper) are ours to reap
         try:
             os.waitpid(pid, os.WNOHANG)

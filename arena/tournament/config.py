@@ -36,6 +36,7 @@ from ..sandbox.limits import Limits
 from .rating import RatingParams
 from .schedule import opaque_match_id
 from .schedules import KINDS, LADDER, NOT_YET, ROUND_ROBIN, SAMPLED
+from .schedules.ladder import DEFAULT_FLOOR
 from .schedules.sampled import fields, minimum_tables, split
 from .seating import refusal, restricted_sizes
 
@@ -54,7 +55,7 @@ DEFAULT_RULES = "standard"
 
 TOP_KEYS = ("name", "rules", "seats", "cycles", "schedule", "tables", "seed", "time", "sandbox", "workers",
             "matches_per_process", "fault_policy", "max_faults", "tell_opponents", "rating", "limits", "log_bytes",
-            "output", "bots", "placement_matches", "keep_versions")
+            "output", "bots", "placement_matches", "keep_versions", "fairness_floor")
 """Allowed top-level keys, in documentation order."""
 MAX_LOG_BYTES = 16 * 1024 * 1024
 """Largest ``log_bytes``: each bot process holds up to this much of its stderr in the arena's memory."""
@@ -74,7 +75,7 @@ BOT_KEYS = ("name", "path", "command", "image")
 """Keys of the mapping form of a bot entry."""
 MIN_BOTS = 2
 """A tournament needs at least this many bots (a ladder may start with none: bots are submitted)."""
-LADDER_KEYS = ("placement_matches", "keep_versions")
+LADDER_KEYS = ("placement_matches", "keep_versions", "fairness_floor")
 """Top-level keys only a ladder reads."""
 DEFAULT_PLACEMENT_MATCHES = 5
 """Matches a ladder entry plays before the leaderboard ranks it."""
@@ -143,6 +144,9 @@ class TournamentConfig:
     placement_matches: int = DEFAULT_PLACEMENT_MATCHES
     """Under ``ladder``: matches an entry plays before it is ranked (shown as ``placement`` until then).
     Not fingerprinted: it changes only how the leaderboard labels entries."""
+    fairness_floor: float = DEFAULT_FLOOR
+    """Under ``ladder``: no active entry's matches since it joined fall more than this fraction below the
+    field's median over the same time. Not fingerprinted: it changes only which tables come next."""
     keep_versions: bool = False
     """Under ``ladder``: a new version of a bot joins the field beside the old ones instead of replacing
     them. Not fingerprinted: it changes only what later submissions do."""
@@ -412,7 +416,7 @@ class _Reader:
         cycles = self.required_int(("cycles",), data.get("cycles", 1), 1)
         schedule = self.schedule(data.get("schedule", ROUND_ROBIN))
         tables = self.tables(data, schedule)
-        placement, keep = self.ladder_keys(data, schedule)
+        placement, keep, floor = self.ladder_keys(data, schedule)
         seed = self.seed(data["seed"]) if "seed" in data else None
         time_control = self.time(data.get("time"))
         sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
@@ -444,7 +448,8 @@ class _Reader:
                                 sandbox=sandbox, workers=workers, matches_per_process=per_process,
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
                                 rating=rating, limits=limits, output=output, bots=bots, path=self.file,
-                                schedule=schedule, tables=tables, placement_matches=placement, keep_versions=keep)
+                                schedule=schedule, tables=tables, placement_matches=placement, keep_versions=keep,
+                                fairness_floor=floor)
 
     def name(self, value: Any) -> str:
         """The tournament name: safe as a directory name."""
@@ -498,17 +503,22 @@ class _Reader:
         self.fail(("seats",), f"expected an integer from {MIN_PLAYERS} to {MAX_PLAYERS} or a non-empty list of "
                               f"them, got {_shown(value)}")
 
-    def ladder_keys(self, data: Mapping[str, Any], schedule: str) -> tuple[int, bool]:
-        """``placement_matches`` and ``keep_versions``: read by a ladder, refused elsewhere as a likely mistake."""
+    def ladder_keys(self, data: Mapping[str, Any], schedule: str) -> tuple[int, bool, float]:
+        """``placement_matches``, ``keep_versions`` and ``fairness_floor``: read by a ladder, refused elsewhere
+        as a likely mistake."""
         if schedule != LADDER:
             for key in LADDER_KEYS:
                 if key in data:
                     self.fail((key,), f"only used with schedule: {LADDER}; remove it, or add schedule: {LADDER}",
                               at_key=True)
-            return DEFAULT_PLACEMENT_MATCHES, False
+            return DEFAULT_PLACEMENT_MATCHES, False, DEFAULT_FLOOR
         placement = self.required_int(("placement_matches",),
                                       data.get("placement_matches", DEFAULT_PLACEMENT_MATCHES), 0)
-        return placement, self.boolean(("keep_versions",), data.get("keep_versions", False))
+        floor = data.get("fairness_floor", DEFAULT_FLOOR)
+        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor < 1:
+            self.fail(("fairness_floor",), f"must be a number from 0 (nobody below the median) up to, not "
+                                           f"including, 1 (no floor), got {floor!r}; the default is {DEFAULT_FLOOR}")
+        return placement, self.boolean(("keep_versions",), data.get("keep_versions", False)), float(floor)
 
     def ladder_bots(self, bots: Sequence[BotSpec]) -> None:
         """A ladder snapshots each bot's directory, so its starting field must be bot directories."""

@@ -14,6 +14,7 @@ import dataclasses
 import os
 import secrets
 import sys
+import time
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable, ContextManager, Iterator, Mapping, TextIO
@@ -25,6 +26,8 @@ from .config import TournamentConfig
 from .botfiles import check_bot_files
 from .ladder import board as ladder_board
 from .ladder.entries import entries as ladder_entries
+from .ladder.kept import Kept
+from .ladder.kept import read as read_kept
 from .ladder.lock import run_lock
 from .ladder.submit import enter_starting_field
 from .leaderboard import Leaderboard, build, write_files
@@ -130,26 +133,48 @@ def _jobs(schedule: Schedule, live: RatingFold, issued: dict[int, ScheduledMatch
 
 def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | None = None) -> Leaderboard:
     """Ratings and leaderboard files from everything stored (``fold``: its ratings, if it saw all of it);
-    a ladder's names are its player keys, and it gets its own board beside the usual files."""
-    field = ladder_entries(store.db) if config.schedule == LADDER else []
-    names = [e.key for e in field] if config.schedule == LADDER else [b.name for b in config.bots]
+    a ladder's names are its player keys, its ratings those kept in the store, and it gets its own
+    board beside the usual files."""
+    ladder = config.schedule == LADDER
+    field = ladder_entries(store.db) if ladder else []
+    names = [e.key for e in field] if ladder else [b.name for b in config.bots]
     records = store.records()
-    ratings = fold.ratings if fold is not None and fold.complete else rate(records, config.rating, names)
+    if ladder:
+        ratings = read_kept(store.db, config.rating).ratings
+    else:
+        ratings = fold.ratings if fold is not None and fold.complete else rate(records, config.rating, names)
     fresh = make_env(config.rating).create_rating()
     ratings = {**{name: fresh for name in names}, **ratings}  # a ladder entry may not have played yet
     board = build(records, ratings, names, store.voided())
     write_files(board, config.output)
-    if config.schedule == LADDER:
-        ladder_board.write(ladder_board.board_of(store.db, field, ratings, config.placement_matches, fresh),
-                           config.output)
+    if ladder:
+        ladder_board.write(ladder_board.load(store.db, config.rating, config.placement_matches), config.output)
     return board
+
+
+class BoardRefresh:
+    """A ladder's board files rewritten while it runs, at most every :attr:`every` seconds: a ladder runs
+    for weeks, and its participants read ``ladder.txt`` rather than wait for the run to end."""
+
+    every = 5.0
+
+    def __init__(self, store: ResultStore, config: TournamentConfig) -> None:
+        self.store = store
+        self.config = config
+        self.last = time.monotonic()
+
+    def maybe(self) -> None:
+        if time.monotonic() - self.last >= self.every:
+            ladder_board.write(ladder_board.load(self.store.db, self.config.rating, self.config.placement_matches),
+                               self.config.output)
+            self.last = time.monotonic()
 
 
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
                    say: Callable[[str], None] | None = None, accept_bot_changes: bool = False,
-                   max_matches: int | None = None) -> RunSummary:
+                   max_matches: int | None = None, hours: float | None = None) -> RunSummary:
     """Play every match of ``config`` not stored yet in its output directory (at most ``max_matches``
-    of them), then publish.
+    of them, and none begun after ``hours``), then publish.
 
     Refuses (:class:`BotsChanged`) to resume when a bot's files changed since stored
     matches were played, unless ``accept_bot_changes``. A ladder runs until interrupted or
@@ -157,11 +182,11 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     """
     guard: ContextManager[None] = run_lock(config.output) if config.schedule == LADDER else nullcontext()
     with guard:
-        return _run(config, out, workers, say, accept_bot_changes, max_matches)
+        return _run(config, out, workers, say, accept_bot_changes, max_matches, hours)
 
 
 def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say: Callable[[str], None] | None,
-         accept_bot_changes: bool, max_matches: int | None) -> RunSummary:
+         accept_bot_changes: bool, max_matches: int | None, hours: float | None = None) -> RunSummary:
     ladder = config.schedule == LADDER
     why = None if ladder else refusal(config.bots, config.rules.preset, config.seats)  # load_config refuses it too
     if why:
@@ -207,11 +232,26 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
              f"{to_play} on {count} worker(s); sandbox {backend.name} ({why})")
         specs = players_of(config, schedule)
         progress = Progress(schedule.total, len(done), stream)
-        live = RatingFold(config.rating, [] if ladder else [b.name for b in config.bots], records,
-                          schedule.unfinished())
+        kept: Kept | None = None
+        finished_at: dict[int, float] = {}  # stored and not yet rated (a ladder keeps ratings as it rates)
+        if ladder:
+            kept = read_kept(store.db, config.rating)
+            with store.db:
+                kept.save(store.db)  # matches a killed run stored beyond its kept ratings
+            live = RatingFold(config.rating, [], [], schedule.unfinished(), initial=kept.ratings, after=kept.through,
+                              on_rate=lambda r: kept.count(r.index, r.bots, finished_at.pop(r.index)))
+            kept.ratings = live.ratings
+        else:
+            live = RatingFold(config.rating, [b.name for b in config.bots], records, schedule.unfinished())
         issued: dict[int, ScheduledMatch] = {}  # handed to the pool, not come back yet
         played = failed = voided = 0
-        room = (lambda: None) if max_matches is None else (lambda: max_matches - played - len(issued))
+        until = None if hours is None else time.monotonic() + hours * 3600
+        refresh = BoardRefresh(store, config) if ladder else None
+
+        def room() -> int | None:
+            if until is not None and time.monotonic() >= until:
+                return 0
+            return None if max_matches is None else max_matches - played - len(issued)
         jobs = _jobs(schedule, live, issued, lambda s: _job(config, s, specs, backend.name), room, tell)
         interrupted = False
         stopped = ""
@@ -229,6 +269,9 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                     voided += 1
                     live.void(result.index)
                     schedule.finished(scheduled, None)
+                    if kept is not None:
+                        with store.db:
+                            kept.save(store.db)  # matches that waited for this one are rated now
                     tell(f"{news}voided {scheduled.match_id} ({result.reason}): not rated, not played again")
                     progress.update(live.top())
                     continue
@@ -236,15 +279,21 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                     failed += 1
                     live.void(result.index)  # not stored: the store's ratings pass over it too, until a later run
                     schedule.finished(scheduled, None)
+                    if kept is not None:
+                        with store.db:
+                            kept.save(store.db)
                     tell(f"{news}arena error in match {scheduled.match_id} (not stored; a later run retries it):\n"
                          f"{result.error}")
                     continue
-                store.record(scheduled, result.outcome)
-                played += 1
                 record = record_of(scheduled, result.outcome)
-                live.add(record)
+                now = finished_at[scheduled.index] = time.time()
+                live.add(record)  # rates it, and any stored match that waited for it, before the store writes
+                store.record(scheduled, result.outcome, now, None if kept is None else kept.save)
+                played += 1
                 schedule.finished(scheduled, record)
                 progress.update(live.top())
+                if refresh is not None:
+                    refresh.maybe()
         except KeyboardInterrupt:
             interrupted = True
         except PoolFailure as exc:

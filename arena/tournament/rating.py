@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass, fields
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import trueskill
 
@@ -126,11 +126,20 @@ class RatingFold:
     """
 
     def __init__(self, params: RatingParams, bots: Sequence[str], records: Iterable[MatchRecord] = (),
-                 expected: Iterable[int] = ()) -> None:
+                 expected: Iterable[int] = (), initial: Mapping[str, trueskill.Rating] | None = None,
+                 after: int = -1, on_rate: Callable[[MatchRecord], None] | None = None) -> None:
+        """``initial`` and ``after``: ratings that already include every match up to index ``after``
+        (kept in a ladder's store), the start instead of fresh ratings; ``records`` then holds only
+        later matches. ``on_rate`` hears each match as it is applied, in order."""
         ordered = schedule_order(records)
+        if ordered and ordered[0].index <= after:
+            raise ValueError(f"match index {ordered[0].index} is rated already (ratings kept through {after})")
         self.env = make_env(params)
         self.ratings: dict[str, trueskill.Rating] = {name: self.env.create_rating()
                                                      for name in roster(bots, ordered)}
+        self.ratings.update(initial or {})
+        self._after = after
+        self._on_rate = on_rate
         self._order = sorted({r.index for r in ordered} | set(expected))
         self._known = set(self._order)
         self._open = set(self._order)  # expected and not yet added
@@ -153,7 +162,7 @@ class RatingFold:
         for index in indices:
             if index in self._open:
                 continue
-            if index in self._known:
+            if index in self._known or index <= self._after:
                 raise ValueError(f"match index {index} came already")
             if self._next and index < self._order[self._next - 1]:
                 raise ValueError(f"match index {index} comes before matches already rated")
@@ -179,6 +188,10 @@ class RatingFold:
         self._waiting[index] = None
         self._advance()
 
+    def settled(self, before: int) -> bool:
+        """True once every expected match with an index below ``before`` is applied or passed over."""
+        return self._next == len(self._order) or self._order[self._next] >= before
+
     def top(self, count: int = 3) -> list[tuple[str, float]]:
         """The ``count`` best bots by exposure (mu - 3 sigma), best first."""
         return sorted(((n, exposure(r)) for n, r in self.ratings.items()), key=lambda item: -item[1])[:count]
@@ -189,10 +202,18 @@ class RatingFold:
             self._next += 1
             if record is None:
                 continue
-            groups = [(self.ratings.setdefault(bot, self.env.create_rating()),) for bot in record.bots]
-            updated = self.env.rate(groups, ranks=[place - 1 for place in record.places])
-            for bot, (rating,) in zip(record.bots, updated):
-                self.ratings[bot] = rating
+            apply(self.env, self.ratings, record.bots, record.places)
+            if self._on_rate is not None:
+                self._on_rate(record)
+
+
+def apply(env: trueskill.TrueSkill, ratings: dict[str, trueskill.Rating], bots: Sequence[str],
+          places: Sequence[int]) -> None:
+    """One match's update, in place: each seat its own team, places as ranks (equal places draw)."""
+    groups = [(ratings.setdefault(bot, env.create_rating()),) for bot in bots]
+    updated = env.rate(groups, ranks=[place - 1 for place in places])
+    for bot, (rating,) in zip(bots, updated):
+        ratings[bot] = rating
 
 
 def exposure(rating: trueskill.Rating) -> float:

@@ -72,6 +72,18 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (name, version)
     )
     """,
+    # 4: a ladder's current ratings, kept with every match stored, so its leaderboard never replays
+    # 100,000 updates; ``rated`` (in meta) is how many stored matches they include, in index order
+    """
+    CREATE TABLE ladder_ratings (
+        player TEXT PRIMARY KEY,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        matches INTEGER NOT NULL,
+        last_played REAL NOT NULL,
+        last_index INTEGER NOT NULL
+    )
+    """,
 )
 
 VERSION = len(MIGRATIONS)

@@ -13,7 +13,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..runner import MatchOutcome, stats_json, stats_of_json
 from . import schema
@@ -92,8 +92,14 @@ class ResultStore:
         done = {row[0] for row in self.db.execute("SELECT idx FROM matches")}
         return done | {record.index for record in self.voided()}
 
-    def record(self, scheduled: ScheduledMatch, outcome: MatchOutcome) -> None:
-        """Store one finished match: replay file first (atomically), then the row in one transaction."""
+    def count(self) -> int:
+        """Finished matches stored."""
+        return int(self.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+
+    def record(self, scheduled: ScheduledMatch, outcome: MatchOutcome, finished: float | None = None,
+               also: Callable[[sqlite3.Connection], None] | None = None) -> None:
+        """Store one finished match: replay file first (atomically), then the row in one transaction,
+        with whatever ``also`` writes (a ladder's kept ratings), so a kill never separates them."""
         if self._is_void(scheduled.index):
             raise ValueError(f"match {scheduled.match_id} was voided; it cannot be stored as played")
         name = f"{REPLAY_DIR}/{scheduled.index:06d}.jsonl.gz"
@@ -105,11 +111,13 @@ class ResultStore:
                json.dumps(list(outcome.bots)), json.dumps(list(outcome.places)), json.dumps(list(outcome.totals)),
                json.dumps(list(outcome.forfeited)), outcome.reason, json.dumps([list(r) for r in outcome.rounds]),
                json.dumps([f.to_json() for f in outcome.faults]), outcome.decisions, outcome.seconds,
-               json.dumps(stats), outcome.sandbox, name, time.time())
+               json.dumps(stats), outcome.sandbox, name, time.time() if finished is None else finished)
         with self.db:
             self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
             self.db.executemany("INSERT OR REPLACE INTO logs VALUES (?, ?, ?)",  # the row above guards doubles
                                 [(scheduled.index, seat, text) for seat, text in enumerate(outcome.logs)])
+            if also is not None:
+                also(self.db)
 
     def void(self, scheduled: ScheduledMatch, reason: str) -> None:
         """Store a match as voided (never rated, never played again), with its seating and why."""

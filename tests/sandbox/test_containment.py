@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -394,3 +396,33 @@ def test_a_dead_arenas_cgroups_are_swept(tmp_path: Path) -> None:
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_the_host_directories_of_a_killed_arena_are_removed_by_the_next_and_a_live_ones_kept() -> None:
+    """A SIGKILLed arena cannot remove its bots' private directories; a ladder killed and resumed for
+    weeks would fill /tmp with them."""
+    import sys
+
+    from arena.sandbox import orphans
+
+    root = Path(__file__).resolve().parents[2]
+    program = ("import sys, time; sys.path.insert(0, %r)\n"
+               "from arena.sandbox import LaunchSpec, NoneBackend\n"
+               "bot = NoneBackend().start(LaunchSpec(('/usr/bin/python3', %r), %r))\n"
+               "print(bot.workdir, flush=True)\n"
+               "time.sleep(60)\n") % (str(root), str(BOTS / "echo.py"), str(BOTS))
+    arena = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, text=True)
+    try:
+        assert arena.stdout is not None
+        left = Path(arena.stdout.readline().strip())
+        assert left.name.startswith(f"arena-bot-{arena.pid}.") and left.is_dir()
+        mine = Path(tempfile.mkdtemp(prefix=orphans.workdir_prefix()))  # this (live) arena's
+    finally:
+        arena.kill()
+        arena.wait()
+    try:
+        orphans.sweep(force=True)
+        assert not left.exists()
+        assert mine.is_dir()
+    finally:
+        shutil.rmtree(mine, ignore_errors=True)

@@ -56,6 +56,8 @@ def submit(path: Path, bot: Path, *more: str) -> tuple[int, str]:
 def played(output: Path) -> list[tuple[str, ...]]:
     db = sqlite3.connect(output / "results.sqlite")
     try:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'matches'").fetchone():
+            return []  # a run is creating the file just now
         return [tuple(json.loads(b)) for (b,) in db.execute("SELECT bots FROM matches ORDER BY idx")]
     finally:
         db.close()
@@ -253,3 +255,43 @@ def test_matches_limits_a_round_robin_too_and_the_rest_is_played_on_resume(tmp_p
     assert len(played(tmp_path / "rr")) == 4
     result = CliRunner().invoke(main, ["run", str(path)])
     assert result.exit_code == 0 and len(played(tmp_path / "rr")) == 6
+
+
+PICKY = '''import json, random, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        if not message["rules"]["options"].get("multi_swap_from_discard", True):
+            sys.exit("this bot never learnt the single-swap variant")
+        reply = {"type": "ready"}
+    elif message["type"] == "act":
+        reply = {"type": "action", "id": message["id"], "index": random.randrange(len(message["legal"]))}
+    else:
+        continue
+    print(json.dumps(reply), flush=True)
+'''
+
+
+def picky_bot(tmp_path: Path, seats: str = "") -> Path:
+    home = tmp_path / "picky"
+    home.mkdir()
+    (home / "bot.py").write_text(PICKY)
+    (home / "bot.yaml").write_text('name: picky\nlanguage: python\nrun: ["{python}", "bot.py"]\n' + seats)
+    return home
+
+
+def test_a_submission_is_checked_under_the_ladders_own_rule_options(tmp_path):
+    options = "rules: {preset: standard, options: {multi_swap_from_discard: false}}\n"
+    path = write_ladder(tmp_path, [], options)
+    bot = picky_bot(tmp_path)
+    assert CliRunner().invoke(main, ["bot", "check", str(bot), "--sandbox", "none"]).exit_code == 0  # defaults: fine
+    code, output = submit(path, bot)
+    assert code == 1 and "never learnt the single-swap variant" in output
+    assert "refused" in output and not (tmp_path / "out" / "bots" / "picky").exists()
+
+
+def test_a_bot_that_plays_none_of_the_ladders_tables_is_refused_in_one_line(tmp_path):
+    path = write_ladder(tmp_path, [])
+    code, output = submit(path, picky_bot(tmp_path, "supports: {seats: [5]}\n"))
+    assert code == 1 and output.count("\n") == 1
+    assert "plays none of these tables: standard at 2 or 3 seats" in output

@@ -103,6 +103,7 @@ def enter(db: sqlite3.Connection, name: str, digest: str, path: str, source: str
         db.execute("INSERT INTO ladder_bots VALUES (?, ?, ?, ?, ?, ?, ?)",
                    (entry.name, entry.version, entry.digest, entry.path, entry.source, entry.submitted_at,
                     entry.status))
+        _changed(db)
         db.execute("COMMIT")
         return Entered(entry, True, replaced)
     except BaseException:
@@ -117,14 +118,39 @@ def retire(db: sqlite3.Connection, name: str) -> list[int]:
         versions = [row[0] for row in db.execute(
             "SELECT version FROM ladder_bots WHERE name = ? AND status = ? ORDER BY version", (name, ACTIVE))]
         db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?", (RETIRED, name, ACTIVE))
+        _changed(db)
     return versions
 
 
-def active_in(directory: Path) -> list[Entry]:
-    """The active field as the store holds it now, read on a connection of its own (a running ladder
-    re-reads it before each table it draws, so a submission joins without a restart)."""
-    db = sqlite3.connect(Path(directory) / DB_NAME, timeout=30)
-    try:
-        return active(db)
-    finally:
-        db.close()
+FIELD_VERSION = "ladder_field"
+"""Meta key counting the changes to the field: a running ladder re-reads the entries only when it moved."""
+
+
+def _changed(db: sqlite3.Connection) -> None:
+    """Count one change of the field, inside the caller's transaction."""
+    db.execute("INSERT INTO meta VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+               (FIELD_VERSION,))
+
+
+class ActiveField:
+    """The active field as the store holds it now, for a running ladder that asks before every table (so
+    a submission joins without a restart): one small read, and the entries only after a change."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = Path(directory) / DB_NAME
+        self._db: sqlite3.Connection | None = None
+        self._version: object = None
+        self._field: list[Entry] = []
+
+    def __call__(self) -> list[Entry]:
+        if self._db is None:
+            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (FIELD_VERSION,)).fetchone()
+        if row is None or row[0] != self._version:
+            self._field, self._version = active(self._db), None if row is None else row[0]
+        return self._field  # the same list while nothing changed: the matchmaker skips its work then
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

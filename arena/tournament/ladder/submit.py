@@ -87,7 +87,8 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
     if same is not None:
         return Submission(Entered(same, False), False)
     backend, _ = resolve_backend(config.sandbox)
-    report = check_bot(spec, backend.name, config.time, CHECK_MATCHES, echo=echo)
+    report = check_bot(spec, backend.name, config.time, CHECK_MATCHES, echo=echo, venue=config.rules,
+                       seats=config.seats)
     if not report.ok:
         raise CheckFailed(report)
     store = ResultStore(config.output)

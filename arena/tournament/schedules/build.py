@@ -13,7 +13,8 @@ from ...bots import BotSpec
 
 from ..schedule import ScheduledMatch, round_robin
 from ..seating import restricted_sizes
-from ..ladder.entries import active_in
+from ..ladder.entries import ActiveField
+from ..ladder.kept import finished_in, kept_in
 from ..ladder.snapshot import player_spec
 from . import LADDER, ROUND_ROBIN, SAMPLED
 from .base import Schedule
@@ -30,9 +31,10 @@ def schedule_for(config: TournamentConfig) -> Schedule:
     if config.schedule == LADDER:
         if config.seed is None:
             raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
-        output = config.output
-        return LadderSchedule(lambda: active_in(output), player_spec, config.seats, config.rules.preset,
-                              config.seed, config.rating)
+        output, params = config.output, config.rating
+        return LadderSchedule(ActiveField(output), player_spec, config.seats, config.rules.preset,
+                              config.seed, params, config.placement_matches, config.fairness_floor,
+                              lambda: kept_in(output, params), lambda: finished_in(output))
     return FixedSchedule(schedule_of(config), config.matches_per_process)
 
 

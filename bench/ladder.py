@@ -1,0 +1,273 @@
+"""The ladder at scale: picking a table, storing a match, printing the leaderboard.
+
+1. Matchmaking: a synthetic field of ``--bots`` (1,000) bots of hidden strengths, tables
+   of 2, 3 and 4 seats, results made up from the strengths and fed back out of order
+   (``--in-flight`` matches in play), twenty bots submitted and ten retired along the
+   way, until ``--matches`` (100,000) matches were handed out. Timed: each call that
+   draws a table (the field read, the fairness floor, the pick, queueing the rotations).
+2. Storing: those matches go into a real ladder store (rows inserted in bulk, the kept
+   ratings those of the run), then ``--store-samples`` more are stored the way the driver
+   stores them: rated, replay file written, row and kept ratings in one transaction.
+3. Leaderboard: ``arena leaderboard`` on that store as a subprocess (interpreter start
+   included), best of three.
+4. A short real run: the bundled bots on a ladder, to show the whole path works, and its
+   kept ratings checked against a recomputation.
+
+Last line: ``ladder: pick X us, store Y ms, leaderboard Z s``
+(targets: pick <= 1000 us, store <= 2 ms, leaderboard <= 1 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gzip
+import io
+import json
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.bots import BotSpec  # noqa: E402
+from arena.runner import MatchOutcome, SeatStats  # noqa: E402
+from arena.tournament.config import load_config  # noqa: E402
+from arena.tournament.driver import run_tournament  # noqa: E402
+from arena.tournament.ladder.entries import ACTIVE, Entry  # noqa: E402
+from arena.tournament.ladder.kept import Kept, read  # noqa: E402
+from arena.tournament.rating import RatingFold, RatingParams, make_env, rate  # noqa: E402
+from arena.tournament.records import MatchRecord, record_of  # noqa: E402
+from arena.tournament.schedule import ScheduledMatch  # noqa: E402
+from arena.tournament.schedules.ladder import LadderSchedule  # noqa: E402
+from arena.tournament.store import ResultStore  # noqa: E402
+
+SEATS = (2, 3, 4)
+PLACEMENT = 5
+
+
+class Field:
+    """The synthetic field: who is active, and each bot's hidden strength."""
+
+    def __init__(self, bots: int, rng: random.Random) -> None:
+        self.rng = rng
+        self._active: list[Entry] | None = None
+        self.entries: list[Entry] = []
+        self.strength: dict[str, float] = {}
+        for _ in range(bots):
+            self.submit()
+
+    def submit(self) -> None:
+        name = f"bot{len(self.entries):04d}"
+        entry = Entry(name, 1, "d" * 64, f"/snapshots/{name}", f"/authors/{name}", time.time(), ACTIVE)
+        self.entries.append(entry)
+        self.strength[entry.key] = self.rng.gauss(0, 1)
+        self._active = None
+
+    def retire(self) -> None:
+        index = self.rng.randrange(len(self.entries))
+        self.entries[index] = dataclasses.replace(self.entries[index], status="retired")
+        self._active = None
+
+    def active(self) -> list[Entry]:
+        """The same list until the field changes, as the store's reader gives it to a running ladder."""
+        if self._active is None:
+            self._active = [e for e in self.entries if e.status == ACTIVE]
+        return self._active
+
+    def result(self, match: ScheduledMatch) -> MatchRecord:
+        order = sorted(match.bots, key=lambda b: -(self.strength[b] + self.rng.gauss(0, 1)))
+        places = tuple(order.index(b) + 1 for b in match.bots)
+        return MatchRecord(match.index, match.match_id, match.bots, places, tuple(p * 7 for p in places),
+                           (False,) * len(places), ())
+
+
+def matchmaking(args: argparse.Namespace) -> tuple[list[float], list[float], list[tuple[ScheduledMatch, MatchRecord]],
+                                                     Field, LadderSchedule]:
+    """Hand out ``args.matches`` matches. Returns the seconds of every call that drew a table, less the
+    time its rating fold took to rate the results that came back (timed apart, per match), and the matches."""
+    rng = random.Random(1)
+    field = Field(args.bots, rng)
+    schedule = LadderSchedule(field.active, lambda e: BotSpec(name=e.key, command=("x",)), SEATS, "standard", 1,
+                              RatingParams(), PLACEMENT)
+    schedule.resume(set(), [])
+    rating: list[float] = []
+    add = schedule._fold.add
+
+    def timed(record: MatchRecord) -> None:
+        start = time.perf_counter()
+        add(record)
+        rating.append(time.perf_counter() - start)
+
+    schedule._fold.add = timed  # type: ignore[method-assign]
+    picks: list[float] = []
+    played: list[tuple[ScheduledMatch, MatchRecord]] = []
+    in_play: list[ScheduledMatch] = []
+    handed = 0
+    while handed < args.matches:
+        if handed and handed % (args.matches // 20) == 0 and len(field.entries) < args.bots + 20:
+            field.submit()
+            if len(field.entries) % 2:
+                field.retire()
+        drawing = not schedule._queue
+        rated = len(rating)
+        start = time.perf_counter()
+        batch = schedule.next_batch()
+        took = time.perf_counter() - start - sum(rating[rated:])
+        if batch:
+            if drawing:
+                picks.append(took)
+            in_play.append(batch[0])
+            handed += 1
+        if in_play and (len(in_play) >= args.in_flight or not batch):
+            match = in_play.pop(rng.randrange(len(in_play)))
+            record = field.result(match)
+            schedule.finished(match, record)
+            played.append((match, record))
+    for match in in_play:
+        record = field.result(match)
+        schedule.finished(match, record)
+        played.append((match, record))
+    return picks, rating, played, field, schedule
+
+
+def outcome_of(match: ScheduledMatch, record: MatchRecord, replay: bytes) -> MatchOutcome:
+    seats = len(match.bots)
+    return MatchOutcome(match.match_id, match.seed, match.bots, record.totals, record.places, record.forfeited, (),
+                        "target", ((0,) * seats,), 40 * seats, 0.05, 0.04,
+                        tuple(SeatStats(40, 12.0, 1.5, 20.0) for _ in range(seats)), "none", replay,
+                        tuple("" for _ in range(seats)))
+
+
+def build_store(directory: Path, field: Field, played: list[tuple[ScheduledMatch, MatchRecord]],
+                replay: bytes) -> None:
+    """A ladder store holding ``played`` as the driver would have left it (kept ratings included)."""
+    store = ResultStore(directory)
+    try:
+        store.claim("bench", {"name": "bench", "schedule": "ladder"}, None)
+        store.set_meta("rating", RatingParams().__dict__)
+        store.set_meta("ladder", {"placement_matches": PLACEMENT})
+        with store.db:
+            store.db.executemany("INSERT INTO ladder_bots VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 [tuple(e.__dict__.values()) for e in field.entries])
+            rows = []
+            for match, record in played:
+                stats = json.dumps([{"decisions": 40, "think_ms": 12.0, "max_ms": 1.5, "startup_ms": 20.0}] *
+                                   len(match.bots))
+                rows.append((match.index, match.match_id, match.seed, 1, match.rotation, json.dumps(match.bots),
+                             json.dumps(record.places), json.dumps(record.totals), json.dumps(record.forfeited),
+                             "target", "[[0]]", "[]", 40, 0.05, stats, "none", f"replays/{match.index:06d}.jsonl.gz",
+                             time.time()))
+            store.db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})", rows)
+            kept = Kept(make_env(RatingParams()))
+            fold = RatingFold(RatingParams(), [], [r for _, r in played], on_rate=lambda r: kept.count(
+                r.index, r.bots, time.time()))
+            kept.ratings = fold.ratings
+            kept.save(store.db)
+    finally:
+        store.close()
+
+
+def storing(directory: Path, schedule: LadderSchedule, field: Field, samples: int, replay: bytes) -> list[float]:
+    """Seconds to store each of ``samples`` more matches as the driver does."""
+    store = ResultStore(directory)
+    try:
+        kept = read(store.db, RatingParams())
+        fold = RatingFold(RatingParams(), [], initial=kept.ratings, after=kept.through,
+                          on_rate=lambda r: kept.count(r.index, r.bots, time.time()))
+        kept.ratings = fold.ratings
+        times = []
+        for _ in range(samples):
+            batch = schedule.next_batch()
+            while not batch:
+                batch = schedule.next_batch()
+            match = batch[0]
+            record = field.result(match)
+            outcome = outcome_of(match, record, replay)
+            start = time.perf_counter()
+            fold.expect([match.index])
+            fold.add(record_of(match, outcome))
+            store.record(match, outcome, time.time(), kept.save)
+            times.append(time.perf_counter() - start)
+            schedule.finished(match, record)
+        return times
+    finally:
+        store.close()
+
+
+def leaderboard(directory: Path) -> tuple[float, str]:
+    """Best of three wall times of ``arena leaderboard DIRECTORY`` as a user runs it, and its first line."""
+    best, first = float("inf"), ""
+    for _ in range(3):
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "arena.cli", "leaderboard", str(directory)], cwd=ROOT,
+                              capture_output=True, text=True, check=True)
+        best = min(best, time.perf_counter() - start)
+        first = done.stdout.splitlines()[0]
+    return best, first
+
+
+def real_run(directory: Path) -> str:
+    """A short ladder of the bundled bots: matches per second, and whether its kept ratings are exact."""
+    lines = ["name: bench-ladder", "schedule: ladder", "seats: [2, 3, 4]", "seed: 1", "sandbox: none", "workers: 2",
+             f"output: {directory / 'out'}", "bots:"] + [f"  - {ROOT / 'bots' / b}" for b in
+                                                          ("random", "heuristic", "c-random", "js-greedy")]
+    path = directory / "ladder.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    start = time.perf_counter()
+    summary = run_tournament(load_config(path), out=io.StringIO(), max_matches=60)
+    seconds = time.perf_counter() - start
+    db = sqlite3.connect(directory / "out" / "results.sqlite")
+    kept = {p: (mu, sigma) for p, mu, sigma in db.execute("SELECT player, mu, sigma FROM ladder_ratings")}
+    db.close()
+    store = ResultStore(directory / "out", readonly=True)
+    again = {k: (r.mu, r.sigma) for k, r in rate(store.records(), RatingParams(), []).items()}
+    store.close()
+    return (f"real run: {summary.played} matches of the bundled bots in {seconds:.1f} s (2 workers, sandbox none), "
+            f"kept ratings {'equal' if kept == again else 'DIFFER FROM'} a recomputation")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bots", type=int, default=1000)
+    parser.add_argument("--matches", type=int, default=100_000)
+    parser.add_argument("--in-flight", type=int, default=8, help="matches in play at once (results out of order)")
+    parser.add_argument("--store-samples", type=int, default=300)
+    args = parser.parse_args()
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as out:
+        out.write(b'{"type": "header"}\n' + b'{"type": "move", "seat": 0, "action": "draw"}\n' * 200)
+    replay = buffer.getvalue()
+
+    start = time.perf_counter()
+    picks, rating, played, field, schedule = matchmaking(args)
+    print(f"matchmaking: {len(played):,} matches at {len(picks):,} tables for {len(field.entries):,} bots "
+          f"({len(field.active()):,} active) in {time.perf_counter() - start:.1f} s, "
+          f"{len(schedule.floor.windows)} fairness windows")
+    pick_us = statistics.mean(picks) * 1e6
+    print(f"pick a table: mean {pick_us:.0f} us, median {statistics.median(picks) * 1e6:.0f} us, "
+          f"99th percentile {sorted(picks)[int(len(picks) * 0.99)] * 1e6:.0f} us (rating updates not included)")
+    print(f"the matchmaker's own rating fold: mean {statistics.mean(rating) * 1e6:.0f} us per match (trueskill; "
+          "the driver rates each match once more for the store, counted in 'store')")
+    with tempfile.TemporaryDirectory() as tmp:
+        store_dir = Path(tmp) / "ladder"
+        build_store(store_dir, field, played, replay)
+        times = storing(store_dir, schedule, field, args.store_samples, replay)
+        store_ms = statistics.median(times) * 1e3
+        print(f"store a match (rate, replay file, row and kept ratings in one transaction) into a store of "
+              f"{len(played):,}: median {store_ms:.2f} ms, mean {statistics.mean(times) * 1e3:.2f} ms "
+              f"over {len(times)}")
+        board_s, first = leaderboard(store_dir)
+        print(f"arena leaderboard (a new process, best of 3): {board_s:.2f} s; it says '{first}'")
+        print(real_run(Path(tmp)))
+    print(f"ladder: pick {pick_us:.0f} us, store {store_ms:.2f} ms, leaderboard {board_s:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""The ladder's board: the current field by default, older versions on request, and its four files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import fields, replace
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.tournament.ladder.board import LadderRow, current, markdown, text, to_csv, to_json, view, write
+from arena.tournament.store import ResultStore
+from tests.tournament.test_ladder import copy_bot, run, submit, write_ladder
+
+NOON = 1796040000.0
+"""2026-11-30T12:00:00Z."""
+
+BOARD = [
+    LadderRow("ann", 2, 21.23456, 30.0, 2.9218, 12, NOON, "ranked"),
+    LadderRow("bob", 1, 15.5, 25.0, 3.1667, 9, NOON + 61.9, "ranked"),
+    LadderRow("cid", 1, 2.1, 25.5, 7.8, 1, NOON + 120, "placement"),
+    LadderRow("ann", 1, 18.0, 27.0, 3.0, 7, NOON - 3600, "replaced"),
+    LadderRow("bob", 0, 0.5, 20.0, 6.5, 0, None, "replaced"),
+    LadderRow("dan", 1, 14.0, 24.0, 3.3, 8, NOON - 60, "retired"),
+]
+"""In board order as ``rows()`` makes it would not matter here: the functions print the rows given."""
+
+
+def cells(output: str) -> list[tuple[str, str, str, str]]:
+    """(rank, bot, version, status) of each row of a terminal board."""
+    return [(t[0], t[1], t[2], t[-1]) for t in (line.split() for line in output.splitlines())
+            if len(t) >= 7 and re.fullmatch(r"v\d+", t[2])]
+
+
+def test_the_current_field_is_every_entry_but_the_replaced_versions():
+    assert [(r.name, r.version) for r in current(BOARD)] == [("ann", 2), ("bob", 1), ("cid", 1), ("dan", 1)]
+    assert current([]) == []
+
+
+def test_text_prints_the_rows_given_ranks_only_ranked_ones_and_says_what_is_hidden():
+    shown = view(BOARD)
+    assert cells(shown) == [("1", "ann", "v2", "ranked"), ("2", "bob", "v1", "ranked"),
+                            ("-", "cid", "v1", "placement"), ("-", "dan", "v1", "retired")]
+    assert shown.splitlines()[0].split() == ["#", "bot", "version", "rating", "matches", "last", "played", "(UTC)",
+                                             "status"]
+    assert shown.splitlines()[-1] == "(2 older versions hidden: --all shows them)"
+    everything = view(BOARD, everything=True)
+    assert cells(everything)[3:5] == [("-", "ann", "v1", "replaced"), ("-", "bob", "v0", "replaced")]
+    assert "hidden" not in everything and len(cells(everything)) == 6
+    assert text(BOARD[:4], hidden=1).splitlines()[-1] == "(1 older version hidden: --all shows it)"
+    assert [c[0] for c in cells(text([BOARD[2], BOARD[1]]))] == ["-", "1"]  # counts ranked rows only
+    assert "2026-11-30 12:01" in shown and " 21.23 " in shown
+    assert text([]).splitlines()[-1] == "(no bot entered yet: arena submit LADDER.yaml BOT_DIR)"
+
+
+def test_csv_holds_every_row_with_iso_times_and_an_empty_rank_when_unranked():
+    rows = list(csv.reader(io.StringIO(to_csv(BOARD))))
+    assert rows[0] == ["rank", "bot", "version", "rating", "mu", "sigma", "matches", "last_played", "status"]
+    assert rows[1] == ["1", "ann", "2", "21.235", "30.0", "2.922", "12", "2026-11-30T12:00:00Z", "ranked"]
+    assert rows[2][7] == "2026-11-30T12:01:01Z"
+    assert [r[0] for r in rows[1:]] == ["1", "2", "", "", "", ""]
+    assert rows[5] == ["", "bob", "0", "0.5", "20.0", "6.5", "0", "", "replaced"]
+    assert len(rows) == 1 + len(BOARD)
+
+
+def test_markdown_shows_the_current_field_then_the_older_versions_in_their_own_section():
+    md = markdown(BOARD)
+    lines = md.splitlines()
+    assert lines[0] == "# Ladder"
+    assert lines[2].startswith("2 ranked, 1 in placement, 1 retired")
+    top, older = md.split("## Older versions")
+    assert "| 1 | ann | v2 | 21.23 |" in top and "| - | dan | v1 | 14.00 | 8 | 2026-11-30 11:59 | retired |" in top
+    assert "replaced" not in top
+    assert "| - | ann | v1 | 18.00 |" in older and "| - | bob | v0 |" in older and "ranked" not in older
+    assert "## Older versions" not in markdown(current(BOARD))
+    assert "no bot entered yet" in markdown([])
+
+
+def test_json_holds_every_row_with_the_fields_of_a_row_rounded():
+    data = json.loads(to_json(BOARD))
+    assert [(d["name"], d["version"], d["status"]) for d in data] == [(r.name, r.version, r.status) for r in BOARD]
+    assert all(list(d) == [f.name for f in fields(LadderRow)] for d in data)
+    assert (data[0]["rating"], data[0]["sigma"], data[4]["last_played"]) == (21.235, 2.922, None)
+    assert '"rating": 0.0,' in to_json([replace(BOARD[0], rating=-0.0001)])  # never -0.0
+
+
+def test_write_puts_four_files_the_same_for_the_same_rows(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        write(BOARD, tmp_path / name)
+    names = ["ladder.json", "ladder.csv", "ladder.md", "ladder.txt"]
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == sorted(names)
+    assert [(tmp_path / "a" / n).read_bytes() for n in names] == [(tmp_path / "b" / n).read_bytes() for n in names]
+    assert (tmp_path / "a" / "ladder.txt").read_text() == view(BOARD)
+    assert (tmp_path / "a" / "ladder.csv").read_text() == to_csv(BOARD)
+
+
+def test_all_is_refused_for_a_tournament_that_is_not_a_ladder(tmp_path):
+    store = ResultStore(tmp_path / "rr")
+    try:
+        store.claim("fp", {"name": "rr"}, 2)
+    finally:
+        store.close()
+    result = CliRunner().invoke(main, ["leaderboard", str(tmp_path / "rr"), "--all"])
+    assert result.exit_code == 1
+    assert result.output == f"Error: --all applies to ladders only; {tmp_path / 'rr'} is a round-robin tournament\n"
+    assert CliRunner().invoke(main, ["leaderboard", str(tmp_path / "rr")]).exit_code == 0
+
+
+def test_the_leaderboard_hides_a_replaced_version_unless_all_is_given(tmp_path):
+    ann, bob = copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")
+    path = write_ladder(tmp_path, [ann, bob])
+    out = tmp_path / "out"
+    run(path, 4)
+    with open(ann / "bot.py", "a") as f:
+        f.write("# a new version\n")
+    code, output = submit(path, ann)
+    assert code == 0 and "replaces v1" in output, output
+    run(path, 4)
+
+    board = CliRunner().invoke(main, ["leaderboard", str(out)])
+    assert board.exit_code == 0, board.output
+    assert board.output.startswith("ladder: 8 matches played\n")
+    assert {(bot, version) for _, bot, version, _ in cells(board.output)} == {("ann", "v2"), ("bob", "v1")}
+    assert board.output.splitlines()[-1] == "(1 older version hidden: --all shows it)"
+    everything = CliRunner().invoke(main, ["leaderboard", str(out), "--all"])
+    assert everything.exit_code == 0, everything.output
+    assert ("-", "ann", "v1", "replaced") in cells(everything.output) and "hidden" not in everything.output
+
+    rows = list(csv.DictReader(io.StringIO((out / "ladder.csv").read_text())))
+    assert {(r["bot"], r["version"], r["status"]) for r in rows} == {("ann", "1", "replaced"), ("ann", "2", "ranked"),
+                                                                      ("bob", "1", "ranked")}
+    assert all(r["last_played"].endswith("Z") for r in rows)
+    top, older = (out / "ladder.md").read_text().split("## Older versions")
+    assert "| ann | v2 |" in top and "| ann | v1 |" not in top and "| ann | v1 |" in older
+    assert (out / "ladder.txt").read_text() == board.output.split("\n", 1)[1]

@@ -1,0 +1,123 @@
+"""A ladder's ratings kept in the store, its determinism across worker counts, its stop conditions."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.tournament.config import ConfigError, load_config
+from arena.tournament.driver import run_tournament
+from arena.tournament.ladder.kept import THROUGH, read
+from arena.tournament.rating import RatingParams, rate
+from arena.tournament.store import ResultStore
+from tests.tournament.test_ladder import copy_bot, write_ladder
+
+import pytest
+
+
+def kept_table(output) -> dict[str, tuple[float, float, int]]:
+    db = sqlite3.connect(output / "results.sqlite")
+    try:
+        return {p: (mu, sigma, n) for p, mu, sigma, n in db.execute("SELECT player, mu, sigma, matches FROM ladder_ratings")}
+    finally:
+        db.close()
+
+
+def recomputed(output) -> dict[str, tuple[float, float, int]]:
+    store = ResultStore(output, readonly=True)
+    try:
+        records = store.records()
+    finally:
+        store.close()
+    ratings = rate(records, RatingParams(), [])
+    counts = {key: sum(key in r.bots for r in records) for key in ratings}
+    return {key: (r.mu, r.sigma, counts[key]) for key, r in ratings.items()}
+
+
+def test_kept_ratings_are_exactly_a_recomputation_after_each_run(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob", "carl")])
+    config = load_config(path)
+    for matches in (7, 5):  # two workers: results come back in any order, ratings go in index order
+        run_tournament(config, out=open(os.devnull, "w"), max_matches=matches)
+        assert kept_table(config.output) == recomputed(config.output)
+
+
+def test_a_match_stored_beyond_the_kept_ratings_is_rated_by_the_next_reader(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob")])
+    config = load_config(path)
+    run_tournament(config, out=open(os.devnull, "w"), max_matches=6)
+    db = sqlite3.connect(config.output / "results.sqlite")
+    with db:  # as if the run was killed after storing matches 3.. but before their ratings
+        db.execute("UPDATE meta SET value = '2' WHERE key = ?", (THROUGH,))
+        db.execute("DELETE FROM ladder_ratings")
+    kept = read(db, RatingParams())
+    db.close()
+    expected = recomputed(config.output)
+    assert kept.through == 5 and kept.changed == {"ann@v1", "bob@v1"}
+    assert {k: (r.mu, r.sigma) for k, r in kept.ratings.items()} != {k: v[:2] for k, v in expected.items()}
+    db = sqlite3.connect(config.output / "results.sqlite")
+    with db:  # the state a killed run really leaves: the table of match 2, through 2
+        db.execute("DELETE FROM meta WHERE key = ?", (THROUGH,))
+    kept = read(db, RatingParams())  # nothing kept: everything is the tail
+    db.close()
+    assert {k: (r.mu, r.sigma, kept.matches[k]) for k, r in kept.ratings.items()} == expected
+    run_tournament(config, out=open(os.devnull, "w"), max_matches=2)  # the driver saves what it rated on start
+    assert kept_table(config.output) == recomputed(config.output)
+
+
+def test_the_same_field_and_seed_draw_the_same_tables_with_one_or_two_workers(tmp_path):
+    seatings = []
+    for workers in (1, 2):
+        home = tmp_path / f"w{workers}"
+        home.mkdir()
+        path = write_ladder(home, [copy_bot(home, n) for n in ("ann", "bob", "carl", "dora")])
+        run_tournament(load_config(path), out=open(os.devnull, "w"), workers=workers, max_matches=40)
+        db = sqlite3.connect(home / "out" / "results.sqlite")
+        seatings.append(db.execute("SELECT idx, match_id, bots, places FROM matches ORDER BY idx").fetchall())
+        db.close()
+    assert len(seatings[0]) == 40 and seatings[0] == seatings[1]
+
+
+def test_a_table_cut_short_by_a_stop_is_completed_first_by_the_next_run(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob", "carl")], "")
+    config = load_config(path)
+    run_tournament(config, out=open(os.devnull, "w"), max_matches=3)  # tables of 2 then 3: L0 r0 r1, L2 r0
+    run_tournament(config, out=open(os.devnull, "w"), max_matches=2)
+    db = sqlite3.connect(config.output / "results.sqlite")
+    ids = [row[0] for row in db.execute("SELECT match_id FROM matches ORDER BY idx")]
+    db.close()
+    assert ids[2].startswith("L2/") and ids[2].endswith("/r0")
+    assert [i.rsplit("/", 1)[1] for i in ids[3:]] == ["r1", "r2"] and all(i.startswith("L2/") for i in ids[3:])
+
+
+def test_hours_stops_a_ladder_after_the_matches_in_play(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob")])
+    start = time.monotonic()
+    result = CliRunner().invoke(main, ["run", str(path), "--hours", str(2 / 3600)])
+    assert result.exit_code == 0, result.output
+    assert time.monotonic() - start < 30
+    db = sqlite3.connect(tmp_path / "out" / "results.sqlite")
+    assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] > 0
+    db.close()
+    bad = CliRunner().invoke(main, ["run", str(path), "--hours", "0"])
+    assert bad.exit_code == 2 and "--hours" in bad.output
+
+
+@pytest.mark.parametrize("value", ["1", "-0.1", "yes", "[0.2]"])
+def test_a_fairness_floor_outside_0_to_1_is_refused_with_its_key(tmp_path, value):
+    path = write_ladder(tmp_path, [], f"fairness_floor: {value}\n")
+    with pytest.raises(ConfigError, match="fairness_floor"):
+        load_config(path)
+
+
+def test_fairness_floor_is_read_by_a_ladder_and_refused_elsewhere(tmp_path):
+    assert load_config(write_ladder(tmp_path, [], "fairness_floor: 0.4\n")).fairness_floor == 0.4
+    other = tmp_path / "rr.yaml"
+    other.write_text("name: rr\nseats: 2\nfairness_floor: 0.4\nbots: [a, b]\n")
+    with pytest.raises(ConfigError, match="fairness_floor.*only used with schedule: ladder"):
+        load_config(other)
