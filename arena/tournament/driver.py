@@ -25,6 +25,7 @@ from ..sandbox import resolve_backend
 from .config import TournamentConfig
 from .botfiles import check_bot_files
 from .ladder import board as ladder_board
+from .ladder.entries import ActiveField
 from .ladder.entries import entries as ladder_entries
 from .ladder.kept import Kept
 from .ladder.kept import read as read_kept
@@ -247,6 +248,11 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         played = failed = voided = 0
         until = None if hours is None else time.monotonic() + hours * 3600
         refresh = BoardRefresh(store, config) if ladder else None
+        field = ActiveField(config.output) if ladder else None
+
+        def playing() -> frozenset[str] | None:
+            """Whom the progress line names: a ladder's active entries, not its replaced or retired ones."""
+            return None if field is None else field.keys()
 
         def room() -> int | None:
             if until is not None and time.monotonic() >= until:
@@ -273,7 +279,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                         with store.db:
                             kept.save(store.db)  # matches that waited for this one are rated now
                     tell(f"{news}voided {scheduled.match_id} ({result.reason}): not rated, not played again")
-                    progress.update(live.top())
+                    progress.update(live.top(among=playing()))
                     continue
                 if result.outcome is None:
                     failed += 1
@@ -291,7 +297,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 store.record(scheduled, result.outcome, now, None if kept is None else kept.save)
                 played += 1
                 schedule.finished(scheduled, record)
-                progress.update(live.top())
+                progress.update(live.top(among=playing()))
                 if refresh is not None:
                     refresh.maybe()
         except KeyboardInterrupt:

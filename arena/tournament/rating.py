@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass, fields
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Container, Iterable, Mapping, Sequence
 
 import trueskill
 
@@ -192,9 +192,10 @@ class RatingFold:
         """True once every expected match with an index below ``before`` is applied or passed over."""
         return self._next == len(self._order) or self._order[self._next] >= before
 
-    def top(self, count: int = 3) -> list[tuple[str, float]]:
-        """The ``count`` best bots by exposure (mu - 3 sigma), best first."""
-        return sorted(((n, exposure(r)) for n, r in self.ratings.items()), key=lambda item: -item[1])[:count]
+    def top(self, count: int = 3, among: Container[str] | None = None) -> list[tuple[str, float]]:
+        """The ``count`` best bots by exposure (mu - 3 sigma), best first (``among``: only those)."""
+        rated = ((n, exposure(r)) for n, r in self.ratings.items() if among is None or n in among)
+        return sorted(rated, key=lambda item: -item[1])[:count]
 
     def _advance(self) -> None:
         while self._next < len(self._order) and self._order[self._next] in self._waiting:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sqlite3
@@ -121,3 +122,17 @@ def test_fairness_floor_is_read_by_a_ladder_and_refused_elsewhere(tmp_path):
     other.write_text("name: rr\nseats: 2\nfairness_floor: 0.4\nbots: [a, b]\n")
     with pytest.raises(ConfigError, match="fairness_floor.*only used with schedule: ladder"):
         load_config(other)
+
+
+def test_the_progress_line_names_only_active_entries(tmp_path):
+    ann = copy_bot(tmp_path, "ann")
+    path = write_ladder(tmp_path, [ann, copy_bot(tmp_path, "bob"), copy_bot(tmp_path, "carl")])
+    config = load_config(path)
+    run_tournament(config, out=open(os.devnull, "w"), max_matches=6)
+    (ann / "bot.py").write_text((ann / "bot.py").read_text() + "\n# v2\n")
+    result = CliRunner().invoke(main, ["submit", str(path), str(ann)])
+    assert result.exit_code == 0 and "it replaces v1" in result.output
+    out = io.StringIO()
+    run_tournament(config, out=out, max_matches=2)
+    top = [line for line in out.getvalue().splitlines() if "top:" in line]
+    assert top and "bob@v1" in top[0] and "ann@v1" not in top[0]

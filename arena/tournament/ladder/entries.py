@@ -141,6 +141,7 @@ class ActiveField:
         self._db: sqlite3.Connection | None = None
         self._version: object = None
         self._field: list[Entry] = []
+        self._keys: frozenset[str] = frozenset()
 
     def __call__(self) -> list[Entry]:
         if self._db is None:
@@ -148,7 +149,13 @@ class ActiveField:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (FIELD_VERSION,)).fetchone()
         if row is None or row[0] != self._version:
             self._field, self._version = active(self._db), None if row is None else row[0]
+            self._keys = frozenset(e.key for e in self._field)
         return self._field  # the same list while nothing changed: the matchmaker skips its work then
+
+    def keys(self) -> frozenset[str]:
+        """The player keys of the active field."""
+        self()
+        return self._keys
 
     def close(self) -> None:
         if self._db is not None:
