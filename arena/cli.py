@@ -295,8 +295,11 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None) -> None:
               help="Stop once this run has stored this many matches (a ladder otherwise runs until Ctrl-C).")
 @click.option("--hours", type=click.FloatRange(0, min_open=True), default=None,
               help="Start no match after this many hours; matches in play are finished and stored.")
+@click.option("--report/--no-report", default=True, show_default=True,
+              help="Write the web report (RESULTS/report/index.html) at the end, and every few minutes "
+                   "while a ladder plays.")
 def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, max_matches: int | None,
-            hours: float | None) -> None:
+            hours: float | None, report: bool) -> None:
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
     from .tournament.config import ConfigError, load_config
     from .tournament.driver import run_tournament
@@ -311,7 +314,7 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
         raise click.ClickException(str(exc)) from None
     try:
         summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes,
-                                 max_matches=max_matches, hours=hours)
+                                 max_matches=max_matches, hours=hours, report=report)
     except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning) as exc:
         raise click.ClickException(str(exc)) from None
     if config.schedule == LADDER:
@@ -319,8 +322,9 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
     else:
         click.echo(text(summary.leaderboard, voided=False))
     ladder_files = "ladder.txt, ladder.md, ladder.json, ladder.csv, " if config.schedule == LADDER else ""
+    site = ", report/" if report and (config.output / "report" / "index.html").is_file() else ""
     click.echo(f"results: {config.output} ({ladder_files}leaderboard.md, leaderboard.json, leaderboard.csv, "
-               f"head_to_head.csv, voided.csv, results.sqlite, replays/)")
+               f"head_to_head.csv, voided.csv, results.sqlite, replays/{site})")
     if summary.leaderboard.voided:
         click.echo(voided_summary(summary.leaderboard.voided))  # the last line: what is not rated, and why
     if summary.interrupted:
@@ -430,6 +434,73 @@ def retire_cmd(config_file: Path, name: str) -> None:
         click.echo(f"{name} is not in the active field; nothing changed")
         return
     click.echo(f"retired {', '.join(f'{name}@v{v}' for v in versions)}: no longer scheduled, history kept")
+
+
+def _report_error(results_dir: Path, exc: Exception) -> click.ClickException:
+    """One line for a directory the report cannot be made from (or written to)."""
+    from .site.build import ReportError
+    from .tournament.store import DB_NAME
+
+    if not (Path(results_dir) / DB_NAME).is_file():
+        return click.ClickException(f"{results_dir} is not a results directory (no {DB_NAME} there); "
+                                    "give the output directory of `arena run`")
+    if isinstance(exc, ReportError):
+        return click.ClickException(str(exc))
+    if isinstance(exc, OSError) and exc.filename:
+        return click.ClickException(f"cannot write the report: {exc.filename}: {exc.strerror or exc}; "
+                                    "choose another output directory")
+    return click.ClickException(f"{results_dir}: {exc}")
+
+
+@main.command("report")
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--output", "-o", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where to write the site (default: RESULTS_DIR/report); replaced as a whole.")
+def report_cmd(results_dir: Path, out_dir: Path | None) -> None:
+    """Write the static report site of RESULTS_DIR: leaderboard, ratings, head-to-head, faults, matches.
+
+    It works offline, opened from disk or from any static web server.
+    """
+    from .site.build import ReportError, build_report
+    from .tournament.store import StoreMismatch
+
+    try:
+        out = build_report(results_dir, out_dir)
+    except (OSError, StoreMismatch, ReportError) as exc:
+        raise _report_error(results_dir, exc) from None
+    index = (out / "index.html").resolve()
+    click.echo(f"report: {index}")
+    click.echo(f"open: {index.as_uri()}")
+
+
+@main.command("serve")
+@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="TCP port (0: any free one).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
+def serve_cmd(results_dir: Path, port: int, host: str) -> None:
+    """Serve the report of RESULTS_DIR over HTTP (read-only), rebuilt as matches arrive; Ctrl-C stops."""
+    from .site.build import ReportError
+    from .site.serve import LiveReport, listen
+    from .tournament.store import StoreMismatch
+
+    report = LiveReport(results_dir, say=lambda line: click.echo(line, err=True))
+    try:
+        report.build()
+    except (OSError, StoreMismatch, ReportError) as exc:
+        raise _report_error(results_dir, exc) from None
+    try:
+        server = listen(report, host, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    bound_host, bound_port = str(server.server_address[0]), int(server.server_address[1])
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    click.echo(f"serving {report.root} at http://{shown}:{bound_port}/ (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from typing import Callable, ContextManager, Iterator, Mapping, TextIO
 from ..bots import BotConfigError, BotSpec, build_bot
 from ..runner import MatchJob
 from ..sandbox import resolve_backend
+from ..site import refresh as site_refresh
 from .config import TournamentConfig
 from .botfiles import check_bot_files
 from .ladder import board as ladder_board
@@ -173,9 +174,10 @@ class BoardRefresh:
 
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
                    say: Callable[[str], None] | None = None, accept_bot_changes: bool = False,
-                   max_matches: int | None = None, hours: float | None = None) -> RunSummary:
+                   max_matches: int | None = None, hours: float | None = None, report: bool = False) -> RunSummary:
     """Play every match of ``config`` not stored yet in its output directory (at most ``max_matches``
-    of them, and none begun after ``hours``), then publish.
+    of them, and none begun after ``hours``), then publish (``report``: the web report too, also every few
+    minutes while a ladder plays).
 
     Refuses (:class:`BotsChanged`) to resume when a bot's files changed since stored
     matches were played, unless ``accept_bot_changes``. A ladder runs until interrupted or
@@ -183,11 +185,12 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     """
     guard: ContextManager[None] = run_lock(config.output) if config.schedule == LADDER else nullcontext()
     with guard:
-        return _run(config, out, workers, say, accept_bot_changes, max_matches, hours)
+        return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report)
 
 
 def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say: Callable[[str], None] | None,
-         accept_bot_changes: bool, max_matches: int | None, hours: float | None = None) -> RunSummary:
+         accept_bot_changes: bool, max_matches: int | None, hours: float | None = None,
+         report: bool = False) -> RunSummary:
     ladder = config.schedule == LADDER
     why = None if ladder else refusal(config.bots, config.rules.preset, config.seats)  # load_config refuses it too
     if why:
@@ -248,6 +251,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         played = failed = voided = 0
         until = None if hours is None else time.monotonic() + hours * 3600
         refresh = BoardRefresh(store, config) if ladder else None
+        background = site_refresh.Background(config.output) if ladder and report else None
         field = ActiveField(config.output) if ladder else None
 
         def playing() -> frozenset[str] | None:
@@ -300,6 +304,8 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 progress.update(live.top(among=playing()))
                 if refresh is not None:
                     refresh.maybe()
+                if background is not None:
+                    background.maybe()
         except KeyboardInterrupt:
             interrupted = True
         except PoolFailure as exc:
@@ -311,6 +317,10 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played + voided} in all; "
                  "run the same command again to resume")
         board = publish(store, config, live)
+        if background is not None:
+            background.close(wait=not interrupted)
+        if report and not interrupted:
+            tell(site_refresh.write(config.output))
         return RunSummary(schedule.total, played, len(done), failed, interrupted, backend.name, board, voided,
                           stopped)
     finally:

@@ -1,0 +1,186 @@
+// The arena report's script: sortable tables, the match list, live reload when served.
+// Hand-written, no libraries; data comes from globals set by data/*.js (fetch() of file:// is refused).
+// Every text from the results goes in with textContent, never as HTML.
+"use strict";
+
+(function () {
+  // ---------------------------------------------------------------- the fragment: #bot=x&sort=k&desc=1&page=2
+  function hashParams() { return new URLSearchParams(location.hash.replace(/^#/, "")); }
+  function setHash(params) {
+    var text = params.toString();
+    history.replaceState(null, "", text ? "#" + text : location.pathname + location.search);
+  }
+
+  function compare(a, b, numeric) {
+    if (a === b) return 0;
+    if (a === "" || a === null || a === undefined) return 1;   // nothing sorts last
+    if (b === "" || b === null || b === undefined) return -1;
+    if (numeric) return Number(a) - Number(b);
+    return String(a).localeCompare(String(b));
+  }
+
+  // ---------------------------------------------------------------- static tables: <table class="sortable">
+  function sortable(table, tableIndex) {
+    var heads = table.tHead.rows[0].cells;
+    var body = table.tBodies[0];
+    function sortBy(col, desc) {
+      var numeric = heads[col].getAttribute("data-type") === "num";
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (r1, r2) {
+        var a = r1.cells[col].getAttribute("data-v"), b = r2.cells[col].getAttribute("data-v");
+        var c = compare(a, b, numeric);
+        return desc && a !== "" && b !== "" ? -c : c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+      for (var i = 0; i < heads.length; i++) heads[i].className = i === col ? (desc ? "desc" : "asc") : "";
+    }
+    Array.prototype.forEach.call(heads, function (th, col) {
+      th.addEventListener("click", function () {
+        var desc = th.className === "asc";
+        sortBy(col, desc);
+        var p = hashParams();
+        p.set("sort" + tableIndex, col); p.set("desc" + tableIndex, desc ? "1" : "0");
+        setHash(p);
+      });
+    });
+    var p = hashParams();
+    if (p.has("sort" + tableIndex)) {
+      var col = Number(p.get("sort" + tableIndex));
+      if (col >= 0 && col < heads.length) sortBy(col, p.get("desc" + tableIndex) === "1");
+    }
+  }
+
+  // ---------------------------------------------------------------- the match list (matches.html)
+  var PAGE = 100;
+
+  function matchList(table, data) {
+    var cols = {};
+    data.columns.forEach(function (name, i) { cols[name] = i; });
+    var all = data.rows;
+    var select = document.getElementById("bot-filter");
+    var count = document.getElementById("match-count");
+    var pager = document.getElementById("pager");
+    var heads = table.tHead.rows[0].cells;
+    var root = document.body.getAttribute("data-root") || "";
+    var state = { bot: "", sort: "index", desc: true, page: 0 };
+
+    function readHash() {
+      var p = hashParams();
+      state.bot = p.get("bot") || "";
+      state.sort = cols.hasOwnProperty(p.get("sort")) ? p.get("sort") : "index";
+      state.desc = p.has("desc") ? p.get("desc") === "1" : true;
+      state.page = Math.max(0, Number(p.get("page")) || 0);
+      if (state.bot && !Array.prototype.some.call(select.options, function (o) { return o.value === state.bot; })) {
+        var option = document.createElement("option");
+        option.value = option.textContent = state.bot;
+        select.appendChild(option);
+      }
+      select.value = state.bot;
+    }
+    function writeHash() {
+      var p = new URLSearchParams();
+      if (state.bot) p.set("bot", state.bot);
+      p.set("sort", state.sort); p.set("desc", state.desc ? "1" : "0");
+      if (state.page) p.set("page", state.page);
+      setHash(p);
+    }
+    function key(row) {
+      var v = row[cols[state.sort]];
+      return Array.isArray(v) ? v.join(" ") : v;
+    }
+    function link(text, href, bold) {
+      var a = document.createElement("a");
+      a.href = href; a.textContent = text;
+      if (bold) a.className = "self";
+      return a;
+    }
+    function cell(tr, content) {
+      var td = document.createElement("td");
+      if (typeof content === "string" || typeof content === "number") td.textContent = content;
+      else content.forEach(function (node) { td.appendChild(typeof node === "string" ? document.createTextNode(node) : node); });
+      tr.appendChild(td);
+    }
+    function render() {
+      var rows = state.bot ? all.filter(function (r) { return r[cols.bots].indexOf(state.bot) >= 0; }) : all.slice();
+      var numeric = ["index", "decisions", "seconds", "faults", "finished_at"].indexOf(state.sort) >= 0;
+      rows.sort(function (a, b) {
+        var c = compare(key(a), key(b), numeric);
+        if (c === 0) c = a[cols.index] - b[cols.index];
+        return state.desc ? -c : c;
+      });
+      var pages = Math.max(1, Math.ceil(rows.length / PAGE));
+      if (state.page >= pages) state.page = pages - 1;
+      var body = document.createElement("tbody");
+      rows.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (r) {
+        var tr = document.createElement("tr");
+        var index = r[cols.index];
+        var viewer = root + "viewer.html#match=" + index;
+        cell(tr, index);
+        cell(tr, [link(r[cols.id], viewer)]);
+        var seats = [];
+        r[cols.bots].forEach(function (bot, seat) {
+          if (seat) seats.push(", ");
+          seats.push(link(bot, viewer + "&seat=" + seat, bot === state.bot));
+          seats.push(" (" + r[cols.places][seat] + ", " + r[cols.totals][seat] + (r[cols.forfeited][seat] ? ", forfeited" : "") + ")");
+        });
+        cell(tr, seats);
+        cell(tr, r[cols.reason]);
+        cell(tr, r[cols.decisions]);
+        cell(tr, r[cols.seconds] === null ? "-" : Number(r[cols.seconds]).toFixed(2));
+        cell(tr, r[cols.faults]);
+        body.appendChild(tr);
+      });
+      table.replaceChild(body, table.tBodies[0]);
+      count.textContent = rows.length + (rows.length === 1 ? " match" : " matches") + (state.bot ? " of " + state.bot : "");
+      while (pager.firstChild) pager.removeChild(pager.firstChild);
+      if (pages > 1) {
+        var prev = document.createElement("button"), next = document.createElement("button");
+        prev.textContent = "‹ newer"; next.textContent = "older ›";
+        if (!state.desc || state.sort !== "index") { prev.textContent = "‹ previous"; next.textContent = "next ›"; }
+        prev.disabled = state.page === 0; next.disabled = state.page >= pages - 1;
+        prev.onclick = function () { state.page--; writeHash(); render(); };
+        next.onclick = function () { state.page++; writeHash(); render(); };
+        pager.appendChild(prev);
+        pager.appendChild(document.createTextNode(" page " + (state.page + 1) + " of " + pages + " "));
+        pager.appendChild(next);
+      }
+      for (var i = 0; i < heads.length; i++) {
+        heads[i].className = heads[i].getAttribute("data-key") === state.sort ? (state.desc ? "desc" : "asc") : "";
+      }
+    }
+    Array.prototype.forEach.call(heads, function (th) {
+      th.addEventListener("click", function () {
+        var k = th.getAttribute("data-key");
+        state.desc = state.sort === k ? !state.desc : k !== "id" && k !== "bots" && k !== "reason";
+        state.sort = k; state.page = 0;
+        writeHash(); render();
+      });
+    });
+    select.addEventListener("change", function () { state.bot = select.value; state.page = 0; writeHash(); render(); });
+    window.addEventListener("hashchange", function () { readHash(); render(); });
+    readHash();
+    render();
+  }
+
+  // ---------------------------------------------------------------- live: served over http, reload on a new report
+  function live() {
+    if (!/^https?:$/.test(location.protocol)) return;
+    var meta = document.querySelector('meta[name="arena-version"]');
+    if (!meta) return;
+    var mine = meta.getAttribute("content");
+    var root = document.body.getAttribute("data-root") || "";
+    setInterval(function () {
+      fetch(root + "version.json", { cache: "no-store" })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (v) { if (v && v.version && v.version !== mine) location.reload(); })
+        .catch(function () {});
+    }, 5000);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), sortable);
+    var matches = document.getElementById("matches");
+    if (matches && window.ARENA_MATCH_LIST) matchList(matches, window.ARENA_MATCH_LIST);
+    live();
+  });
+})();

@@ -1,0 +1,555 @@
+/* The replay viewer of the Cabo arena (hand-written, no library).
+ *
+ * It draws the frames arena/site/frames.py wrote and derives nothing about cards: a seat's
+ * view is the one the arena computed with the functions that build what a bot is sent.
+ * URL: viewer.html#match=<idx>&seat=<all|n>&step=<k>. Replays load on demand from
+ * replays/<idx>.js (a script setting window.ARENA_REPLAY: file:// pages may not fetch()).
+ */
+(function () {
+  "use strict";
+
+  var TABLE_KEYS = ["r", "ph", "tm", "w", "st", "dl", "cabo", "h", "d", "dn", "dk", "held", "hs", "hf", "lk",
+    "tot", "ro", "ff"];
+  var FRENCH = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+  var FRENCH_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  var FRENCH_RANKS = { A: "ace", T: "ten", J: "jack", Q: "queen", K: "king" };
+  var SPANISH_NAMES = { O: "oros", C: "copas", E: "espadas", B: "bastos" };
+  var SPANISH_RANKS = { "1": "as", S: "sota", C: "caballo", R: "rey" };
+  var SPANISH_SVG = {
+    O: '<svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="8.5" fill="currentColor"/>' +
+       '<circle cx="10" cy="10" r="4.5" fill="none" stroke="#fff" stroke-width="1.6"/></svg>',
+    C: '<svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 3h14c0 5-3 8-5.5 8.5V15H15v2H5v-2h3.5v-3.5C6 11 3 8 3 3z" ' +
+       'fill="currentColor"/></svg>',
+    E: '<svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 1l2 3v9h-4V4z" fill="currentColor"/>' +
+       '<rect x="5" y="13" width="10" height="2" fill="currentColor"/><rect x="9" y="15" width="2" height="4" ' +
+       'fill="currentColor"/></svg>',
+    B: '<svg viewBox="0 0 20 20" aria-hidden="true"><path d="M8 19l1-12c-2-1-2.5-3.5-1-5s4-1.5 5 .5-1 4-2 4.5L10 19z" ' +
+       'fill="currentColor"/></svg>'
+  };
+  var POSITIONS = { 2: ["b", "t"], 3: ["b", "tl", "tr"], 4: ["b", "l", "t", "r"], 5: ["b", "l", "tl", "tr", "r"] };
+  var PHASES = { look_initial: "initial look", turn: "turn", drawn: "holding a card", rey: "Rey: place or discard",
+    claim: "claim window", over: "match over" };
+  var KINDS = { deal: "deal", play: "", end: "end of the round", reveal: "round scored: every card shown" };
+
+  var el = function (id) { return document.getElementById(id); };
+  var cache = {};
+  var matches = [];
+  var replay = null;        // the decoded frames of the match shown
+  var view = { match: null, seat: "all", step: 0 };
+  var logFor = null;        // "<match>/<seat>": the log pane's content
+  var logEntries = [];      // [step, element]
+  var timer = null;
+  var loading = null;
+
+  // ------------------------------------------------------------------ data
+
+  function unpack(packed) {
+    return packed.split("|").map(function (seat) {
+      var out = [];
+      for (var i = 0; i < seat.length; i += 2) {
+        var code = seat.substr(i, 2);
+        out.push(code === "--" ? null : code === "??" ? "?" : code);
+      }
+      return out;
+    });
+  }
+
+  /* Expand the frames: carry each table field forward, unpack the hands. Nothing is computed. */
+  function decode(data) {
+    var previous = {};
+    var views = [];
+    data.steps.forEach(function (step, index) {
+      TABLE_KEYS.forEach(function (key) {
+        if (!(key in step)) { step[key] = previous[key]; }
+      });
+      if (typeof step.h === "string") { step.h = unpack(step.h); }
+      step.v = step.v.map(function (seatView, seat) {
+        if (seatView === 0) { return views[seat]; }
+        views[seat] = { hands: unpack(seatView[0]), held: seatView[1] };
+        return views[seat];
+      });
+      step.hl = step.hl || [];
+      step.fb = step.fb || [];
+      step.fl = step.fl || [];
+      step.index = index;
+      previous = step;
+    });
+    return data;
+  }
+
+  // ------------------------------------------------------------------ cards
+
+  function cardTitle(code, deck) {
+    var rank = code.charAt(0), suit = code.charAt(1);
+    if (deck === "spanish") {
+      return (SPANISH_RANKS[rank] || rank) + " de " + SPANISH_NAMES[suit];
+    }
+    return (FRENCH_RANKS[rank] || rank) + " of " + FRENCH_NAMES[suit];
+  }
+
+  function suitClass(code, deck) {
+    var suit = code.charAt(1);
+    if (deck === "spanish") { return "suit-" + suit; }
+    return suit === "H" || suit === "D" ? "red" : "black";
+  }
+
+  function rankLabel(code, deck) {
+    var rank = code.charAt(0);
+    return deck === "french" && rank === "T" ? "10" : rank;
+  }
+
+  function makeCard(code, deck, zone) {
+    var card = document.createElement("div");
+    card.className = "card";
+    card.dataset.zone = zone;
+    if (code === null) {
+      card.className += " empty";
+      card.dataset.face = "empty";
+      card.title = "empty slot";
+    } else if (code === "?") {
+      card.className += " back";
+      card.dataset.face = "down";
+      card.title = "face down";
+    } else {
+      card.className += " face " + suitClass(code, deck);
+      card.dataset.face = "up";
+      card.dataset.card = code;
+      card.title = cardTitle(code, deck) + " (" + code + ")";
+      var rank = document.createElement("span");
+      rank.className = "rank";
+      rank.textContent = rankLabel(code, deck);
+      var pip = document.createElement("span");
+      pip.className = "pip";
+      if (deck === "spanish") { pip.innerHTML = SPANISH_SVG[code.charAt(1)] || code.charAt(1); }
+      else { pip.textContent = FRENCH[code.charAt(1)] || code.charAt(1); }
+      card.appendChild(rank);
+      card.appendChild(pip);
+    }
+    return card;
+  }
+
+  function escapeHtml(text) {
+    return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+
+  /* A log line: its [XY] card codes drawn as small cards. */
+  function logHtml(text, deck) {
+    var pattern = deck === "spanish" ? /\[([1-7SCR][OCEB])\]/g : /\[([2-9ATJQK][SHDC])\]/g;
+    return escapeHtml(text).replace(pattern, function (all, code) {
+      var label = rankLabel(code, deck) + (deck === "spanish" ? code.charAt(1).toLowerCase() : FRENCH[code.charAt(1)] || "");
+      return '<span class="mini ' + suitClass(code, deck) + '" data-card="' + code + '" title="' +
+        cardTitle(code, deck) + '">' + label + "</span>";
+    });
+  }
+
+  // ------------------------------------------------------------------ drawing
+
+  function seatOf() { return view.seat === "all" ? null : Number(view.seat); }
+
+  function who(seat) { return replay.bots[seat] + "@" + seat; }
+
+  function badge(text, cls, title) {
+    var b = document.createElement("span");
+    b.className = "badge " + cls;
+    b.textContent = text;
+    if (title) { b.title = title; }
+    return b;
+  }
+
+  function drawTable(step) {
+    var me = seatOf();
+    var table = el("table");
+    var n = replay.players;
+    table.className = "players-" + n;
+    table.textContent = "";
+    var touched = {};
+    step.hl.forEach(function (pair) { touched[pair[0] + "/" + pair[1]] = true; });
+    var base = me === null ? 0 : me;
+    for (var s = 0; s < n; s++) {
+      var panel = document.createElement("div");
+      panel.className = "seat pos-" + POSITIONS[n][(s - base + n) % n];
+      panel.dataset.seat = s;
+      if (step.tm === s) { panel.className += " moving"; }
+      if (step.w.indexOf(s) >= 0) { panel.className += " asked"; }
+      if (me === s) { panel.className += " viewer"; }
+      var name = document.createElement("div");
+      name.className = "name";
+      var label = document.createElement("span");
+      label.textContent = who(s);
+      name.appendChild(label);
+      if (step.tm === s) { name.appendChild(badge("to move", "turn")); }
+      if (step.w.indexOf(s) >= 0) { name.appendChild(badge("asked", "turn", "asked in a simultaneous phase")); }
+      if (step.dl === s) { name.appendChild(badge("D", "dealer", "dealer")); }
+      if (step.cabo === s) { name.appendChild(badge("CABO", "cabo", "called Cabo this round")); }
+      if (step.fl.indexOf(s) >= 0) { name.appendChild(badge("FAULT", "fault", "this bot faulted here")); }
+      if (step.fb.indexOf(s) >= 0) { name.appendChild(badge("fallback", "fallback", "moved by the fallback policy")); }
+      if (step.ff.indexOf(s) >= 0) { name.appendChild(badge("FORFEITED", "forfeit", "the fallback policy plays this seat")); }
+      var total = document.createElement("span");
+      total.className = "total";
+      total.dataset.seatTotal = s;
+      total.textContent = step.tot[s];
+      total.title = step.k === "reveal" ? "total after this round" : "total before this round";
+      name.appendChild(total);
+      panel.appendChild(name);
+
+      var hand = document.createElement("div");
+      hand.className = "hand";
+      var cards = me === null ? step.h[s] : step.v[me].hands[s];
+      cards.forEach(function (code, slot) {
+        var card = makeCard(code, replay.deck, "hand");
+        card.dataset.seat = s;
+        card.dataset.slot = slot;
+        if (touched[s + "/" + slot]) { card.className += " touched"; }
+        if (step.lk && step.lk[0] === s && step.lk[1] === slot) { card.className += " looked"; }
+        var mark = document.createElement("span");
+        mark.className = "slot";
+        mark.textContent = slot;
+        card.appendChild(mark);
+        hand.appendChild(card);
+      });
+      panel.appendChild(hand);
+
+      if (step.hs === s) {
+        var held = document.createElement("div");
+        held.className = "heldslot";
+        var code = me === null ? step.held : me === s ? step.v[me].held : "?";
+        held.appendChild(makeCard(code, replay.deck, "held"));
+        var text = document.createElement("span");
+        text.textContent = "holds (from the " + step.hf + ")";
+        held.appendChild(text);
+        panel.appendChild(held);
+      }
+      table.appendChild(panel);
+    }
+    var center = document.createElement("div");
+    center.className = "center";
+    var deck = document.createElement("div");
+    deck.className = "pile";
+    deck.appendChild(makeCard(step.dk > 0 ? "?" : null, replay.deck, "deck"));
+    var count = document.createElement("span");
+    count.className = "deck-count";
+    count.id = "deck-count";
+    count.textContent = "deck " + step.dk;
+    deck.appendChild(count);
+    var discard = document.createElement("div");
+    discard.className = "pile";
+    discard.appendChild(makeCard(step.d, replay.deck, "discard"));
+    var size = document.createElement("span");
+    size.textContent = "discard (" + step.dn + ")";
+    discard.appendChild(size);
+    center.appendChild(deck);
+    center.appendChild(discard);
+    table.appendChild(center);
+  }
+
+  function drawStatus(step) {
+    var parts = ["Round " + step.r];
+    var kind = KINDS[step.k];
+    if (step.k !== "end" && step.k !== "reveal") { parts.push(PHASES[step.ph] || step.ph); }
+    if (step.tm !== null && step.tm !== undefined) { parts.push("to move: " + who(step.tm)); }
+    if (step.w.length) { parts.push("asked: " + step.w.map(who).join(", ")); }
+    if (step.cabo !== null && step.cabo !== undefined) { parts.push("Cabo called by " + who(step.cabo)); }
+    var status = el("status");
+    status.textContent = "";
+    if (kind) {
+      var k = document.createElement("span");
+      k.className = "kind";
+      k.textContent = kind + " \u00b7 ";
+      status.appendChild(k);
+    }
+    status.appendChild(document.createTextNode(parts.join(" \u00b7 ")));
+  }
+
+  function drawScores(step, last) {
+    var n = replay.players;
+    var html = ["<table><thead><tr><th>round</th>"];
+    for (var s = 0; s < n; s++) { html.push("<th>" + escapeHtml(who(s)) + "</th>"); }
+    html.push("</tr></thead><tbody>");
+    for (var r = 0; r < step.ro; r++) {
+      var round = replay.rounds[r];
+      html.push("<tr><td>" + round.round + (round.caller !== null ? " \u00b7 Cabo: " + escapeHtml(who(round.caller)) : "") +
+        (round.ended === "turn_limit" ? " \u00b7 turn limit" : "") + "</td>");
+      for (s = 0; s < n; s++) {
+        html.push("<td>" + (round.scores[s] > 0 ? "+" : "") + round.scores[s] + "</td>");
+      }
+      html.push("</tr>");
+    }
+    html.push('<tr class="totals"><td>total</td>');
+    for (s = 0; s < n; s++) { html.push('<td data-total-seat="' + s + '">' + step.tot[s] + "</td>"); }
+    html.push("</tr>");
+    if (last) {
+      var res = replay.result;
+      html.push('<tr class="places"><td>place</td>');
+      for (s = 0; s < n; s++) {
+        html.push('<td data-place-seat="' + s + '"' + (res.forfeited[s] ? ' class="forfeited" title="forfeited"' : "") +
+          ">" + res.places[s] + "</td>");
+      }
+      html.push("</tr>");
+    }
+    html.push("</tbody></table>");
+    if (last) { html.push('<p id="result">Final (' + escapeHtml(res.reason) + "): totals " + res.totals.join(", ") + "</p>"); }
+    el("scores").innerHTML = html.join("");
+  }
+
+  function buildLog() {
+    var me = seatOf();
+    var key = view.match + "/" + view.seat;
+    if (logFor === key) { return; }
+    logFor = key;
+    var pane = el("log");
+    pane.textContent = "";
+    logEntries = [];
+    replay.steps.forEach(function (step, index) {
+      step.log.forEach(function (entry) {
+        var text = entry[1];
+        if (entry.length > 2 && me !== null) {
+          text = entry[2][me] === 1 ? entry[1] : entry[2][me];
+        }
+        if (text === null || text === undefined) { return; }
+        var line = document.createElement("div");
+        line.className = "entry " + entry[0];
+        line.dataset.step = index;
+        line.innerHTML = logHtml(text, replay.deck);
+        line.addEventListener("click", function () { go(index); });
+        pane.appendChild(line);
+        logEntries.push([index, line]);
+      });
+    });
+  }
+
+  function drawLog(step) {
+    var lastCurrent = null;
+    logEntries.forEach(function (pair) {
+      var future = pair[0] > step.index, current = pair[0] === step.index;
+      pair[1].classList.toggle("future", future);
+      pair[1].classList.toggle("current", current);
+      if (!future) { lastCurrent = pair[1]; }
+    });
+    if (lastCurrent) {
+      var pane = el("log");
+      var bottom = lastCurrent.offsetTop + lastCurrent.offsetHeight - pane.offsetTop;
+      pane.scrollTop = Math.max(0, bottom - pane.clientHeight + 8);
+    }
+  }
+
+  function render() {
+    if (!replay) { return; }
+    var steps = replay.steps;
+    view.step = Math.max(0, Math.min(steps.length - 1, view.step));
+    var step = steps[view.step];
+    var last = view.step === steps.length - 1;
+    drawTable(step);
+    drawStatus(step);
+    drawScores(step, last);
+    buildLog();
+    drawLog(step);
+    el("slider").max = steps.length - 1;
+    el("slider").value = view.step;
+    el("pos").textContent = "step " + view.step + " / " + (steps.length - 1);
+    el("round").value = String(step.r);
+    el("seat").value = view.seat;
+    el("match").value = String(view.match);
+    writeHash();
+  }
+
+  // ------------------------------------------------------------------ navigation
+
+  function hashText() {
+    return "#match=" + view.match + "&seat=" + view.seat + "&step=" + view.step;
+  }
+
+  function writeHash() {
+    var text = hashText();
+    if (location.hash !== text) { history.replaceState(null, "", text); }
+    el("link").href = text;
+  }
+
+  function parseHash() {
+    var out = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      var kv = part.split("=");
+      if (kv[0]) { out[decodeURIComponent(kv[0])] = decodeURIComponent(kv[1] || ""); }
+    });
+    return out;
+  }
+
+  function go(step) {
+    view.step = step;
+    render();
+  }
+
+  function step(delta) {
+    if (!replay) { return; }
+    go(Math.max(0, Math.min(replay.steps.length - 1, view.step + delta)));
+  }
+
+  function stop() {
+    if (timer !== null) { clearInterval(timer); timer = null; }
+    el("play").innerHTML = "&#x25B6;&#xFE0E; play";
+    el("play").setAttribute("aria-label", "play");
+  }
+
+  function play() {
+    if (!replay) { return; }
+    if (timer !== null) { stop(); return; }
+    if (view.step >= replay.steps.length - 1) { go(0); }
+    el("play").innerHTML = "&#x2016; pause";
+    el("play").setAttribute("aria-label", "pause");
+    timer = setInterval(function () {
+      if (!replay || view.step >= replay.steps.length - 1) { stop(); return; }
+      step(1);
+    }, Number(el("speed").value));
+  }
+
+  function message(text) {
+    var box = el("message");
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  function setupMatch() {
+    var seat = el("seat");
+    seat.textContent = "";
+    var all = document.createElement("option");
+    all.value = "all";
+    all.textContent = "omniscient: every card";
+    seat.appendChild(all);
+    for (var s = 0; s < replay.players; s++) {
+      var option = document.createElement("option");
+      option.value = String(s);
+      option.textContent = "seat " + s + ": what " + who(s) + " knew";
+      seat.appendChild(option);
+    }
+    var rounds = el("round");
+    rounds.textContent = "";
+    var seen = {};
+    replay.steps.forEach(function (st, index) {
+      if (seen[st.r] !== undefined) { return; }
+      seen[st.r] = index;
+      var option = document.createElement("option");
+      option.value = String(st.r);
+      option.dataset.step = index;
+      option.textContent = String(st.r);
+      rounds.appendChild(option);
+    });
+    el("title").textContent = "Match " + view.match + ": " + (replay.match || "") + " (" + replay.preset + ", " +
+      replay.players + " players)";
+    document.title = "Replay " + view.match + ": " + replay.bots.join(" vs ");
+  }
+
+  function note() {
+    var me = seatOf();
+    el("perspective-note").textContent = me === null ? "every card face up" :
+      "only what " + who(me) + " was sent: the cards it did not know are face down";
+  }
+
+  function show(match, seat, stepIndex) {
+    var changed = view.match !== match || !replay;
+    view.match = match;
+    view.seat = seat;
+    view.step = stepIndex;
+    if (changed) {
+      replay = cache[match];
+      logFor = null;
+      setupMatch();
+    }
+    if (view.seat !== "all" && !(Number(view.seat) >= 0 && Number(view.seat) < replay.players)) { view.seat = "all"; }
+    note();
+    render();
+  }
+
+  /* Load replays/<match>.js (once) and show it. */
+  function open(match, seat, stepIndex) {
+    stop();
+    if (cache[match]) { message(""); show(match, seat, stepIndex); return; }
+    var token = {};
+    loading = token;
+    window.ARENA_REPLAY = undefined;
+    var script = document.createElement("script");
+    script.src = "replays/" + encodeURIComponent(match) + ".js";
+    script.onload = function () {
+      script.remove();
+      if (loading !== token) { return; }
+      if (!window.ARENA_REPLAY) { message("replays/" + match + ".js holds no replay"); return; }
+      cache[match] = decode(window.ARENA_REPLAY);
+      window.ARENA_REPLAY = undefined;
+      message("");
+      show(match, seat, stepIndex);
+    };
+    script.onerror = function () {
+      script.remove();
+      if (loading === token) { message("no replay of match " + match + " here (replays/" + match + ".js)"); }
+    };
+    document.head.appendChild(script);
+  }
+
+  function openFromHash() {
+    var h = parseHash();
+    var match = h.match !== undefined && h.match !== "" ? h.match : (matches.length ? String(matches[0].idx) : null);
+    if (match === null) { message("no match to show: open viewer.html#match=<index>"); return; }
+    var stepIndex = parseInt(h.step || "0", 10);
+    open(match, h.seat || "all", isNaN(stepIndex) ? 0 : stepIndex);
+  }
+
+  function fillMatches() {
+    var select = el("match");
+    select.textContent = "";
+    matches.forEach(function (m) {
+      var option = document.createElement("option");
+      option.value = String(m.idx);
+      var names = m.bots.map(function (b, s) { return b + " " + m.totals[s] + (m.forfeited[s] ? "*" : ""); });
+      option.textContent = m.idx + ": " + names.join(" \u00b7 ");
+      select.appendChild(option);
+    });
+  }
+
+  function wire() {
+    el("first").addEventListener("click", function () { stop(); go(0); });
+    el("back").addEventListener("click", function () { stop(); step(-1); });
+    el("fwd").addEventListener("click", function () { stop(); step(1); });
+    el("last").addEventListener("click", function () { stop(); if (replay) { go(replay.steps.length - 1); } });
+    el("play").addEventListener("click", play);
+    el("speed").addEventListener("change", function () { if (timer !== null) { stop(); play(); } });
+    el("slider").addEventListener("input", function () { stop(); go(Number(el("slider").value)); });
+    el("round").addEventListener("change", function () {
+      var option = el("round").selectedOptions[0];
+      if (option) { stop(); go(Number(option.dataset.step)); }
+    });
+    el("seat").addEventListener("change", function () {
+      view.seat = el("seat").value;
+      note();
+      render();
+    });
+    el("match").addEventListener("change", function () { open(el("match").value, "all", 0); });
+    ["seat", "round", "speed", "match"].forEach(function (id) {  // give the arrow keys back to the steps
+      el(id).addEventListener("change", function () { el(id).blur(); });
+    });
+    window.addEventListener("hashchange", openFromHash);
+    document.addEventListener("keydown", function (event) {
+      var tag = event.target && event.target.tagName;
+      if (tag === "SELECT" || tag === "INPUT" || event.altKey || event.ctrlKey || event.metaKey) { return; }
+      if (event.key === "ArrowRight") { stop(); step(1); event.preventDefault(); }
+      else if (event.key === "ArrowLeft") { stop(); step(-1); event.preventDefault(); }
+      else if (event.key === "Home") { stop(); go(0); event.preventDefault(); }
+      else if (event.key === "End" && replay) { stop(); go(replay.steps.length - 1); event.preventDefault(); }
+      else if (event.key === " " && tag !== "BUTTON") { play(); event.preventDefault(); }
+    });
+  }
+
+  function start() {
+    wire();
+    var script = document.createElement("script");
+    script.src = "replays/index.js";
+    script.onload = function () {
+      matches = window.ARENA_MATCHES || [];
+      fillMatches();
+      openFromHash();
+    };
+    script.onerror = function () { openFromHash(); };
+    document.head.appendChild(script);
+  }
+
+  window.ArenaViewer = { state: function () { return { match: view.match, seat: view.seat, step: view.step,
+    steps: replay ? replay.steps.length : 0 }; } };
+  start();
+}());

@@ -1,0 +1,158 @@
+"""Write the whole report site of a results directory, swapped in at once.
+
+The site is written into a new directory beside the target, then exchanged with it (an
+atomic ``renameat2(RENAME_EXCHANGE)`` on Linux, else two renames), so a web server serving
+the target never serves half a site; the old one is removed afterwards. A directory that
+is not an arena report is never replaced: the marker file says which are. The replay viewer
+(:mod:`.viewer`) is written into the same new directory before the swap.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from . import data, pages
+from .viewer import build_viewer
+
+REPORT_DIR = "report"
+"""The report's directory inside a results directory, by default."""
+MARKER = ".arena-report"
+"""A file in every report directory: only a directory holding it is replaced by a new build."""
+ASSETS = Path(__file__).parent / "assets"
+ASSET_FILES = ("report.css", "report.js")
+VERSION_FILE = "version.json"
+"""What a served page polls to learn that a newer report exists (its ``version``)."""
+
+
+class ReportError(Exception):
+    """The report cannot be written where asked; the message says why and what to do."""
+
+
+def default_out(results_dir: Path) -> Path:
+    return Path(results_dir) / REPORT_DIR
+
+
+def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistory | None = None) -> dict[str, Any]:
+    """Every page and data file of ``snapshot`` into the (empty) directory ``target`` (``ratings``: see
+    :func:`data.compute`); returns what it wrote about."""
+    computed = data.compute(snapshot, ratings)
+    rows = data.leaderboard_rows(computed.board)
+    summary = data.summary(snapshot)
+    version = data.version(snapshot)
+    faults = data.fault_list(snapshot)
+    matches = data.match_list(snapshot)
+
+    (target / "bots").mkdir(parents=True)
+    (target / "data").mkdir()
+    (target / "assets").mkdir()
+    for name in ASSET_FILES:
+        shutil.copyfile(ASSETS / name, target / "assets" / name)
+
+    def write(relative: str, text: str) -> None:
+        (target / relative).write_text(text, encoding="utf-8")
+
+    write("index.html", pages.index_page(rows, summary, version))
+    write("headtohead.html", pages.headtohead_page(data.head_to_head(computed.board), summary, version))
+    write("faults.html", pages.faults_page(faults, rows, summary, version))
+    write("matches.html", pages.matches_page([r["bot"] for r in rows], summary, version))
+    write("data/matches.js", pages.matches_js(matches))
+    by_bot_faults: dict[str, list[dict[str, Any]]] = {}
+    for fault in faults:
+        by_bot_faults.setdefault(fault["bot"], []).append(fault)
+    by_bot_matches: dict[str, list[dict[str, Any]]] = {}
+    for match in matches:
+        for bot in match["bots"]:
+            by_bot_matches.setdefault(bot, []).append(match)
+    for row in rows:
+        bot = row["bot"]
+        write(f"bots/{row['page']}.html", pages.bot_page(row, computed.history.get(bot, []),
+                                                          by_bot_faults.get(bot, []), by_bot_matches.get(bot, []),
+                                                          summary, version))
+    write(VERSION_FILE, json.dumps({"version": version, "matches": summary["matches"]}) + "\n")
+    write(MARKER, "an arena report: `arena report` replaces this directory as a whole\n")
+    return {"version": version, "matches": summary["matches"], "bots": len(rows)}
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two directories atomically (Linux ``renameat2``); False where that is not available."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, exchange = -100, 2
+    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), exchange)
+    return bool(result == 0)
+
+
+def _swap_in(new: Path, out: Path) -> None:
+    """Put the finished site ``new`` where ``out`` is, removing the old one."""
+    if not out.exists():
+        os.rename(new, out)
+        return
+    if _exchange(new, out):
+        shutil.rmtree(new, ignore_errors=True)  # ``new`` now holds the old site
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    os.rename(out, old / "site")
+    os.rename(new, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+STALE_SECONDS = 3600.0
+"""A half-written site left by a build that was killed is removed by a later build once this old."""
+
+
+def remove_stale(out: Path, now: float | None = None) -> list[Path]:
+    """Remove the temporary directories of killed builds of ``out`` (older than :data:`STALE_SECONDS`,
+    so a build running beside this one is left alone); returns those removed."""
+    now = time.time() if now is None else now
+    removed = []
+    for path in out.parent.glob(f".{out.name}.*-*"):
+        if path.name.startswith((f".{out.name}.new-", f".{out.name}.old-")) and path.is_dir() \
+                and not path.is_symlink() and now - path.stat().st_mtime > STALE_SECONDS:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def check_target(out: Path) -> None:
+    """Refuse to replace a directory that is not an earlier report (or empty)."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise ReportError(f"{out} exists and is not a directory; choose another output directory")
+    if out.is_dir() and not (out / MARKER).is_file() and any(out.iterdir()):
+        raise ReportError(f"{out} is not empty and not an arena report; choose another output directory")
+
+
+def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.RatingHistory | None = None) -> Path:
+    """Write the report of ``results_dir`` into ``out_dir`` (default ``results_dir/report``) as a whole,
+    the replay viewer included; returns ``out_dir``. ``ratings``: kept by a caller that builds the
+    same directory again and again (``arena serve``), so only new matches are rated.
+
+    Raises ``FileNotFoundError`` (no results here), ``StoreMismatch`` or :class:`ReportError`.
+    """
+    results_dir = Path(results_dir)
+    out = Path(out_dir) if out_dir is not None else default_out(results_dir)
+    snapshot = data.read_snapshot(results_dir)  # first: a directory without results gets that error
+    check_target(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale(out)
+    new = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    try:
+        os.chmod(new, 0o755)  # mkdtemp makes 0700; a report is meant to be read by others
+        write_site(snapshot, new, ratings)
+        build_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None)  # replays: kept ones reused
+        _swap_in(new, out)
+    except BaseException:
+        shutil.rmtree(new, ignore_errors=True)
+        raise
+    return out
+

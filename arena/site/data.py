@@ -1,0 +1,306 @@
+"""What the report pages show, as plain JSON-able values computed from a results directory.
+
+Everything here is a pure function of one :class:`Snapshot` (read from the store in one
+read transaction, so a run writing meanwhile never gives a page half a match), so it is
+tested apart from any browser, and the pages only lay it out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import trueskill
+
+from ..tournament.leaderboard import Leaderboard, build
+from ..tournament.rating import RatingParams, apply, make_env, schedule_order
+from ..tournament.records import MatchRecord, VoidRecord
+from ..tournament.store import ResultStore
+from ..runner import stats_of_json
+
+LOG_TAIL_CHARS = 2000
+"""A fault shows at most this much of the end of its bot's log: enough to see what it said last."""
+LOG_TAIL_LINES = 25
+"""... and at most this many lines of it."""
+MAX_HEAD_TO_HEAD = 40
+"""The heat map shows the best this many bots: a ladder of 1,000 would make a million cells."""
+DIGITS = 3
+"""Decimals kept of every rating and timing: more is noise, and bytes in every page."""
+
+
+@dataclass
+class Snapshot:
+    """One consistent read of a results directory: what every page is made from."""
+
+    directory: Path
+    name: str
+    preset: str
+    ladder: bool
+    total: int | None
+    names: list[str]
+    params: RatingParams
+    records: list[MatchRecord]
+    rows: list[dict[str, Any]]
+    voided: list[VoidRecord]
+    logs: dict[tuple[int, int], str] = field(default_factory=dict)
+    """The log of each seat that faulted, by (match index, seat); other logs are not read."""
+
+
+def read_snapshot(directory: Path) -> Snapshot:
+    """Read everything the report needs from ``directory`` in one read transaction.
+
+    Raises ``FileNotFoundError`` (no results.sqlite) or ``StoreMismatch`` like :class:`ResultStore`.
+    """
+    store = ResultStore(directory, readonly=True)
+    try:
+        store.db.execute("BEGIN")  # one snapshot: rows, records and voided agree even while a run writes
+        rows = list(store.rows())
+        records = [_record(row) for row in rows]
+        voided = store.voided()
+        config = store.meta("config") or {}
+        rules = config.get("rules") or {}
+        preset = str(rules.get("preset", "standard")) if isinstance(rules, dict) else str(rules)
+        logs: dict[tuple[int, int], str] = {}
+        has_logs = store.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='logs'").fetchone()
+        for row in rows:
+            for fault in row["faults"]:
+                key = (int(row["idx"]), int(fault["seat"]))
+                if has_logs and key not in logs:
+                    found = store.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?", key).fetchone()
+                    logs[key] = "" if found is None else str(found[0])[-4 * LOG_TAIL_CHARS:]
+        snapshot = Snapshot(
+            directory=Path(directory),
+            name=str(config.get("name") or Path(directory).resolve().name),
+            preset=preset,
+            ladder=store.meta("ladder") is not None,
+            total=store.meta("total"),
+            names=list(store.meta("bots") or []),
+            params=RatingParams(**(store.meta("rating") or {})),
+            records=records,
+            rows=rows,
+            voided=voided,
+            logs=logs,
+        )
+        store.db.rollback()
+        return snapshot
+    finally:
+        store.close()
+
+
+def _record(row: dict[str, Any]) -> MatchRecord:
+    """The rating record of a stored row (as ``ResultStore.records`` makes it)."""
+    return MatchRecord(int(row["idx"]), str(row["match_id"]), tuple(row["bots"]), tuple(row["places"]),
+                       tuple(row["totals"]), tuple(row["forfeited"]),
+                       tuple((int(f["seat"]), str(f["kind"])) for f in row["faults"]),
+                       tuple(stats_of_json(s) for s in row["stats"]))
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(float(value), DIGITS) + 0.0
+
+
+def safe_name(bot: str) -> str:
+    """A file name for ``bot``'s page: its own name when that is plainly safe, else a cleaned one
+    with a hash of the real name, so that two names never share a page."""
+    cleaned = re.sub(r"[^a-z0-9_.@-]", "_", bot)[:64]
+    if cleaned == bot and not bot.startswith("."):
+        return bot
+    return f"{cleaned.lstrip('.') or 'bot'}-{hashlib.sha256(bot.encode()).hexdigest()[:10]}"
+
+
+@dataclass
+class Computed:
+    """The leaderboard and each bot's rating after each of its matches, from one pass of the ratings."""
+
+    board: Leaderboard
+    history: dict[str, list[list[float]]]
+
+
+CHECKPOINT = 256
+""":class:`RatingHistory` keeps its state every this many matches, to go back to when a match arrives
+out of schedule order (workers finish out of order)."""
+
+
+class RatingHistory:
+    """Ratings in schedule order (as :class:`RatingFold` applies them: each match with
+    :func:`rating.apply`), with each bot's (matches played, mu, sigma) after each of its matches.
+
+    Kept between builds by ``arena serve``: a rebuild rates only the matches after the longest
+    prefix of the schedule that did not change, from the last checkpoint before it, so a report of
+    10,000 matches is not rated from scratch whenever one more arrives.
+    """
+
+    def __init__(self, params: RatingParams | None = None) -> None:
+        self.reset(params or RatingParams())
+
+    def reset(self, params: RatingParams) -> None:
+        """Forget everything rated: start again with ``params``."""
+        self.params = params
+        self.env = make_env(params)
+        self.applied: list[tuple[int, str]] = []
+        self.ratings: dict[str, trueskill.Rating] = {}
+        self.played: dict[str, int] = {}
+        self.history: dict[str, list[list[float]]] = {}
+        self.checkpoints: list[tuple[int, dict[str, trueskill.Rating], dict[str, int]]] = [(0, {}, {})]
+
+    def _point(self, bot: str) -> list[float]:
+        rating = self.ratings[bot]
+        return [self.played[bot], _round(rating.mu) or 0.0, _round(rating.sigma) or 0.0]
+
+    def _rewind(self, keep: int) -> None:
+        """Back to the last checkpoint at or before ``keep`` applied matches."""
+        while self.checkpoints[-1][0] > keep:
+            self.checkpoints.pop()
+        count, ratings, played = self.checkpoints[-1]
+        self.applied = self.applied[:count]
+        self.ratings, self.played = dict(ratings), dict(played)
+        self.history = {bot: points[:played[bot] + 1] for bot, points in self.history.items() if bot in played}
+
+    def update(self, records: Sequence[MatchRecord]) -> None:
+        """Bring the ratings up to ``records`` (all finished matches, any order)."""
+        ordered = schedule_order(records)
+        keys = [(r.index, r.match_id) for r in ordered]
+        same = 0
+        for mine, theirs in zip(self.applied, keys):
+            if mine != theirs:
+                break
+            same += 1
+        if same < len(self.applied):
+            self._rewind(same)
+        for record in ordered[len(self.applied):]:
+            for bot in record.bots:
+                if bot not in self.ratings:
+                    self.ratings[bot] = self.env.create_rating()
+                    self.played[bot] = 0
+                    self.history[bot] = [self._point(bot)]
+            apply(self.env, self.ratings, record.bots, record.places)
+            for bot in record.bots:
+                self.played[bot] += 1
+                self.history[bot].append(self._point(bot))
+            self.applied.append((record.index, record.match_id))
+            if len(self.applied) % CHECKPOINT == 0:
+                self.checkpoints.append((len(self.applied), dict(self.ratings), dict(self.played)))
+
+    def result(self, names: Sequence[str]) -> tuple[dict[str, trueskill.Rating], dict[str, list[list[float]]]]:
+        """Every bot's rating and history: those of ``names`` without a match at the start."""
+        ratings = dict(self.ratings)
+        history = {bot: list(points) for bot, points in self.history.items()}  # later updates leave it be
+        for name in names:
+            if name not in ratings:
+                ratings[name] = self.env.create_rating()
+                history[name] = [[0, _round(ratings[name].mu) or 0.0, _round(ratings[name].sigma) or 0.0]]
+        return ratings, history
+
+
+def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Computed:
+    """Rate every match (schedule order), keeping each bot's rating after each of its matches, and
+    build the leaderboard from the final ratings. ``ratings``: kept from an earlier build (of the same
+    results directory), brought up to date (started again if its parameters differ)."""
+    if ratings is None:
+        ratings = RatingHistory(snapshot.params)
+    elif ratings.params != snapshot.params:
+        ratings.reset(snapshot.params)
+    ratings.update(snapshot.records)
+    final, history = ratings.result(snapshot.names)
+    board = build(snapshot.records, final, snapshot.names, snapshot.voided)
+    return Computed(board, {s.bot: history[s.bot] for s in board.standings})
+
+
+def leaderboard_rows(board: Leaderboard) -> list[dict[str, Any]]:
+    """One dict per bot in rank order: the standing, its page, and faults both by kind and in all."""
+    return [{
+        "rank": s.rank, "bot": s.bot, "page": safe_name(s.bot),
+        "exposure": _round(s.exposure), "mu": _round(s.mu), "sigma": _round(s.sigma),
+        "matches": s.matches, "wins": s.wins,
+        "average_place": _round(s.average_place), "average_total": _round(s.average_total),
+        "faults": dict(s.faults), "fault_count": sum(s.faults.values()), "forfeits": s.forfeits,
+        "voided": s.voided, "mean_ms": _round(s.mean_ms), "max_ms": _round(s.max_ms),
+        "startup_ms": _round(s.startup_ms),
+    } for s in board.standings]
+
+
+def head_to_head(board: Leaderboard, limit: int = MAX_HEAD_TO_HEAD) -> dict[str, Any]:
+    """The matrix of the best ``limit`` bots in rank order: ``cells[i][j]`` is how ``bots[i]`` fared
+    against ``bots[j]`` as {shared, ahead, behind, level} (None: they never met, or i == j);
+    ``omitted`` counts the bots left out."""
+    bots = [s.bot for s in board.standings[:limit]]
+    pairs = {(h.bot, h.opponent): h for h in board.head_to_head}
+    cells: list[list[dict[str, int] | None]] = []
+    for bot in bots:
+        line: list[dict[str, int] | None] = []
+        for other in bots:
+            pair = pairs.get((bot, other))
+            line.append(None if pair is None or bot == other else
+                        {"shared": pair.shared, "ahead": pair.ahead, "behind": pair.behind, "level": pair.level})
+        cells.append(line)
+    return {"bots": bots, "pages": [safe_name(b) for b in bots], "cells": cells,
+            "omitted": len(board.standings) - len(bots)}
+
+
+def score(cell: dict[str, int]) -> float:
+    """Share of the shared matches a bot finished ahead, a level one counting half: the heat map's colour."""
+    return (cell["ahead"] + cell["level"] / 2) / cell["shared"] if cell["shared"] else 0.5
+
+
+def log_tail(text: str, chars: int = LOG_TAIL_CHARS, lines: int = LOG_TAIL_LINES) -> str:
+    """The end of a log: its last ``lines`` lines, at most ``chars`` characters."""
+    tail = text[-chars:]
+    return "\n".join(tail.splitlines()[-lines:])
+
+
+def fault_list(snapshot: Snapshot) -> list[dict[str, Any]]:
+    """Every fault in schedule order: who, where, what, and the end of what the bot wrote on stderr
+    (what it wrote up to the fault when the arena kept that, else the end of its log of the match)."""
+    out = []
+    for row in snapshot.rows:
+        for fault in row["faults"]:
+            seat = int(fault["seat"])
+            own = str(fault.get("stderr") or "")
+            text = own or snapshot.logs.get((int(row["idx"]), seat), "")
+            out.append({"bot": row["bots"][seat], "page": safe_name(row["bots"][seat]), "index": row["idx"],
+                        "match": row["match_id"], "seat": seat, "kind": fault["kind"],
+                        "detail": str(fault.get("detail") or ""), "round": fault.get("round"),
+                        "decision": fault.get("decision"), "log_tail": log_tail(text)})
+    return out
+
+
+MATCH_COLUMNS: tuple[str, ...] = ("index", "id", "bots", "places", "totals", "forfeited", "reason",
+                                  "decisions", "seconds", "faults", "finished_at")
+"""The fields of a match in the match list, in the order ``data/matches.js`` stores them."""
+
+
+def match_list(snapshot: Snapshot) -> list[dict[str, Any]]:
+    """Every finished match in schedule order, as the match list shows it."""
+    return [{"index": row["idx"], "id": row["match_id"], "bots": list(row["bots"]), "places": list(row["places"]),
+             "totals": list(row["totals"]), "forfeited": [bool(f) for f in row["forfeited"]],
+             "reason": row["reason"], "decisions": row["decisions"], "seconds": _round(row["seconds"]),
+             "faults": len(row["faults"]), "finished_at": round(float(row["finished_at"]), 1)}
+            for row in snapshot.rows]
+
+
+def compact(items: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, Any]:
+    """Dicts as one list of columns and one list per item: the same data in about half the bytes."""
+    return {"columns": list(columns), "rows": [[item[c] for c in columns] for item in items]}
+
+
+def summary(snapshot: Snapshot) -> dict[str, Any]:
+    """The heading facts: what tournament, how far it is."""
+    return {"name": snapshot.name, "preset": snapshot.preset, "ladder": snapshot.ladder,
+            "matches": len(snapshot.records), "total": snapshot.total, "voided": len(snapshot.voided),
+            "bots": len({b for r in snapshot.records for b in r.bots} | set(snapshot.names))}
+
+
+def version(snapshot: Snapshot) -> str:
+    """A short digest of what the report shows, so a served page can tell that a newer one exists."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([len(snapshot.rows), len(snapshot.voided), snapshot.names]).encode())
+    for row in snapshot.rows:
+        digest.update(f"{row['idx']},{row['finished_at']};".encode())
+    for void in snapshot.voided:
+        digest.update(f"v{void.index};".encode())
+    return digest.hexdigest()[:16]
+

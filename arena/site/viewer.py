@@ -1,0 +1,118 @@
+"""The replay viewer of a report: ``viewer.html``, its assets and one script per stored match.
+
+Each match's frames (:mod:`arena.site.frames`) go into ``replays/<idx>.js`` as
+``window.ARENA_REPLAY = {...}``: a page opened from ``file://`` may not ``fetch()``, but it
+may add a ``<script>`` tag, so the viewer loads the match named in its URL on demand.
+Matches never change once stored, so a rebuild writes only the scripts that are missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from .frames import build_frames, frames_for_file, read_replay_file
+from .pages import script_json
+
+ASSETS = Path(__file__).parent / "assets"
+VIEWER_FILES = ("viewer.html", "viewer.css", "viewer.js")
+REPLAYS = "replays"
+INDEX = "index.js"
+
+
+def replay_script(frames: dict[str, Any]) -> str:
+    """The script that hands one match's frames to the viewer."""
+    text = json.dumps(frames, separators=(",", ":"), ensure_ascii=False)
+    # Inside <script>, "</" could end the element when inlined; keep the file safe either way.
+    return "window.ARENA_REPLAY = " + text.replace("</", "<\\/") + ";\n"
+
+
+def write_assets(out_dir: Path) -> None:
+    """Copy ``viewer.html`` and its stylesheet and script into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in VIEWER_FILES:
+        shutil.copyfile(ASSETS / name, out_dir / name)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None) -> None:
+    """Write the viewer and a replay script for every stored match of ``results_dir`` into ``out_dir``.
+
+    A match whose script exists in ``out_dir`` is not rebuilt (matches never change once
+    stored), nor one whose script ``reuse`` (an earlier build of the same results, e.g. the
+    report being replaced) holds for the same match and deal: that one is linked or copied.
+    The match list (``replays/index.js``) is written every time.
+    """
+    from ..tournament.store import ResultStore  # the store pulls in the tournament machinery
+
+    results_dir, out_dir = Path(results_dir), Path(out_dir)
+    write_assets(out_dir)
+    replays = out_dir / REPLAYS
+    replays.mkdir(parents=True, exist_ok=True)
+    store = ResultStore(results_dir, readonly=True)
+    try:
+        rows = list(store.rows())
+    finally:
+        store.close()
+    listing = []
+    for row in rows:
+        idx = int(row["idx"])
+        listing.append({"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
+                        "places": row["places"], "forfeited": row["forfeited"]})
+        target = replays / f"{idx}.js"
+        if target.exists() or not row.get("replay"):
+            continue
+        if reuse is not None and _reused(Path(reuse) / REPLAYS / target.name, target, row):
+            continue
+        source = results_dir / str(row["replay"])
+        if not source.is_file():
+            continue
+        frames = frames_for_file(source)
+        frames["idx"] = idx
+        _write_atomically(target, replay_script(frames))
+    _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
+
+
+def _reused(old: Path, target: Path, row: dict[str, Any]) -> bool:
+    """Link (or copy) an earlier build's script of this match into place, if it is this match's."""
+    try:
+        with old.open(encoding="utf-8") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return False
+    for key in ("match", "seed"):  # the same index in another tournament is another match
+        if f'"{key}":' + json.dumps(row[key + "_id" if key == "match" else key], ensure_ascii=False) not in head:
+            return False
+    try:
+        os.link(old, target)
+    except OSError:
+        shutil.copyfile(old, target)
+    return True
+
+
+def build_single(replay: Path, out_dir: Path, idx: int = 0) -> Path:
+    """A viewer for one replay file (``arena play``'s): ``out_dir/viewer.html`` showing it as match ``idx``.
+
+    Returns the page's path; open it with ``#match=<idx>``.
+    """
+    out_dir = Path(out_dir)
+    write_assets(out_dir)
+    replays = out_dir / REPLAYS
+    replays.mkdir(parents=True, exist_ok=True)
+    header, records = read_replay_file(Path(replay))
+    frames = build_frames(header, records)
+    frames["idx"] = idx
+    _write_atomically(replays / f"{idx}.js", replay_script(frames))
+    result = frames["result"]
+    listing = [{"idx": idx, "match": frames["match"], "bots": frames["bots"], "totals": result["totals"],
+                "places": result["places"], "forfeited": result["forfeited"]}]
+    _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
+    return out_dir / "viewer.html"

@@ -1,0 +1,115 @@
+"""The report of a large tournament: build time and what a browser loads.
+
+A made-up store of ``--matches`` (10,000) matches among ``--bots`` (8) bots at tables of
+2 and 3 (faults and logs included; see tests/site/synthetic.py), each match given the
+replay of a real match with as many seats (from a short real tournament of the bundled bots;
+its header renamed to this match and bots, the row given its seed), so the viewer has real
+replays to turn into frames (``--no-replays`` leaves them out), is
+built into a report. Then one more match is stored and the report rebuilt the way
+``arena serve`` does (ratings kept, replay scripts of the last build reused).
+Printed: the time of each, and the sizes of index.html (what the issue caps at 2 MB,
+with everything it loads at start), matches.html with data/matches.js, the largest bot
+page, faults.html and the whole site.
+
+Last line: ``report: build X s, rebuild Y s, index Z KB (loads W KB), matches V KB, site U MB``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.site.build import build_report  # noqa: E402
+from arena.site.data import RatingHistory  # noqa: E402
+from tests.site.played import play  # noqa: E402
+from tests.site.synthetic import add_match, synthetic_store  # noqa: E402
+
+
+def loaded_at_start(page: Path) -> int:
+    """Bytes of ``page`` and of the local scripts and stylesheets it names (what opening it loads)."""
+    text = page.read_text(encoding="utf-8")
+    total = len(text.encode())
+    for ref in re.findall(r'(?:src|href)="([^"#]+\.(?:js|css))"', text):
+        total += (page.parent / ref).stat().st_size
+    return total
+
+
+def give_replays(results: Path, source: Path) -> int:
+    """Give every stored match the replay of a real match with as many seats (from ``source``), its
+    header naming this match and its bots, and the row that replay's seed; returns how many."""
+    real: dict[int, list[tuple[dict[str, Any], bytes]]] = {}
+    for path in sorted((source / "replays").glob("*.jsonl.gz")):
+        first, rest = gzip.decompress(path.read_bytes()).split(b"\n", 1)
+        header = json.loads(first)
+        real.setdefault(int(header["players"]), []).append((header, rest))
+    db = sqlite3.connect(results / "results.sqlite")
+    try:
+        seeds = []
+        rows = db.execute("SELECT idx, match_id, bots, replay FROM matches ORDER BY idx").fetchall()
+        for idx, match_id, bots, replay in rows:
+            names = json.loads(bots)
+            header, rest = real[len(names)][idx % len(real[len(names)])]
+            mine = {**header, "match": match_id, "bots": names}
+            (results / replay).write_bytes(gzip.compress(json.dumps(mine).encode() + b"\n" + rest, 1, mtime=0))
+            seeds.append((header["seed"], idx))
+        with db:
+            db.executemany("UPDATE matches SET seed = ? WHERE idx = ?", seeds)
+        return len(rows)
+    finally:
+        db.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--matches", type=int, default=10_000)
+    parser.add_argument("--bots", type=int, default=8)
+    parser.add_argument("--no-replays", dest="replays", action="store_false",
+                        help="no replay files: time the report without the viewer's frames")
+    args = parser.parse_args()
+    names = [f"bot{i:02d}" for i in range(args.bots)]
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(tmp) / "results"
+        start = time.perf_counter()
+        synthetic_store(results, args.matches, names, seats=(2, 3), faulty=names[-2:])
+        linked = give_replays(results, play(Path(tmp) / "real", "standard")) if args.replays else 0
+        print(f"store: {args.matches:,} matches among {args.bots} bots made in {time.perf_counter() - start:.1f} s"
+              f" ({linked:,} with a real replay file)")
+        start = time.perf_counter()
+        out = build_report(results)
+        first = time.perf_counter() - start
+        kept = RatingHistory()
+        build_report(results, ratings=kept)  # as `arena serve` starts
+        add_match(results, args.matches + 10, names[:3], [1, 2, 3])
+        start = time.perf_counter()
+        build_report(results, ratings=kept)
+        again = time.perf_counter() - start
+        print(f"build: {first:.2f} s; one match more, rebuilt as `arena serve` does: {again:.2f} s")
+        index = out / "index.html"
+        matches = out / "matches.html"
+        bot_pages = sorted((out / "bots").iterdir(), key=lambda p: p.stat().st_size)
+        files = [p for p in out.rglob("*") if p.is_file()]
+        site = sum(p.stat().st_size for p in files)
+        print(f"index.html {index.stat().st_size / 1024:.0f} KB; with its script and stylesheet "
+              f"{loaded_at_start(index) / 1024:.0f} KB (cap 2048 KB)")
+        print(f"matches.html with data/matches.js: {loaded_at_start(matches) / 1024:.0f} KB")
+        print(f"largest bot page: {bot_pages[-1].name} {bot_pages[-1].stat().st_size / 1024:.0f} KB; "
+              f"faults.html {(out / 'faults.html').stat().st_size / 1024:.0f} KB")
+        print(f"whole site: {site / 1e6:.1f} MB in {len(files):,} files")
+        print(f"report: build {first:.2f} s, rebuild {again:.2f} s, index {index.stat().st_size / 1024:.0f} KB "
+              f"(loads {loaded_at_start(index) / 1024:.0f} KB), matches {loaded_at_start(matches) / 1024:.0f} KB, "
+              f"site {site / 1e6:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""A results directory made up without playing: any number of matches, any bot names, faults and logs,
+written the way the driver writes them (rows, logs, voided matches, meta), in one bulk transaction."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Sequence
+
+from arena.tournament.rating import RatingParams
+from arena.tournament.store import ResultStore
+
+FAULT_TEXT = "trace line {n}\nFAULT-MARKER <b>\"bad\"</b> & 'quoted'\n"
+
+
+def synthetic_store(directory: Path, matches: int, bots: Sequence[str], seats: Sequence[int] = (2, 3, 4),
+                    seed: int = 1, preset: str = "standard", faulty: Sequence[str] = (), voided: int = 1,
+                    ladder: bool = False) -> None:
+    """Fill ``directory`` with ``matches`` finished matches among ``bots`` (hidden strengths by list
+    order, best first), faults for the ``faulty`` bots in about a fifth of their matches, and ``voided``
+    voided matches at the end of the schedule."""
+    rng = random.Random(seed)
+    store = ResultStore(Path(directory))
+    try:
+        store.claim(f"synthetic-{seed}", {"name": f"synthetic {preset}", "rules": {"preset": preset},
+                                           "schedule": "ladder" if ladder else "sampled"}, None if ladder else
+                    matches + voided)
+        store.set_meta("rating", RatingParams().__dict__)
+        store.set_meta("bots", list(bots))
+        if ladder:
+            store.set_meta("ladder", {"placement_matches": 5})
+        strength = {bot: -i for i, bot in enumerate(bots)}
+        rows, logs = [], []
+        for index in range(matches):
+            count = min(rng.choice(list(seats)), len(bots))
+            table = rng.sample(list(bots), count)
+            order = sorted(table, key=lambda b: -(strength[b] + rng.gauss(0, 2)))
+            places = [order.index(b) + 1 for b in table]
+            totals = [20 * p + rng.randrange(10) for p in places]
+            faults = []
+            for seat, bot in enumerate(table):
+                if bot in faulty and rng.random() < 0.2:
+                    faults.append({"seat": seat, "bot": bot, "kind": rng.choice(["timeout", "illegal"]),
+                                   "detail": f"<detail {index}>", "stderr": FAULT_TEXT.format(n=index) if index % 2
+                                   else "", "round": 1, "decision": 3})
+            forfeited = [False] * count
+            stats = [{"decisions": 30, "think_ms": 30.0 + seat, "max_ms": 2.5, "startup_ms": 15.0 if index < 8
+                      else None} for seat in range(count)]
+            rows.append((index, f"m{index}/{'+'.join(table)}", f"1/{index}", 1, 0, json.dumps(table),
+                         json.dumps(places), json.dumps(totals), json.dumps(forfeited), "score", "[[0]]",
+                         json.dumps(faults), 30 * count, 0.25 + index % 7 / 100, json.dumps(stats), "none",
+                         f"replays/{index:06d}.jsonl.gz", 1_700_000_000.0 + index))
+            for seat, bot in enumerate(table):
+                logs.append((index, seat, f"log of {bot} in match {index}\n" * 3 + "last line <x>\n"))
+        with store.db:
+            store.db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})", rows)
+            store.db.executemany("INSERT INTO logs VALUES (?, ?, ?)", logs)
+            for v in range(voided):
+                index = matches + v
+                store.db.execute("INSERT INTO voided VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                 (index, f"v{index}", f"1/{index}", 1, 0, json.dumps(list(bots[:2])),
+                                  "killed its worker twice", 1_700_000_000.0 + index))
+    finally:
+        store.close()
+
+
+def add_match(directory: Path, index: int, bots: Sequence[str], places: Sequence[int]) -> None:
+    """Store one more finished match (as a running tournament would), with its logs."""
+    count = len(bots)
+    stats = [{"decisions": 30, "think_ms": 30.0, "max_ms": 2.5, "startup_ms": None}] * count
+    store = ResultStore(Path(directory))
+    try:
+        with store.db:
+            store.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})",
+                             (index, f"m{index}/{'+'.join(bots)}", f"1/{index}", 1, 0, json.dumps(list(bots)),
+                              json.dumps(list(places)), json.dumps([20 * p for p in places]),
+                              json.dumps([False] * count), "score", "[[0]]", "[]", 30 * count, 0.3,
+                              json.dumps(stats), "none", f"replays/{index:06d}.jsonl.gz", 1_800_000_000.0 + index))
+            store.db.executemany("INSERT INTO logs VALUES (?, ?, ?)", [(index, s, "") for s in range(count)])
+    finally:
+        store.close()

@@ -1,0 +1,321 @@
+"""The replay viewer in a real browser, used as a person would: Playwright driving the system Chromium.
+
+Two small tournaments (standard with four seats, one bot forfeiting after an illegal move;
+espanola with two seats) are played, the viewer is built from their results and opened
+from ``file://``. The checks read what the page shows and compare it with the results
+database and with observe(), called here on the match rebuilt from its replay.
+
+Without Chromium (Debian package ``chromium``) or Playwright these tests are skipped,
+except in CI (``CI`` set), where they fail. A failing test saves a screenshot of the
+page and prints its path. ``ARENA_SCREENSHOTS=1`` also writes docs/images/viewer.png and report.png.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from arena.game import Match, make_rules
+from arena.game.observe import events_for, observe
+from arena.site.frames import build_frames, read_replay_file
+from arena.site.viewer import build_viewer
+from arena.tournament.config import load_config
+from arena.tournament.driver import run_tournament
+from arena.tournament.store import ResultStore
+
+from .browser import Page, browser, page  # noqa: F401  (fixtures)
+from .test_frames import codes_in, expand
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ---------------------------------------------------------------- fixtures
+
+def _tournament(directory: Path, preset: str) -> Path:
+    if preset == "standard":
+        rules, seats = "standard", 4
+        bots = (f"  - {ROOT / 'bots' / 'random'}\n  - {ROOT / 'bots' / 'heuristic'}\n"
+                f"  - {{name: random-2, path: {ROOT / 'bots' / 'random'}}}\n"
+                f"  - {{name: illegal, command: /usr/bin/python3 {ROOT / 'tests' / 'bots' / 'fault_illegal.py'} 8}}\n")
+    else:
+        rules, seats = "{preset: espanola, options: {rounds: 3}}", 2
+        bots = f"  - {ROOT / 'bots' / 'random'}\n  - {ROOT / 'bots' / 'heuristic'}\n"
+    path = directory / f"{preset}.yaml"
+    path.write_text(f"name: viewer-{preset}\nrules: {rules}\nseats: {seats}\ncycles: 1\nseed: 11\nsandbox: none\n"
+                    f"workers: 2\nfault_policy: forfeit\noutput: {directory / preset}\nbots:\n{bots}")
+    summary = run_tournament(load_config(path), out=open(os.devnull, "w"))
+    assert summary.failed == 0
+    return directory / preset
+
+
+class Site:
+    """A built viewer: its directory and the stored matches of its tournament."""
+
+    def __init__(self, results: Path, out: Path) -> None:
+        self.results, self.out = results, out
+        store = ResultStore(results, readonly=True)
+        try:
+            self.rows = list(store.rows())
+        finally:
+            store.close()
+
+    def url(self, match: int, seat: str | int = "all", step: int = 0) -> str:
+        return f"{(self.out / 'viewer.html').as_uri()}#match={match}&seat={seat}&step={step}"
+
+    def replay(self, match: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        row = next(r for r in self.rows if r["idx"] == match)
+        return read_replay_file(self.results / row["replay"])
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Site]:
+    base = tmp_path_factory.mktemp("viewer")
+    out = {}
+    for preset in ("standard", "espanola"):
+        results = _tournament(base, preset)
+        build_viewer(results, base / f"{preset}-site")
+        out[preset] = Site(results, base / f"{preset}-site")
+    return out
+
+
+@contextmanager
+def shot_on_failure(page: Page, tmp_path: Path, name: str) -> Iterator[None]:
+    """Save a screenshot of the page when the block fails, and say where."""
+    try:
+        yield
+    except BaseException:
+        path = tmp_path / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        print(f"screenshot of the failing page: {path}")
+        raise
+
+
+def state(page: Page) -> dict[str, Any]:
+    return dict(page.evaluate("window.ArenaViewer.state()"))
+
+
+def open_at(page: Page, url: str, step: int) -> None:
+    page.goto(url)
+    page.wait_for_function(f"window.ArenaViewer && window.ArenaViewer.state().steps > 0 "
+                           f"&& window.ArenaViewer.state().step === {step}")
+
+
+def cards(page: Page) -> list[dict[str, Any]]:
+    """Every card of the table as drawn: zone, seat, slot, face (up, down, empty) and code."""
+    return list(page.eval_on_selector_all("#table .card", """els => els.map(e => ({
+        zone: e.dataset.zone, seat: e.dataset.seat === undefined ? null : Number(e.dataset.seat),
+        slot: e.dataset.slot === undefined ? null : Number(e.dataset.slot),
+        holder: e.closest('.seat') ? Number(e.closest('.seat').dataset.seat) : null,
+        face: e.dataset.face, card: e.dataset.card || null}))"""))
+
+
+# ---------------------------------------------------------------- tests
+
+def test_stepping_to_the_end_shows_the_stored_totals_and_places(sites, page, tmp_path):
+    for preset, site in sites.items():
+        for row in site.rows[:2]:
+            with shot_on_failure(page, tmp_path, f"end-{preset}-{row['idx']}"):
+                open_at(page, site.url(row["idx"]), 0)
+                page.keyboard.press("ArrowRight")
+                page.keyboard.press("ArrowRight")
+                page.keyboard.press("ArrowLeft")
+                assert state(page)["step"] == 1 and page.evaluate("location.hash").endswith("&step=1")
+                page.click("#last")
+                last = state(page)["steps"] - 1
+                assert state(page)["step"] == last
+                totals = [int(page.text_content(f'[data-total-seat="{s}"]') or "") for s in range(len(row["bots"]))]
+                places = [int(page.text_content(f'[data-place-seat="{s}"]') or "") for s in range(len(row["bots"]))]
+                assert totals == row["totals"] and places == row["places"]
+                assert "Result" in (page.text_content("#log .entry.current.res") or "")
+                forfeited = page.eval_on_selector_all("td.forfeited", "els => els.map(e => e.dataset.placeSeat)")
+                assert [int(s) for s in forfeited] == [s for s, f in enumerate(row["forfeited"]) if f]
+    assert any(any(r["forfeited"]) for r in sites["standard"].rows), "the fault bot should have forfeited"
+
+
+def _sent_codes(match: Match, seat: int) -> set[str]:
+    """Every card code seat was ever sent in the match so far (its states now and every event)."""
+    codes = frozenset(match.codes)
+    return codes_in(events_for(match, seat, 0), codes) | codes_in(observe(match, seat), codes)
+
+
+@pytest.mark.parametrize("preset", ["standard", "espanola"])
+def test_a_seat_view_shows_face_up_exactly_the_cards_that_seat_was_sent(sites, page, tmp_path, preset):
+    site = sites[preset]
+    idx = site.rows[0]["idx"]
+    header, records = site.replay(idx)
+    steps = expand(build_frames(header, records))
+    actions = [(r["seat"], r["action"]) for r in records if r["type"] == "action"]
+    players = header["players"]
+    chosen = [i for i, s in enumerate(steps) if s["k"] in ("deal", "play")]
+    chosen = chosen[:: max(1, len(chosen) // 5)][:6] + [len(steps) - 1]
+    for seat in range(players):
+        for index in chosen:
+            step = steps[index]
+            match = Match(make_rules(header["rules"]["preset"], header["rules"]["options"]), players, header["seed"])
+            for seat_action in actions[: step["n"]]:
+                match.apply(*seat_action)
+            with shot_on_failure(page, tmp_path, f"seat-{preset}-{seat}-step-{index}"):
+                open_at(page, site.url(idx, seat, index), index)
+                drawn = cards(page)
+                hands = [c for c in drawn if c["zone"] == "hand"]
+                if step["k"] == "reveal":  # the round_over event the seat was sent shows every card
+                    over = [e for e in events_for(match, seat, 0) if e["type"] == "round_over"][-1]
+                    for s in range(players):
+                        up = [c["card"] for c in hands if c["seat"] == s and c["face"] == "up"]
+                        assert up == over["hands"][s]
+                    continue
+                seen = observe(match, seat)
+                assert len(hands) == sum(len(h) for h in seen["hands"])
+                for c in hands:
+                    known = seen["hands"][c["seat"]][c["slot"]]
+                    if known is None:
+                        assert c["face"] == "empty"
+                    elif known == "?":
+                        assert c["face"] == "down" and c["card"] is None
+                    else:
+                        assert c["face"] == "up" and c["card"] == known
+                for c in drawn:
+                    if c["zone"] == "held":
+                        assert (c["face"] == "up") == (seen["held"] is not None and c["holder"] == seat)
+                        assert c["card"] == (seen["held"] if c["face"] == "up" else None)
+                    if c["zone"] == "discard":
+                        assert c["card"] == (seen["discard"][-1] if seen["discard"] else None)
+                    if c["zone"] == "deck":
+                        assert c["face"] in ("down", "empty")
+                logged = set(page.eval_on_selector_all("#log .entry:not(.future) .mini",
+                                                       "els => els.map(e => e.dataset.card)"))
+                assert logged <= _sent_codes(match, seat)
+
+
+def test_the_link_opens_the_same_match_seat_and_step(sites, browser, page, tmp_path):
+    site = sites["standard"]
+    idx = site.rows[1]["idx"]
+    with shot_on_failure(page, tmp_path, "link"):
+        open_at(page, site.url(site.rows[0]["idx"]), 0)
+        page.select_option("#match", str(idx))
+        page.wait_for_function(f"window.ArenaViewer.state().match === '{idx}'")
+        page.select_option("#seat", "2")
+        for _ in range(7):
+            page.click("#fwd")
+        page.select_option("#round", "2")
+        first_of_round_2 = state(page)["step"]
+        page.click("#fwd")
+        page.click("#fwd")
+        href = page.get_attribute("#link", "href") or ""
+        assert href == f"#match={idx}&seat=2&step={first_of_round_2 + 2}"
+        assert page.evaluate("location.hash") == href
+        here = cards(page)
+        other = browser.new_page()
+        try:
+            open_at(other, page.url, first_of_round_2 + 2)
+            assert state(other) == state(page) and cards(other) == here
+            assert other.input_value("#seat") == "2"
+        finally:
+            other.close()
+        # typing another link into the address bar (a hash change) opens that moment
+        page.evaluate(f"location.hash = '#match={idx}&seat=all&step=3'")
+        page.wait_for_function("window.ArenaViewer.state().step === 3 && window.ArenaViewer.state().seat === 'all'")
+        assert all(c["face"] != "down" for c in cards(page) if c["zone"] == "hand")
+
+
+def test_play_pause_and_the_slider(sites, page, tmp_path):
+    site = sites["espanola"]
+    with shot_on_failure(page, tmp_path, "play"):
+        open_at(page, site.url(site.rows[0]["idx"], 1), 0)
+        page.select_option("#speed", "80")
+        page.click("#play")
+        page.wait_for_function("window.ArenaViewer.state().step >= 3")
+        page.click("#play")
+        stopped = state(page)["step"]
+        page.wait_for_timeout(250)
+        assert state(page)["step"] == stopped
+        page.fill("#slider", "5")
+        assert state(page)["step"] == 5
+        page.keyboard.press("End")
+        assert state(page)["step"] == state(page)["steps"] - 1
+
+
+def test_a_missing_replay_says_so(sites, browser, tmp_path):
+    page = browser.new_page()
+    try:
+        page.goto(sites["espanola"].url(999))
+        page.wait_for_selector("#message:not([hidden])")
+        assert "no replay of match 999" in (page.text_content("#message") or "")
+    finally:
+        page.close()
+
+
+def test_rebuilding_writes_only_missing_replays(sites, tmp_path):
+    site = sites["espanola"]
+    target = site.out / "replays" / f"{site.rows[0]['idx']}.js"
+    other = site.out / "replays" / f"{site.rows[1]['idx']}.js"
+    stamp = target.stat().st_mtime_ns
+    other.unlink()
+    build_viewer(site.results, site.out)
+    assert target.stat().st_mtime_ns == stamp and other.is_file()
+    # a new build beside the old one (as the report builds) takes the old scripts of the same matches
+    fresh = tmp_path / "fresh"
+    (fresh / "replays").mkdir(parents=True)
+    build_viewer(site.results, fresh, reuse=site.out)
+    assert (fresh / "replays" / target.name).read_bytes() == target.read_bytes()
+    assert (fresh / "replays" / target.name).stat().st_ino == target.stat().st_ino
+    # ... but not those of another tournament's match with the same index
+    (site.out / "replays" / other.name).write_text('window.ARENA_REPLAY = {"format":"x","match":"other"};\n')
+    again = tmp_path / "again"
+    build_viewer(site.results, again, reuse=site.out)
+    assert "other" not in (again / "replays" / other.name).read_text()
+    other.unlink()
+    build_viewer(site.results, site.out)
+
+
+@pytest.mark.skipif(os.environ.get("ARENA_SCREENSHOTS") != "1",
+                    reason="ARENA_SCREENSHOTS=1 writes docs/images/viewer.png and docs/images/report.png")
+def test_readme_screenshots(sites, page, tmp_path):
+    from arena.site.build import build_report
+
+    site = sites["standard"]
+    report = build_report(site.results, tmp_path / "report")
+    page.set_viewport_size({"width": 1200, "height": 700})
+    page.goto((report / "index.html").as_uri())
+    page.wait_for_selector("table.board tbody tr")
+    (ROOT / "docs" / "images").mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ROOT / "docs" / "images" / "report.png"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    idx = site.rows[0]["idx"]
+    steps = expand(build_frames(*site.replay(idx)))
+    mid = next(i for i, s in enumerate(steps) if s["r"] == 2 and s["k"] == "play" and s["held"] is not None
+               and s["hs"] == 0) if any(s["r"] == 2 for s in steps) else len(steps) // 2
+    open_at(page, site.url(idx, 0, mid), mid)
+    target = ROOT / "docs" / "images" / "viewer.png"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(target))
+
+
+def test_every_report_page_opens_without_errors_and_links_into_the_viewer(sites, page, tmp_path):
+    """The whole generated report: every page loads without a console error, and a match link of the
+    report opens that match in the viewer."""
+    from arena.site.build import build_report
+
+    site = sites["standard"]
+    out = build_report(site.results, tmp_path / "report")
+    pages = sorted(out.rglob("*.html"))
+    assert out / "viewer.html" in pages and len(pages) > 2
+    for path in pages:
+        with shot_on_failure(page, tmp_path, f"page-{path.stem}"):
+            page.goto(path.as_uri())
+            page.wait_for_load_state("load")
+    matches = out / "matches.html"
+    with shot_on_failure(page, tmp_path, "report-link"):
+        page.goto(matches.as_uri())
+        link = page.locator('a[href*="viewer.html#match="]').first
+        href = link.get_attribute("href") or ""
+        wanted = href.split("#match=")[1].split("&")[0]
+        link.click()
+        page.wait_for_function(f"window.ArenaViewer && window.ArenaViewer.state().match === '{wanted}' "
+                               "&& window.ArenaViewer.state().steps > 0")
+        assert page.locator("#table .card").count() > 0

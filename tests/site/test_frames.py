@@ -1,0 +1,258 @@
+"""The viewer's frames: a seat's view holds exactly what that seat was sent, the end holds the stored result.
+
+The checks replay each match again here, independently of arena.site.frames, and compare
+every step with observe() / events_for() at the same moment.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.game import Match, make_rules
+from arena.game.observe import events_for, observe
+from arena.game.replay import Notes, read_replay, replay_lines
+from arena.site.frames import FORMAT, build_frames, frames_for_file
+from tests.game.conftest import codes_in
+
+TABLE_KEYS = ("r", "ph", "tm", "w", "st", "dl", "cabo", "h", "d", "dn", "dk", "held", "hs", "hf", "lk", "tot", "ro",
+              "ff")
+CONFIGS = [("standard", {}), ("espanola", {"rounds": 3})]
+
+
+def unpack(packed: str) -> list[list[str | None]]:
+    return [[None if seat[i:i + 2] == "--" else "?" if seat[i:i + 2] == "??" else seat[i:i + 2]
+             for i in range(0, len(seat), 2)] for seat in packed.split("|")]
+
+
+def expand(frames: dict[str, Any]) -> list[dict[str, Any]]:
+    """The steps with every table field filled in and the hands unpacked (what the viewer's decode does)."""
+    out, previous, views = [], {}, [None] * frames["players"]
+    for raw in frames["steps"]:
+        step = dict(raw)
+        for key in TABLE_KEYS:
+            step.setdefault(key, previous.get(key))
+        step["h"] = unpack(step["h"]) if isinstance(step["h"], str) else step["h"]
+        for seat, view in enumerate(raw["v"]):
+            if view != 0:
+                views[seat] = (unpack(view[0]), view[1])
+        step["v"] = list(views)
+        out.append(step)
+        previous = step
+    return out
+
+
+def play(preset: str, options: dict[str, Any], players: int, seed: int, notes: bool = False,
+         ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A random match as a replay file's header and records (with a fault, a forfeit and logs if ``notes``)."""
+    match = Match(make_rules(preset, options), players, seed)
+    rng = random.Random(seed)
+    while not match.over:
+        seat = rng.choice(match.asked())
+        legal = match.legal_actions(seat)
+        kinds = sorted({a["do"] for a in legal})
+        kind = "cabo" if "cabo" in kinds and rng.random() < 0.08 else rng.choice(
+            [k for k in kinds if k != "cabo"] or kinds)
+        match.apply(seat, rng.choice([a for a in legal if a["do"] == kind]))
+    assert match.result is not None
+    totals, places = list(match.result.totals), list(match.result.places)
+    before: list[dict[str, Any]] = []
+    forfeited = [False] * players
+    by: dict[int, str] = {}
+    if notes:
+        decision = len(match.history) // 2
+        seat = match.history[decision][0]
+        before = [
+            {"type": "log", "seat": seat, "decision": decision, "text": "thinking hard SECRET-LOG\n"},
+            {"type": "fault", "seat": seat, "bot": f"bot{seat}", "kind": "timeout", "detail": "SECRET-DETAIL",
+             "stderr": "SECRET-STDERR\n", "round": 1, "decision": decision},
+            {"type": "forfeit", "seat": seat, "bot": f"bot{seat}", "decision": decision, "round": 1},
+        ]
+        by = {d: "fallback" for d in range(decision, len(match.history)) if match.history[d][0] == seat}
+        forfeited[seat] = True
+        places = [players if s == seat else 1 + sum(1 for t in range(players) if t != seat and totals[t] < totals[s])
+                  for s in range(players)]
+    result = {"type": "result", "totals": totals, "places": places, "forfeited": forfeited, "reason": match.result.reason}
+    meta = {"match": f"test-{preset}-{players}-{seed}", "wire_id": "w", "bots": [f"bot{s}" for s in range(players)]}
+    header, records = read_replay(replay_lines(match, meta, Notes(before=before, by=by, final=[result])))
+    return header, records
+
+
+def face_up(hands: list[list[str | None]]) -> list[tuple[int, int, str]]:
+    return [(s, i, c) for s, hand in enumerate(hands) for i, c in enumerate(hand) if c not in (None, "?")]
+
+
+@pytest.mark.parametrize("preset,options", CONFIGS, ids=[c[0] for c in CONFIGS])
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_each_seat_view_is_what_observe_gave_that_seat(preset, options, players, seed):
+    header, records = play(preset, options, players, seed)
+    frames = build_frames(header, records)
+    assert frames["format"] == FORMAT and frames["players"] == players
+    steps = expand(frames)
+    actions = [(r["seat"], r["action"]) for r in records if r["type"] == "action"]
+    match = Match(make_rules(preset, options), players, seed)
+    applied = 0
+    moments: dict[int, tuple[list[dict[str, Any]], int]] = {}
+    kinds = {step["k"] for step in steps}
+    assert {"deal", "play", "end", "reveal"} <= kinds
+
+    def advance(to: int) -> None:
+        nonlocal applied
+        while applied < to:
+            match.apply(*actions[applied])
+            applied += 1
+
+    for step in steps:
+        if step["k"] in ("deal", "play"):
+            advance(step["n"])
+            for seat in range(players):
+                state = observe(match, seat)
+                assert step["v"][seat] == (state["hands"], state["held"]), (step["n"], seat)
+            assert step["dk"] == len(match.deck) and step["r"] == match.round_no
+            assert step["d"] == (match.codes[match.discard[-1]] if match.discard else None)
+            continue
+        # "end" and "reveal" happen inside the step's last action: check against the moment before it
+        # and what that action sent the seat.
+        if step["n"] not in moments:
+            advance(step["n"] - 1)
+            moments[step["n"]] = ([observe(match, seat) for seat in range(players)], len(match.events))
+            advance(step["n"])
+        before, start = moments[step["n"]]
+        for seat in range(players):
+            sent = events_for(match, seat, start)
+            hands = step["v"][seat][0]
+            assert step["v"][seat][1] is None
+            if step["k"] == "end":
+                known = codes_in(before[seat]["hands"], frozenset(match.codes)) | codes_in(sent, frozenset(match.codes))
+                assert {c for _, _, c in face_up(hands)} <= known
+                assert [[c is None for c in hand] for hand in hands] == [[c is None for c in hand] for hand in step["h"]]
+            else:
+                over = [e for e in sent if e["type"] == "round_over"]
+                assert len(over) == 1
+                shown = [[c for c in hand if c is not None] for hand in hands]
+                assert shown == over[0]["hands"]
+                assert step["tot"] == over[0]["totals"]
+
+
+@pytest.mark.parametrize("preset,options", CONFIGS, ids=[c[0] for c in CONFIGS])
+def test_no_seat_view_shows_a_card_the_seat_was_not_sent(preset, options):
+    """Across a whole match: every face-up card of seat s's views and log lines was in what s was sent."""
+    header, records = play(preset, options, 4, 7, notes=True)
+    frames = build_frames(header, records)
+    steps = expand(frames)
+    match = Match(make_rules(preset, options), 4, 7)
+    codes = frozenset(match.codes)
+    sent: list[set[str]] = [set() for _ in range(4)]
+    actions = [(r["seat"], r["action"]) for r in records if r["type"] == "action"]
+    applied = 0
+    for step in steps:
+        while applied < step["n"]:
+            start = len(match.events)
+            match.apply(*actions[applied])
+            applied += 1
+            for seat in range(4):
+                sent[seat] |= codes_in(events_for(match, seat, start), codes)
+        for seat in range(4):
+            sent[seat] |= codes_in(observe(match, seat), codes)
+            if step["k"] == "deal" and applied == 0:
+                sent[seat] |= codes_in(events_for(match, seat, 0), codes)
+            view_hands, held = step["v"][seat]
+            shown = {c for _, _, c in face_up(view_hands)} | ({held} if held else set())
+            assert shown <= sent[seat], (step["n"], seat, shown - sent[seat])
+            for entry in step["log"]:
+                text = entry[1] if len(entry) == 2 or entry[2][seat] == 1 else entry[2][seat]
+                if text is not None:
+                    assert {c for c in codes if f"[{c}]" in text} <= sent[seat]
+
+
+def test_the_last_step_holds_the_stored_result_and_the_marks():
+    header, records = play("standard", {}, 4, 3, notes=True)
+    frames = build_frames(header, records)
+    result = next(r for r in records if r["type"] == "result")
+    steps = expand(frames)
+    last = steps[-1]
+    assert last["tot"] == result["totals"] == frames["result"]["totals"]
+    assert frames["result"]["places"] == result["places"] and frames["result"]["forfeited"] == result["forfeited"]
+    assert last["k"] == "reveal" and last["log"][-1][0] == "res"
+    assert [r["totals"] for r in frames["rounds"]][-1] == result["totals"]
+    faulty = result["forfeited"].index(True)
+    assert any(faulty in s.get("fl", []) for s in frames["steps"])
+    assert any(faulty in s.get("fb", []) for s in frames["steps"])
+    assert last["ff"] == [faulty]
+    entries = [e for s in frames["steps"] for e in s["log"]]
+    fault = next(e for e in entries if e[0] == "fault")
+    assert "SECRET-DETAIL" in fault[1] and "SECRET-STDERR" in fault[1]
+    for seat in range(4):  # another seat's fault: only its kind; another seat's log: not at all
+        mine = seat == faulty
+        assert ("SECRET-DETAIL" in fault[2][seat]) == mine and "timeout" in fault[2][seat]
+        log = next(e for e in entries if e[0] == "botlog")
+        assert (log[2][seat] is not None) == mine
+
+
+def test_frames_of_a_file_and_their_size(tmp_path):
+    """A gzip replay file as a tournament stores it; the frames stay small (printed: bytes per match)."""
+    for preset, options in CONFIGS:
+        for players in (2, 4):
+            header, records = play(preset, options, players, 11)
+            path = tmp_path / f"{preset}{players}.jsonl.gz"
+            with gzip.open(path, "wt", encoding="utf-8") as out:
+                for record in [header, *records]:
+                    out.write(json.dumps(record) + "\n")
+            frames = frames_for_file(path)
+            size = len(json.dumps(frames, separators=(",", ":"), ensure_ascii=False).encode())
+            decisions = sum(1 for r in records if r["type"] == "action")
+            print(f"{preset} {players} players: {decisions} decisions, {len(frames['steps'])} steps, {size} bytes")
+            assert size < 400 * max(decisions, 1) + 5000
+
+
+def test_format_1_replays_without_arena_records_still_make_frames():
+    header, records = play("espanola", {"rounds": 2}, 2, 5)
+    records = [r for r in records if r["type"] not in ("result", "fault", "forfeit", "log")]
+    frames = build_frames({**header, "format": "cabo-arena-replay/1"}, records)
+    assert frames["result"]["forfeited"] == [False, False]
+    assert expand(frames)[-1]["tot"] == frames["result"]["totals"]
+
+
+def test_a_replay_the_engine_does_not_rebuild_is_refused():
+    header, records = play("standard", {}, 2, 4)
+    extra = {"type": "draw", "seat": 0, "deck": 1}
+    with pytest.raises(ValueError, match="does not match this engine"):
+        build_frames(header, records + [extra])
+
+
+def test_the_view_of_a_path_is_unchanged_by_paths(tmp_path: Path):
+    """Frames do not depend on where the file is (they are cached by match index)."""
+    header, records = play("standard", {}, 2, 9)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path in (a, b):
+        path.write_text("\n".join(json.dumps(r) for r in [header, *records]) + "\n")
+    assert frames_for_file(a) == frames_for_file(b)
+
+
+def test_a_viewer_for_one_replay_file(tmp_path):
+    """``arena play``'s replay in a viewer of its own: viewer.html and replays/0.js."""
+    from arena.site.viewer import build_single
+
+    header, records = play("espanola", {"rounds": 2}, 3, 6)
+    path = tmp_path / "play.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [header, *records]) + "\n")
+    page = build_single(path, tmp_path / "site")
+    assert page == tmp_path / "site" / "viewer.html" and page.is_file()
+    script = (tmp_path / "site" / "replays" / "0.js").read_text()
+    prefix = "window.ARENA_REPLAY = "
+    assert script.startswith(prefix) and script.endswith(";\n")
+    frames = json.loads(script[len(prefix):-2])
+    assert frames["idx"] == 0 and frames == {**build_frames(header, records), "idx": 0}
+    assert {p.name for p in (tmp_path / "site").iterdir()} == {"viewer.html", "viewer.css", "viewer.js", "replays"}
+
+
+def test_record_types_the_viewer_does_not_know_are_ignored():
+    header, records = play("standard", {}, 2, 8)
+    plain = build_frames(header, records)
+    assert build_frames(header, records[:5] + [{"type": "comment", "seat": 0, "text": "hi"}] + records[5:]) == plain

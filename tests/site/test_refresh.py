@@ -1,0 +1,60 @@
+"""The report that ``arena run`` writes: at the end of a run, and in the background while a ladder plays."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.site import refresh
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def league(tmp_path: Path) -> Path:
+    lines = ["name: mini", "seats: 2", "seed: 3", "sandbox: none", "workers: 1", f"output: {tmp_path / 'out'}",
+             "bots:", f"  - {ROOT / 'bots' / 'random'}", f"  - {ROOT / 'bots' / 'heuristic'}"]
+    path = tmp_path / "mini.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_arena_run_writes_the_report_and_says_where(tmp_path):
+    result = CliRunner().invoke(main, ["run", str(league(tmp_path))])
+    assert result.exit_code == 0, result.output
+    index = tmp_path / "out" / "report" / "index.html"
+    assert index.is_file() and (tmp_path / "out" / "report" / "viewer.html").is_file()
+    assert f"report: {index}" in result.stderr and "replays/, report/)" in result.stdout
+    assert "heuristic" in index.read_text()
+
+
+def test_no_report_writes_none(tmp_path):
+    result = CliRunner().invoke(main, ["run", str(league(tmp_path)), "--no-report"])
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "out" / "report").exists()
+
+
+def test_a_report_that_cannot_be_written_is_one_line_not_a_failed_run(tmp_path):
+    path = league(tmp_path)
+    (tmp_path / "out" / "report").mkdir(parents=True)
+    (tmp_path / "out" / "report" / "mine.txt").write_text("not a report: never replaced\n")
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "report: not written (" in result.stderr
+    assert (tmp_path / "out" / "report" / "mine.txt").is_file()
+
+
+def test_the_background_build_runs_apart_and_is_waited_for(tmp_path):
+    assert CliRunner().invoke(main, ["run", str(league(tmp_path)), "--no-report"]).exit_code == 0
+    background = refresh.Background(tmp_path / "out", every=0)
+    start = time.monotonic()
+    background.maybe()
+    assert time.monotonic() - start < 1  # the run goes on while it builds
+    assert background.child is not None
+    background.maybe()  # one at a time: the first is still building
+    first = background.child
+    background.close()
+    assert first.returncode == 0
+    assert (tmp_path / "out" / "report" / "index.html").is_file()

@@ -1,0 +1,135 @@
+"""The report's pages in a real browser (Playwright driving the system Chromium), from ``file://`` and
+from ``arena serve``: sorting, the match list's filter and order, hostile names shown as text, live
+reload, and a 10,000-match report usable at once.
+
+Skipped without Chromium or Playwright, except in CI (``CI`` set), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from arena.site import data
+from arena.site.build import build_report
+from arena.site.serve import make_server
+
+from .browser import Page, browser, page  # noqa: F401  (fixtures)
+from .synthetic import add_match, synthetic_store
+
+
+HOSTILE = '<img src=x onerror=alert(1)>"'
+NAMES = ["alpha", HOSTILE, "o'neil", "foo@v2"]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> tuple[Path, Path]:
+    results = tmp_path_factory.mktemp("browser") / "results"
+    synthetic_store(results, 260, NAMES, faulty=[HOSTILE], voided=0)
+    return results, build_report(results)
+
+
+def column(page: Page, table: str, index: int) -> list[str]:
+    return list(page.eval_on_selector_all(f"{table} tbody tr", f"rows => rows.map(r => r.cells[{index}].textContent)"))
+
+
+def test_leaderboard_sorts_by_clicking_a_heading(page, site):
+    results, out = site
+    page.goto((out / "index.html").as_uri())
+    rows = data.leaderboard_rows(data.compute(data.read_snapshot(results)).board)
+    assert column(page, "table.board", 1) == [r["bot"] for r in rows]  # names as written, never as HTML
+    page.click("table.board th:has-text('wins')")
+    wins = [int(v) for v in column(page, "table.board", 5)]
+    assert wins == sorted(wins)
+    page.click("table.board th:has-text('wins')")
+    assert [int(v) for v in column(page, "table.board", 5)] == sorted(wins, reverse=True)
+    page.click("table.board th:has-text('bot')")
+    assert column(page, "table.board", 1) == page.evaluate(
+        "names => names.slice().sort((a, b) => a.localeCompare(b))", [r["bot"] for r in rows])
+    assert "sort0=1" in page.url
+
+
+def test_match_list_filters_sorts_pages_and_links_to_the_viewer(page, site):
+    results, out = site
+    snapshot = data.read_snapshot(results)
+    page.goto((out / "matches.html").as_uri())
+    assert page.text_content("#match-count") == "260 matches"
+    assert column(page, "#matches", 0) == [str(i) for i in range(259, 159, -1)]  # newest first, 100 a page
+    page.select_option("#bot-filter", HOSTILE)
+    mine = [r for r in snapshot.rows if HOSTILE in r["bots"]]
+    assert page.text_content("#match-count") == f"{len(mine)} matches of {HOSTILE}"
+    shown = column(page, "#matches", 0)
+    assert shown == [str(r["idx"]) for r in reversed(mine)][:100]
+    first = mine[-1]
+    seat = first["bots"].index(HOSTILE)
+    links = page.eval_on_selector_all("#matches tbody tr:first-child a", "as => as.map(a => a.getAttribute('href'))")
+    assert links[0] == f"viewer.html#match={first['idx']}"
+    assert f"viewer.html#match={first['idx']}&seat={seat}" in links
+    assert "bot=%3Cimg" in page.url  # the filter is in the address, encoded
+    page.click("#matches th[data-key=seconds]")
+    seconds = [float(v) for v in column(page, "#matches", 5)]
+    assert seconds == sorted(seconds, reverse=True)
+    page.select_option("#bot-filter", "")
+    page.click("#matches th[data-key=index]")
+    page.click("#matches th[data-key=index]")  # ascending
+    page.click("#pager button:has-text('next')")
+    assert column(page, "#matches", 0)[0] == "100" and "page=1" in page.url
+    page.reload()  # the address keeps filter, order and page
+    assert column(page, "#matches", 0)[0] == "100"
+
+
+def test_a_bot_page_link_opens_the_match_list_filtered(page, site):
+    results, out = site
+    page.goto((out / "bots" / f"{data.safe_name(HOSTILE)}.html").as_uri())
+    assert page.text_content("h1") == HOSTILE
+    assert page.locator("svg.chart polyline.mu").count() == 1
+    page.click("text=all")  # a link to matches.html: wait for that page to fill its count
+    page.wait_for_function("(n) => (document.getElementById('match-count') || {}).textContent"
+                           "?.endsWith('matches of ' + n)", arg=HOSTILE, timeout=15_000)
+
+
+@pytest.fixture
+def served(tmp_path) -> Iterator[tuple[str, Path]]:
+    results = tmp_path / "results"
+    synthetic_store(results, 20, ["alpha", "beta"], voided=0)
+    server, _ = make_server(results, "127.0.0.1", 0, interval=0)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    try:
+        yield f"http://{host}:{port}/", results
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_served_page_reloads_when_matches_arrive(page, served):
+    base, results = served
+    page.goto(base + "matches.html#sort=index&desc=1")
+    assert page.text_content("#match-count") == "20 matches"
+    add_match(results, 20, ["beta", "alpha"], [1, 2])
+    page.wait_for_function("document.getElementById('match-count').textContent === '21 matches'", timeout=15_000)
+    assert column(page, "#matches", 0)[0] == "20" and "sort=index" in page.url
+
+
+def test_ten_thousand_matches_are_usable_at_once(page, tmp_path):
+    results = tmp_path / "big"
+    synthetic_store(results, 10_000, [f"bot{i}" for i in range(8)], faulty=["bot7"])
+    out = build_report(results)
+    loaded = out / "index.html"
+    assert loaded.stat().st_size + (out / "assets" / "report.js").stat().st_size < 2_000_000
+    start = time.perf_counter()
+    page.goto(loaded.as_uri())
+    page.wait_for_selector("table.board tbody tr")
+    assert time.perf_counter() - start < 1.0
+    start = time.perf_counter()
+    page.goto((out / "matches.html").as_uri())
+    page.wait_for_function("document.getElementById('match-count').textContent === '10000 matches'")
+    assert time.perf_counter() - start < 3.0
+    assert len(column(page, "#matches", 0)) == 100

@@ -1,0 +1,223 @@
+"""``arena serve``: the report over HTTP, read-only, confined to the report directory, rebuilt as
+matches arrive. A real server on port 0 in a thread, spoken to with http.client and urllib."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from arena.site.serve import make_server, resolve
+
+from .synthetic import add_match, synthetic_store
+
+SECRET = b"SQLite format"
+
+
+@pytest.fixture
+def served(tmp_path):
+    results = tmp_path / "results"
+    synthetic_store(results, 40, ["alpha", "beta", "gamma"], faulty=["beta"], voided=0)
+    (tmp_path / "outside.txt").write_text("outside the results")
+    server, report = make_server(results, "127.0.0.1", 0, interval=0)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield server, report, results
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def request(server, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    """Send ``path`` exactly as given (no client-side normalising)."""
+    host, port = server.server_address[:2]
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        connection.putrequest(method, path, skip_host=False, skip_accept_encoding=True)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()
+
+
+def url(server, path: str) -> str:
+    host, port = server.server_address[:2]
+    return f"http://{host}:{port}{path}"
+
+
+def test_pages_are_served(served):
+    server, report, _ = served
+    with urllib.request.urlopen(url(server, "/")) as response:
+        assert response.status == 200 and response.headers["Content-Type"] == "text/html; charset=utf-8"
+        assert b"Leaderboard" in response.read()
+    for path, kind in (("/index.html", "text/html"), ("/bots/alpha.html", "text/html"),
+                       ("/data/matches.js", "text/javascript"), ("/assets/report.css", "text/css"),
+                       ("/version.json", "application/json"), ("/matches.html?x=1#frag", "text/html")):
+        status, headers, body = request(server, "GET", path)
+        assert status == 200 and headers["content-type"].startswith(kind), path
+        assert int(headers["content-length"]) == len(body) > 0
+        assert headers["x-content-type-options"] == "nosniff"
+    status, headers, body = request(server, "HEAD", "/index.html")
+    assert status == 200 and body == b"" and int(headers["content-length"]) > 0
+    assert request(server, "GET", "/nothing.html")[0] == 404
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PROPFIND"])
+def test_only_reading_is_allowed(served, method):
+    server, report, _ = served
+    before = sorted(p.name for p in report.root.iterdir())
+    status, headers, _ = request(server, method, "/index.html")
+    assert status == 405 and headers["allow"] == "GET, HEAD"
+    assert sorted(p.name for p in report.root.iterdir()) == before
+
+
+@pytest.mark.parametrize("path", [
+    "/../results.sqlite", "/%2e%2e/results.sqlite", "/%2E%2E/results.sqlite", "/%2e%2e%2fresults.sqlite",
+    "/bots/../../results.sqlite", "/bots/%2e%2e/%2e%2e/results.sqlite", "/..%2f..%2foutside.txt",
+    "/..%5cresults.sqlite", "/../../outside.txt", "//etc/passwd", "/%2fetc%2fpasswd", "/etc/passwd",
+    "http://127.0.0.1/../results.sqlite", "/.arena-report", "/index.html%00.js", "/%2e%2e", "/..",
+    "/leak/results.sqlite", "/leak.sqlite", "/data/up/outside.txt",
+])
+def test_nothing_outside_the_report_is_reachable(served, path):
+    server, report, results = served
+    (report.root / "leak").symlink_to(results)  # links pointing out are not followed out
+    (report.root / "leak.sqlite").symlink_to(results / "results.sqlite")
+    (report.root / "data" / "up").symlink_to(results.parent)
+    status, _, body = request(server, "GET", path)
+    assert status in (400, 404), (path, status)
+    assert SECRET not in body and b"outside the results" not in body and b"root:" not in body
+
+
+def test_a_link_that_stays_inside_is_served(served):
+    server, report, _ = served
+    (report.root / "home.html").symlink_to(report.root / "index.html")
+    status, _, body = request(server, "GET", "/home.html")
+    assert status == 200 and b"Leaderboard" in body
+
+
+def test_resolve_refuses_everything_outside(tmp_path):
+    root = tmp_path / "site"
+    (root / "bots").mkdir(parents=True)
+    (root / "index.html").write_text("x")
+    (root / "bots" / "a.html").write_text("a")
+    assert resolve(root, "/") == (root / "index.html").resolve()
+    assert resolve(root, "/bots/a.html?q=1") == (root / "bots" / "a.html").resolve()
+    assert resolve(root, "/bots/%61.html") == (root / "bots" / "a.html").resolve()
+    for bad in ("/../site/index.html", "/%2e%2e/site/index.html", "/bots/", "/missing", "/.hidden", "/a\\b"):
+        assert resolve(root, bad) is None, bad
+
+
+def test_pages_update_as_matches_arrive(served):
+    server, report, results = served
+    first = json.loads(request(server, "GET", "/version.json")[2])
+    assert first["matches"] == 40 and report.builds == 1
+    assert request(server, "GET", "/version.json")[2] == json.dumps(first).encode() + b"\n"
+    assert report.builds == 1  # nothing changed: no rebuild
+    add_match(results, 40, ["gamma", "alpha"], [1, 2])
+    time.sleep(0.01)
+    second = json.loads(request(server, "GET", "/version.json")[2])
+    assert second["matches"] == 41 and second["version"] != first["version"] and report.builds == 2
+    status, _, body = request(server, "GET", "/matches.html")
+    assert status == 200 and b"41 of 40 matches" in body  # (the made-up schedule had 40)
+    assert b'"m40/gamma+alpha"' in request(server, "GET", "/data/matches.js")[2]
+
+
+def test_changes_are_looked_for_at_most_every_interval(served):
+    server, report, results = served
+    report.interval = 3600
+    report.refresh()  # counts as the last look
+    add_match(results, 40, ["gamma", "alpha"], [1, 2])
+    assert json.loads(request(server, "GET", "/version.json")[2])["matches"] == 40 and report.builds == 1
+
+
+def test_a_failed_rebuild_keeps_serving_the_last_report(served, monkeypatch):
+    server, report, results = served
+    messages: list[str] = []
+    report.say = messages.append
+    monkeypatch.setattr("arena.site.serve.build_report", lambda *a, **k: (_ for _ in ()).throw(OSError("full")))
+    add_match(results, 40, ["gamma", "alpha"], [1, 2])
+    status, _, body = request(server, "GET", "/index.html")
+    assert status == 200 and b"Leaderboard" in body and messages == ["report not rebuilt: full"]
+
+
+def test_reading_while_rebuilding_never_fails(served):
+    server, report, results = served
+    failures: list[str] = []
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            for path in ("/", "/matches.html", "/bots/alpha.html", "/data/matches.js"):
+                try:
+                    with urllib.request.urlopen(url(server, path), timeout=10) as response:
+                        if response.status != 200 or not response.read():
+                            failures.append(path)
+                except urllib.error.URLError as exc:
+                    failures.append(f"{path}: {exc}")
+
+    readers = [threading.Thread(target=reader) for _ in range(3)]
+    for thread in readers:
+        thread.start()
+    for index in range(40, 50):
+        add_match(results, index, ["alpha", "beta"], [1, 2])
+        report.refresh()
+    stop.set()
+    for thread in readers:
+        thread.join(10)
+    assert failures == [] and report.builds >= 2
+
+
+def test_serve_command_refuses_a_directory_without_results(tmp_path):
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    done = CliRunner().invoke(main, ["serve", str(tmp_path), "--port", "0"])
+    assert done.exit_code == 1 and done.output.count("\n") == 1 and "is not a results directory" in done.output
+    assert not (tmp_path / "report").exists()
+
+
+def test_default_address_is_local(tmp_path):
+    results = tmp_path / "results"
+    synthetic_store(results, 5, ["a", "b"], voided=0)
+    server, _ = make_server(results, port=0)
+    try:
+        assert server.server_address[0] == "127.0.0.1"
+    finally:
+        server.server_close()
+    assert os.path.isdir(Path(results) / "report")
+
+
+def test_serve_command_serves_until_interrupted(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    results = tmp_path / "results"
+    synthetic_store(results, 5, ["a", "b"], voided=0)
+    process = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", str(results), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith(f"serving {results / 'report'} at http://127.0.0.1:") and "(Ctrl-C stops)" in line
+        address = line.split(" at ")[1].split()[0]
+        with urllib.request.urlopen(address + "bots/a.html", timeout=10) as response:
+            assert response.status == 200 and b"<h1>a</h1>" in response.read()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+        assert "Traceback" not in (process.stderr.read() if process.stderr else "")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
