@@ -70,6 +70,36 @@ def give_replays(results: Path, source: Path) -> int:
         db.close()
 
 
+def time_to_usable(out: Path) -> str:
+    """Best of three, in the system Chromium (when Playwright and Chromium are here): opening index.html
+    until the leaderboard's rows are there, and matches.html until its list is filled."""
+    import shutil
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return "time to usable: not measured (no playwright)"
+    if chromium is None:
+        return "time to usable: not measured (no chromium)"
+    best = {"index": float("inf"), "matches": float("inf")}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium)
+        page = browser.new_page()
+        for _ in range(3):
+            start = time.perf_counter()
+            page.goto((out / "index.html").as_uri())
+            page.wait_for_selector("table.board tbody tr")
+            best["index"] = min(best["index"], time.perf_counter() - start)
+            start = time.perf_counter()
+            page.goto((out / "matches.html").as_uri())
+            page.wait_for_function("/^\\d+ matches$/.test(document.getElementById('match-count').textContent)")
+            best["matches"] = min(best["matches"], time.perf_counter() - start)
+        browser.close()
+    return (f"time to usable (Chromium, file://, best of 3): index.html {best['index']:.2f} s, "
+            f"matches.html {best['matches']:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=10_000)
@@ -106,6 +136,7 @@ def main() -> None:
         print(f"largest bot page: {bot_pages[-1].name} {bot_pages[-1].stat().st_size / 1024:.0f} KB; "
               f"faults.html {(out / 'faults.html').stat().st_size / 1024:.0f} KB")
         print(f"whole site: {site / 1e6:.1f} MB in {len(files):,} files")
+        print(time_to_usable(out))
         print(f"report: build {first:.2f} s, rebuild {again:.2f} s, index {index.stat().st_size / 1024:.0f} KB "
               f"(loads {loaded_at_start(index) / 1024:.0f} KB), matches {loaded_at_start(matches) / 1024:.0f} KB, "
               f"site {site / 1e6:.1f} MB")
