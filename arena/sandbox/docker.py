@@ -499,8 +499,13 @@ class ContainerProcess(Channel):
     def _pump(self) -> int:
         """Read what the socket holds (non-blocking) and demultiplex it; returns bytes read.
 
-        The end of the attach stream means the container's main process exited.
+        The end of the attach stream means the container's main process exited. What an earlier
+        read left undemultiplexed goes first: the line buffer may have been full then (the overlong
+        line now being skipped), and with ``_raw`` full nothing would be read, so stderr framed
+        behind the flood would never reach the tail.
         """
+        if self._raw:
+            self._demux()
         got = 0
         while self._can_read():
             try:
