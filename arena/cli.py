@@ -270,7 +270,9 @@ def bot_log_cmd(results_dir: Path, bot: str, match_id: str | None) -> None:
 @click.option("--log/--no-log", "log", default=None,
               help="Show the bots' logs (stderr) where the arena read them: with --seat only that seat's, "
                    "beside its moves (the default with --seat); without, every seat's.")
-def replay_cmd(file: Path, seat: int | None, log: bool | None) -> None:
+@click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Instead, write the replay viewer for this match into this directory and print its address.")
+def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | None) -> None:
     """Print a readable account of a replay FILE (.jsonl or .jsonl.gz), omniscient or as one seat saw it."""
     from .report import replay_text
 
@@ -282,6 +284,15 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None) -> None:
         raise click.ClickException(f"{file}: {exc}") from None
     if seat is not None and not 0 <= seat < header["players"]:
         raise click.BadParameter(f"seat must be 0..{header['players'] - 1}", param_hint="'--seat'")
+    if html_dir is not None:
+        from .site.viewer import build_single
+
+        try:
+            page = build_single(file, html_dir)
+        except (ValueError, OSError) as exc:
+            raise click.ClickException(f"{file}: cannot make its viewer: {exc}") from None
+        click.echo(f"{page.resolve().as_uri()}#match=0&seat={'all' if seat is None else seat}")
+        return
     for line in replay_text(header, records, seat, seat is not None if log is None else log):
         click.echo(line)
 
