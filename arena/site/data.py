@@ -19,6 +19,8 @@ import trueskill
 from ..tournament.leaderboard import Leaderboard, build
 from ..tournament.rating import RatingParams, apply, make_env, schedule_order
 from ..tournament.records import MatchRecord, VoidRecord
+from ..tournament.ladder.entries import ACTIVE
+from ..tournament.ladder.entries import entries as ladder_entries
 from ..tournament.store import ResultStore
 from ..runner import stats_of_json
 
@@ -48,6 +50,8 @@ class Snapshot:
     voided: list[VoidRecord]
     logs: dict[tuple[int, int], str] = field(default_factory=dict)
     """The log of each seat that faulted, by (match index, seat); other logs are not read."""
+    status: dict[str, str] = field(default_factory=dict)
+    """A ladder's versions that left the field, by player key: ``replaced`` or ``retired``."""
 
 
 def read_snapshot(directory: Path) -> Snapshot:
@@ -84,6 +88,7 @@ def read_snapshot(directory: Path) -> Snapshot:
             rows=rows,
             voided=voided,
             logs=logs,
+            status={e.key: e.status for e in ladder_entries(store.db) if e.status != ACTIVE},
         )
         store.db.rollback()
         return snapshot
@@ -210,9 +215,11 @@ def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Compute
     return Computed(board, {s.bot: history[s.bot] for s in board.standings})
 
 
-def leaderboard_rows(board: Leaderboard) -> list[dict[str, Any]]:
-    """One dict per bot in rank order: the standing, its page, and faults both by kind and in all."""
+def leaderboard_rows(board: Leaderboard, status: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """One dict per bot in rank order: the standing, its page, faults both by kind and in all, and (a
+    ladder's) whether it left the field (``status``: replaced or retired; empty while it plays)."""
     return [{
+        "status": (status or {}).get(s.bot, ""),
         "rank": s.rank, "bot": s.bot, "page": safe_name(s.bot),
         "exposure": _round(s.exposure), "mu": _round(s.mu), "sigma": _round(s.sigma),
         "matches": s.matches, "wins": s.wins,

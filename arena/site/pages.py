@@ -93,7 +93,8 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], up: str = "") -> str:
     for r in rows:
         cells = [
             (r["rank"], str(r["rank"])),
-            (r["bot"], _bot_link(r["bot"], r["page"], up)),
+            (r["bot"], _bot_link(r["bot"], r["page"], up)
+             + (f' <span class="status">{esc(r["status"])}</span>' if r.get("status") else "")),
             (r["mu"], f'{fmt(r["mu"])} <span class="pm">± {fmt(3 * r["sigma"])}</span>'),
             (r["exposure"], fmt(r["exposure"])),
             (r["matches"], str(r["matches"])),

@@ -285,3 +285,25 @@ def test_a_killed_builds_leftovers_are_removed_later(tmp_path):
     os.utime(old, (time.time() - 2 * build.STALE_SECONDS,) * 2)
     build_report(results)
     assert not old.exists() and fresh.exists()  # a build running beside this one is left alone
+
+
+def test_a_ladders_report_marks_the_versions_that_left_the_field(tmp_path):
+    from click.testing import CliRunner
+
+    from arena.cli import main
+    from arena.site.build import build_report
+    from tests.tournament.test_ladder import copy_bot, run, write_ladder
+
+    ann = copy_bot(tmp_path, "ann")
+    path = write_ladder(tmp_path, [ann, copy_bot(tmp_path, "bob"), copy_bot(tmp_path, "cy")])
+    run(path, 4)
+    (ann / "bot.py").write_text((ann / "bot.py").read_text() + "\n# v2\n")
+    assert CliRunner().invoke(main, ["submit", str(path), str(ann)]).exit_code == 0
+    assert CliRunner().invoke(main, ["retire", str(path), "cy"]).exit_code == 0
+    run(path, 2)
+    index = (build_report(tmp_path / "out") / "index.html").read_text()
+    row = {name: line for line in index.splitlines() for name in ("ann@v1", "ann@v2", "bob@v1", "cy@v1")
+           if f">{name}</a>" in line}
+    assert '<span class="status">replaced</span>' in row["ann@v1"]
+    assert '<span class="status">retired</span>' in row["cy@v1"]
+    assert "status" not in row["bob@v1"]
