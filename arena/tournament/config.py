@@ -43,8 +43,9 @@ from .seating import refusal, restricted_sizes
 KeyPath = tuple[Union[str, int], ...]
 """Where a value sits in the file: ``("bots", 2, "path")`` is shown as ``bots[2].path``."""
 
-FINGERPRINT_FORMAT = 2
-"""Version of :meth:`TournamentConfig.describe`; bump it when its content or the match ids change meaning (2: ids no longer hold the seed)."""
+FINGERPRINT_FORMAT = 3
+"""Version of :meth:`TournamentConfig.describe`; bump it when its content, the match ids or the deals change
+meaning (2: ids no longer hold the seed; 3: deal seeds are HMACs of the master seed, not strings holding it)."""
 
 DEFAULT_MATCHES_PER_PROCESS = 32
 """Matches one bot process serves in turn when ``matches_per_process`` is not given."""

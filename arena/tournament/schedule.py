@@ -42,9 +42,20 @@ class ScheduledMatch:
     """Rotation of the table's seats, 0..n-1."""
 
 
+def deal_seed(master: int | str, label: str) -> str:
+    """The seed of one table's deals: ``d-`` and 32 hex digits of HMAC-SHA256 keyed with the master seed.
+
+    Whoever deals a match needs its seed: a Dask worker, its operator, a replay file. From
+    it nobody can recover the master seed, nor the seed of any other table. ``label``
+    names the table (``c1/a+b``, ``L40/a@v1+b@v2``).
+    """
+    mac = hmac.new(str(master).encode(), b"cabo-arena/deal\0" + label.encode(), hashlib.sha256)
+    return "d-" + mac.hexdigest()[:32]
+
+
 def table_seed(master: int | str, cycle: int, table: Sequence[str]) -> str:
     """Seed of a table's deals: derived from the master seed, the cycle and the bots."""
-    return f"{master}/c{cycle}/{'+'.join(table)}"
+    return deal_seed(master, f"c{cycle}/{'+'.join(table)}")
 
 
 def match_id(cycle: int, table: Sequence[str], rotation: int) -> str:

@@ -122,10 +122,12 @@ def test_the_draw_is_pinned_so_stored_tournaments_resume_with_the_same_tables():
     matches = sampled(FIFTY[:12], [2, 3], 20, 2, "spring")
     digest = hashlib.sha256(repr([(m.index, m.match_id, m.seed, m.bots, m.cycle, m.rotation)
                                   for m in matches]).encode()).hexdigest()
-    assert digest == "1131f174f1565a38123c5893fa86abef969a4f8894b3bb7f8b43e9ef22003e42"
+    assert digest == "db35048f1b3b0b13b7a87caf84bd80722001303ddeb0f5973c130d50b119d966"  # format 3: HMAC deal seeds
 
 
 def test_ids_seeds_and_rotations():
+    from arena.tournament.schedule import deal_seed
+
     matches = list(sampled(FIFTY[:6], [3], 12, 2, "secret"))
     assert [m.index for m in matches] == list(range(2 * 12 * 3))
     assert len({m.match_id for m in matches}) == len(matches)
@@ -133,7 +135,7 @@ def test_ids_seeds_and_rotations():
         table = "+".join(sorted(m.bots))
         number = int(m.match_id.split("/")[1][1:])
         assert m.match_id == f"c{m.cycle}/t{number}/{table}/r{m.rotation}"
-        assert m.seed == f"secret/c{m.cycle}/t{number}/{table}" and "secret" not in m.match_id
+        assert m.seed == deal_seed("secret", f"c{m.cycle}/t{number}/{table}") and "secret" not in m.match_id
     by_deal: dict[str, list] = {}
     for m in matches:
         by_deal.setdefault(m.seed, []).append(m)

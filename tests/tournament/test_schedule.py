@@ -113,8 +113,9 @@ def digest(matches) -> str:
 
 
 def test_without_limits_the_schedule_is_the_one_stored_tournaments_were_played_with():
-    """Byte for byte the schedule of the arena before ``supports`` (computed with it), so stored tournaments resume."""
-    before = "616ba74afef1b7d5bfe4ec0434b6a601dcd5e7443bf40de258ecacc8e76fe764"
+    """Byte for byte the schedule stored tournaments were played with (fingerprint format 3: deal seeds are
+    HMACs of the master seed), whatever ``supports`` says of bots that play every size, so they resume."""
+    before = "f99537ecceb84e9d623bc7775c33cac8b619474b510fb1d4981a4eebcbe63a4b"
     assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring")) == before
     assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring", {})) == before
     assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring", {"extra": (2, 3, 4)})) == before  # one that plays all
@@ -147,3 +148,13 @@ def test_limited_schedules_are_deterministic_and_do_not_depend_on_field_order():
 def test_a_size_that_cannot_be_filled_is_refused():
     with pytest.raises(ValueError, match="no table of 4 seats can be filled"):
         list(round_robin(BOTS, [2, 4], 1, 1, {"random": (2,), "heuristic": (2,)}))
+
+
+def test_a_deal_seed_tells_nothing_of_the_master_seed_or_of_other_tables():
+    from arena.tournament.schedule import deal_seed, round_robin
+
+    master = "a-secret-master-seed"
+    seeds = {m.seed for m in round_robin(["a", "b", "c"], [2, 3], 2, master)}
+    assert len(seeds) == 2 * 4  # one per table (3 of 2 seats, 1 of 3) and cycle, shared by its rotations
+    assert all(s.startswith("d-") and len(s) == 34 and master not in s for s in seeds)
+    assert deal_seed(1, "c1/a+b") == deal_seed("1", "c1/a+b") != deal_seed(2, "c1/a+b")

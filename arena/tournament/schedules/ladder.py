@@ -32,7 +32,7 @@ from ...bots import BotConfigError, BotSpec
 from ..ladder.entries import Entry
 from ..rating import RatingFold, RatingParams
 from ..records import MatchRecord
-from ..schedule import ScheduledMatch
+from ..schedule import ScheduledMatch, deal_seed
 from .fairness import Floor
 from .nearest import RatingIndex
 
@@ -281,7 +281,7 @@ class LadderSchedule:
 
     def _queue_table(self, first: int, table: tuple[str, ...], rotations: Iterable[int]) -> None:
         """Queue these rotations of ``table`` (first drawn at index ``first``) under the next indices."""
-        seed = f"{self.master}/L{first}/{'+'.join(table)}"
+        seed = deal_seed(self.master, f"L{first}/{'+'.join(table)}")
         for rotation in rotations:
             seating = table[rotation:] + table[:rotation]
             index = self._next

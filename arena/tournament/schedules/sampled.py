@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
 
-from ..schedule import ScheduledMatch
+from ..schedule import ScheduledMatch, deal_seed
 from .draw import draw_tables
 from .tiebreak import TieBreaker
 
@@ -59,8 +59,8 @@ def sampled(bots: Sequence[str], seats: Sequence[int], tables: int, cycles: int,
 
     Table ``t`` (numbered from 1, smaller sizes first) of cycle ``c`` has the id
     ``cC/tT/BOT+BOT+.../rR`` (bots in name order; the number tells apart two draws of the
-    same bots) and the deal seed ``MASTER/cC/tT/BOT+BOT+...``: as in a round robin, the
-    id never holds the seed and every rotation of a table shares its deal.
+    same bots) and the deal seed :func:`..schedule.deal_seed` of ``cC/tT/BOT+BOT+...``: as in a round
+    robin, the id never holds the seed and every rotation of a table shares its deal.
     """
     if len(set(bots)) != len(bots):
         raise ValueError("bot names must be unique")
@@ -77,7 +77,7 @@ def sampled(bots: Sequence[str], seats: Sequence[int], tables: int, cycles: int,
     for cycle in range(1, cycles + 1):
         for number, table in enumerate(drawn, 1):
             label = f"c{cycle}/t{number}/{'+'.join(table)}"
-            seed = f"{master}/{label}"
+            seed = deal_seed(master, label)
             for rotation in range(len(table)):
                 seating = table[rotation:] + table[:rotation]
                 yield ScheduledMatch(index, f"{label}/r{rotation}", seed, seating, cycle, rotation)
