@@ -25,5 +25,3 @@ bench: venv
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/deps.py
 	$(BIN)/python bench/ladder.py
-	$(BIN)/python bench/report.py
-	$(BIN)/python bench/cluster.py
