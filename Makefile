@@ -25,3 +25,4 @@ bench: venv
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/deps.py
 	$(BIN)/python bench/ladder.py
+	$(BIN)/python bench/report.py
