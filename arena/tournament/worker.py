@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import traceback
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -79,10 +80,20 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
 
 
+def _quiet(unraisable: "sys.UnraisableHookArgs") -> None:
+    """A SIGTERM that lands in a finalizer (``Popen.__del__``) raises SystemExit where Python can only
+    print it, as a traceback on the user's Ctrl-C: say nothing, the driver sends SIGTERM again to a
+    worker that lingers (then SIGKILL). Anything else is reported as Python would."""
+    if isinstance(unraisable.exc_value, SystemExit):
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _serve(parent: int, jobs: Connection, messages: Connection, play: Play, drivers: tuple[Connection, ...]) -> None:
     """The worker's life: batches in until None (or the driver is gone), messages out."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _terminate)
+    sys.unraisablehook = _quiet
     die_with_parent(signal.SIGTERM)  # a driver killed with SIGKILL takes its workers (and their bots) along
     for end in drivers:  # the driver's ends, inherited by the fork: only the driver may hold them
         end.close()

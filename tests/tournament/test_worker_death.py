@@ -186,3 +186,29 @@ def test_workers_that_cannot_be_kept_alive_stop_the_run_in_one_line(tmp_path, mo
         f"Error: {pool.IDLE_DEATHS_LIMIT} worker processes in a row died before playing a match (the last: SIGKILL); "
         "finished matches are kept, run again to resume")
     assert (tmp_path / "doomed" / "leaderboard.json").exists()  # published from what was kept
+
+
+def test_a_sigterm_caught_in_a_finalizer_prints_no_traceback_but_other_errors_still_do(capsys):
+    """Ctrl-C stops workers with SIGTERM; landing in ``Popen.__del__`` it used to print a traceback."""
+    import sys
+
+    from arena.tournament.worker import _quiet
+
+    class Finalized:
+        def __init__(self, exc: BaseException) -> None:
+            self.exc = exc
+
+        def __del__(self) -> None:
+            raise self.exc
+
+    before = sys.unraisablehook
+    sys.unraisablehook = _quiet
+    try:
+        Finalized(SystemExit(143))  # dropped at once: its __del__ raises where nothing can catch it
+        quiet = capsys.readouterr().err
+        Finalized(ValueError("a real bug"))
+        loud = capsys.readouterr().err
+    finally:
+        sys.unraisablehook = before
+    assert quiet == ""
+    assert "ValueError: a real bug" in loud
