@@ -26,3 +26,4 @@ bench: venv
 	$(BIN)/python bench/deps.py
 	$(BIN)/python bench/ladder.py
 	$(BIN)/python bench/report.py
+	$(BIN)/python bench/cluster.py

@@ -300,6 +300,9 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
 @main.command("run")
 @click.argument("config_file", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--workers", type=click.IntRange(1), default=None, help="Worker processes (default: the config's, else the number of cores).")
+@click.option("--dask", "dask", metavar="ADDRESS", default=None,
+              help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N to start N local "
+                   "Dask workers (needs pip install 'cabo-arena[dask]'; see docs/cluster.md).")
 @click.option("--accept-bot-changes", is_flag=True,
               help="Resume even though bots' files changed since stored matches were played (mixes versions).")
 @click.option("--matches", "max_matches", type=click.IntRange(1), default=None,
@@ -310,12 +313,13 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
               help="Write the web report (RESULTS/report/index.html) at the end, and every few minutes "
                    "while a ladder plays.")
 def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, max_matches: int | None,
-            hours: float | None, report: bool) -> None:
+            hours: float | None, report: bool, dask: str | None = None) -> None:
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
     from .tournament.config import ConfigError, load_config
     from .tournament.driver import run_tournament
     from .tournament.ladder.lock import AlreadyRunning
     from .tournament.leaderboard import text, voided_summary
+    from .tournament.pool import PoolFailure
     from .tournament.schedules import LADDER
     from .tournament.store import StoreMismatch
 
@@ -325,8 +329,8 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
         raise click.ClickException(str(exc)) from None
     try:
         summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes,
-                                 max_matches=max_matches, hours=hours, report=report)
-    except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning) as exc:
+                                 max_matches=max_matches, hours=hours, report=report, dask=dask)
+    except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning, PoolFailure) as exc:
         raise click.ClickException(str(exc)) from None
     if config.schedule == LADDER:
         click.echo((config.output / "ladder.txt").read_text(), nl=False)

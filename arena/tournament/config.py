@@ -55,8 +55,8 @@ DEFAULT_RULES = "standard"
 """Rule preset when ``rules`` is not given."""
 
 TOP_KEYS = ("name", "rules", "seats", "cycles", "schedule", "tables", "seed", "time", "sandbox", "workers",
-            "matches_per_process", "fault_policy", "max_faults", "tell_opponents", "rating", "limits", "log_bytes",
-            "output", "bots", "placement_matches", "keep_versions", "fairness_floor")
+            "executor", "matches_per_process", "fault_policy", "max_faults", "tell_opponents", "rating", "limits",
+            "log_bytes", "output", "bots", "placement_matches", "keep_versions", "fairness_floor")
 """Allowed top-level keys, in documentation order."""
 MAX_LOG_BYTES = 16 * 1024 * 1024
 """Largest ``log_bytes``: each bot process holds up to this much of its stderr in the arena's memory."""
@@ -148,6 +148,10 @@ class TournamentConfig:
     fairness_floor: float = DEFAULT_FLOOR
     """Under ``ladder``: no active entry's matches since it joined fall more than this fraction below the
     field's median over the same time. Not fingerprinted: it changes only which tables come next."""
+    executor: str | None = None
+    """Where matches are played: None for local worker processes, else a Dask scheduler address
+    (``tcp://HOST:PORT``) or ``local:N`` (``executor: {dask: ADDRESS}``; ``arena run --dask`` overrides it).
+    Not fingerprinted: results do not depend on where matches are played."""
     keep_versions: bool = False
     """Under ``ladder``: a new version of a bot joins the field beside the old ones instead of replacing
     them. Not fingerprinted: it changes only what later submissions do."""
@@ -422,6 +426,7 @@ class _Reader:
         time_control = self.time(data.get("time"))
         sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
         workers = self.integer(("workers",), data.get("workers"), 1, null=True)
+        executor = self.executor(data.get("executor"))
         per_process = self.required_int(("matches_per_process",),
                                         data.get("matches_per_process", DEFAULT_MATCHES_PER_PROCESS), 1)
         fault_policy = self.choice(("fault_policy",), data.get("fault_policy", "forfeit"), FAULT_POLICIES)
@@ -450,7 +455,22 @@ class _Reader:
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
                                 rating=rating, limits=limits, output=output, bots=bots, path=self.file,
                                 schedule=schedule, tables=tables, placement_matches=placement, keep_versions=keep,
-                                fairness_floor=floor)
+                                fairness_floor=floor, executor=executor)
+
+    def executor(self, value: Any) -> str | None:
+        """``executor``: null or ``local`` (worker processes here), or ``{dask: ADDRESS}``."""
+        if value is None or value == "local":
+            return None
+        section = self.section(("executor",), value, ("dask",))
+        address = section.get("dask")
+        if not isinstance(address, str):
+            self.fail(("executor", "dask"), f"expected a Dask scheduler address such as tcp://10.0.0.5:8786 "
+                                            f"or local:N, got {_shown(address)}")
+        from ..cluster.dask_executor import parse_address
+        try:
+            return parse_address(address)
+        except ValueError as exc:
+            self.fail(("executor", "dask"), str(exc))
 
     def name(self, value: Any) -> str:
         """The tournament name: safe as a directory name."""

@@ -17,7 +17,7 @@ import sys
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable, ContextManager, Iterator, Mapping, TextIO
+from typing import Callable, ContextManager, Iterable, Iterator, Mapping, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
 from ..runner import MatchJob
@@ -33,7 +33,7 @@ from .ladder.kept import read as read_kept
 from .ladder.lock import run_lock
 from .ladder.submit import enter_starting_field
 from .leaderboard import Leaderboard, build, write_files
-from .pool import PoolFailure, Voided, WorkerLost, run_jobs
+from .pool import Batch, Done, PoolFailure, Voided, WorkerLost, run_jobs
 from .progress import Progress
 from .rating import RatingFold, make_env, rate
 from .records import record_of
@@ -133,6 +133,21 @@ def _jobs(schedule: Schedule, live: RatingFold, issued: dict[int, ScheduledMatch
         yield [(s.index, job(s)) for s in batch]
 
 
+Executor = Callable[[Iterable[Batch], int], Iterator[Done | Voided | WorkerLost]]
+"""Where matches are played: batches of ``(index, job)`` and a number of workers in, every match's result
+out (:func:`.pool.run_jobs` says what it must do). Two of them: :func:`.pool.run_jobs` (worker processes
+here) and :class:`arena.cluster.dask_executor.DaskExecutor` (a Dask cluster)."""
+
+
+def executor_for(config: TournamentConfig, count: int, say: Callable[[str], None]) -> tuple[Executor, str]:
+    """The executor the file (or ``--dask``) chose, and where it plays for the first line of a run."""
+    if config.executor is None:
+        return run_jobs, f"{count} worker(s)"
+    from ..cluster.dask_executor import DaskExecutor
+    dask = DaskExecutor(config.executor, config.sandbox, say)
+    return dask, dask.describe()
+
+
 def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | None = None) -> Leaderboard:
     """Ratings and leaderboard files from everything stored (``fold``: its ratings, if it saw all of it);
     a ladder's names are its player keys, its ratings those kept in the store, and it gets its own
@@ -174,7 +189,8 @@ class BoardRefresh:
 
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
                    say: Callable[[str], None] | None = None, accept_bot_changes: bool = False,
-                   max_matches: int | None = None, hours: float | None = None, report: bool = False) -> RunSummary:
+                   max_matches: int | None = None, hours: float | None = None, report: bool = False,
+                   dask: str | None = None) -> RunSummary:
     """Play every match of ``config`` not stored yet in its output directory (at most ``max_matches``
     of them, and none begun after ``hours``), then publish (``report``: the web report too, also every few
     minutes while a ladder plays).
@@ -182,7 +198,18 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     Refuses (:class:`BotsChanged`) to resume when a bot's files changed since stored
     matches were played, unless ``accept_bot_changes``. A ladder runs until interrupted or
     ``max_matches``, under a lock that refuses a second run (:class:`.ladder.lock.AlreadyRunning`).
+    ``dask`` (else the file's ``executor``): play on that Dask cluster instead of local worker processes
+    (:mod:`arena.cluster`); :class:`PoolFailure` says how to install Dask when it is missing.
     """
+    if dask is not None:
+        config = dataclasses.replace(config, executor=dask)
+    if config.executor is not None:
+        from ..cluster.dask_executor import parse_address, require_dask
+        require_dask()
+        try:
+            parse_address(config.executor)
+        except ValueError as exc:
+            raise PoolFailure(f"--dask {exc}") from None
     guard: ContextManager[None] = run_lock(config.output) if config.schedule == LADDER else nullcontext()
     with guard:
         return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report)
@@ -197,9 +224,11 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         raise BotConfigError(f"tournament {config.path.name}: {why}")
     stream = out or sys.stderr
     tell = say or (lambda line: print(line, file=stream, flush=True))
-    for spec in [] if ladder else {b.directory or b.name: b for b in config.bots}.values():
+    remote = config.executor is not None  # Dask workers build the bots and resolve the sandbox themselves
+    for spec in [] if ladder or remote else {b.directory or b.name: b for b in config.bots}.values():
         build_bot(spec)  # a ladder builds the snapshots it plays, as they join
-    backend, why = resolve_backend(config.sandbox)
+    backend, why = resolve_backend("none" if remote else config.sandbox)
+    sandbox = config.sandbox if remote else backend.name
     store = ResultStore(config.output)
     try:
         drawn = config.seed is None
@@ -232,8 +261,11 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         voids = f" ({earlier_voids} of them voided)" if earlier_voids else ""
         size = "open-ended" if schedule.total is None else f"{schedule.total} matches"
         to_play = "playing" if left is None else f"{left} to play"
+        executor, place = executor_for(config, count, tell)
+        if remote:
+            why = "resolved by each Dask worker, which is refused if it lacks it"
         tell(f"tournament {config.name}: {size}, {len(done)} already stored{voids}, "
-             f"{to_play} on {count} worker(s); sandbox {backend.name} ({why})")
+             f"{to_play} on {place}; sandbox {sandbox} ({why})")
         specs = players_of(config, schedule)
         progress = Progress(schedule.total, len(done), stream)
         kept: Kept | None = None
@@ -262,11 +294,11 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             if until is not None and time.monotonic() >= until:
                 return 0
             return None if max_matches is None else max_matches - played - len(issued)
-        jobs = _jobs(schedule, live, issued, lambda s: _job(config, s, specs, backend.name), room, tell)
+        jobs = _jobs(schedule, live, issued, lambda s: _job(config, s, specs, sandbox), room, tell)
         interrupted = False
         stopped = ""
         news = "\n" if progress.live else ""  # off the live progress line
-        results = run_jobs(jobs, count)
+        results = executor(jobs, count)
         try:
             for result in results:
                 if isinstance(result, WorkerLost):
@@ -321,7 +353,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             background.close(wait=not interrupted)
         if report and not interrupted:
             tell(site_refresh.write(config.output))
-        return RunSummary(schedule.total, played, len(done), failed, interrupted, backend.name, board, voided,
+        return RunSummary(schedule.total, played, len(done), failed, interrupted, sandbox, board, voided,
                           stopped)
     finally:
         store.close()

@@ -1,0 +1,404 @@
+"""Play a tournament's batches on a Dask distributed cluster: the executor behind ``arena run --dask``.
+
+It does what :func:`arena.tournament.pool.run_jobs` does (same arguments, same results: every
+match index ends up exactly once in a :class:`Done` or a :class:`Voided`), with Dask workers in
+place of local processes:
+
+* each batch is one Dask task, submitted when a worker thread is free (and one more per worker,
+  waiting at the scheduler, so no thread waits for the driver), its jobs made portable (:mod:`.portable`): bots named by version, their archives scattered once and
+  fetched by each worker once;
+* each match streams back as it ends, through a Dask queue named after the run; a result
+  that comes back twice (a task run again) is handed on once;
+* a worker that disappears (``kill -9``, a lost machine) is reported as a :class:`WorkerLost`;
+  its task is cancelled and what it had not sent back is submitted again, the match that was in
+  play alone (voided after :data:`arena.tournament.pool.DEATHS_TO_VOID` deaths), as locally;
+* a worker that lacks the sandbox the tournament asks for gets no match: one line names it
+  and what is missing, before it plays;
+* the scheduler going away raises :class:`PoolFailure` with one line: the driver keeps what
+  was stored and a later ``arena run`` resumes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import logging
+import pickle
+import secrets
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from ..runner import MatchJob
+from ..tournament.pool import DEATHS_TO_VOID, PoolFailure, Voided, WorkerLost, _reason
+from ..tournament.worker import Batch, Done
+from .archive import Archive
+from .portable import Packer, RemoteJob, play_remote, sandbox_missing, worker_private
+
+INSTALL_HINT = "the Dask executor needs Dask: pip install 'cabo-arena[dask]'"
+LOCAL = "local:"
+"""``local:N``: a LocalCluster of N worker processes on this machine, for trying it out."""
+SCHEDULER_GRACE = 10.0
+"""Seconds the client may stay disconnected from the scheduler before the run stops."""
+QUIET_LOGGERS = ("distributed", "asyncio", "tornado")
+"""Loggers silenced while a run uses Dask."""
+SPARE_PER_WORKER = 1
+"""Batches submitted beyond one per worker thread, per worker (see ``_Run._capacity``)."""
+STOP_POLL = 0.5
+"""Seconds between a worker's looks at the run's stop event (set when the driver stops: Ctrl-C), between matches."""
+POLL = 0.05
+"""Seconds between looks at the run's queue while it is empty."""
+WORKER_POLL = 1.0
+"""Seconds between looks at the scheduler's list of workers (lost and new ones)."""
+
+
+def parse_address(address: str) -> str:
+    """Check an executor address: ``tcp://HOST:PORT`` (any Dask address) or ``local:N``."""
+    if address.startswith(LOCAL):
+        count = address[len(LOCAL):]
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"{address!r}: expected local:N with N a number of worker processes, 1 or more")
+    elif "://" not in address and ":" not in address:
+        raise ValueError(f"{address!r}: expected a Dask scheduler address such as tcp://10.0.0.5:8786, or local:N")
+    return address
+
+
+def require_dask() -> Any:
+    """The ``distributed`` module (untyped here); :class:`PoolFailure` with the install hint without Dask."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise PoolFailure(INSTALL_HINT) from None
+
+
+# ------------------------------------------------------------------ worker side
+
+def _check(sandbox: str) -> str | None:
+    return sandbox_missing(sandbox)
+
+
+def _play_task(run: str, key: str, batch: list[tuple[int, RemoteJob]], archives: dict[str, Archive],
+               sandbox: str) -> int:
+    """One batch on a worker: where it runs, then each match's outcome, put on the run's queue as they happen."""
+    import os
+
+    dask = require_dask()
+    worker = dask.get_worker()
+    queue = dask.Queue(run)
+    stop = dask.Event(run + "-stop")
+    here = (worker.address, os.getpid())
+    queue.put(("begin", key, -1, None, "", *here))  # where it runs: a rerun elsewhere means this worker was lost
+    missing = sandbox_missing(sandbox)
+    if missing is not None:
+        queue.put(("refused", key, -1, missing, "", *here))
+        return 0
+    played = 0
+    asked = [0.0, False]  # when the run's stop event was last read, and what it said
+
+    def stopped() -> bool:
+        if time.monotonic() - asked[0] >= STOP_POLL:
+            asked[:] = [time.monotonic(), stop.is_set()]
+        return bool(asked[1])
+
+    # No message when a match starts: the driver knows the order, so a match's end says the next one is in play.
+    for index, outcome, error in play_remote(batch, archives, worker_private(), started=lambda i: None,
+                                             stopped=stopped):
+        queue.put(("done", key, index, pickle.dumps(outcome), error, *here))
+        played += 1
+    return played
+
+
+# ------------------------------------------------------------------ driver side
+
+@dataclass
+class _Task:
+    key: str
+    held: dict[int, tuple[int, MatchJob]]
+    """Matches not come back yet, by index, in playing order."""
+    future: Any
+    worker: str | None = None
+    pid: int = 0
+    playing: int | None = None
+    order: list[int] = field(default_factory=list)
+
+
+class DaskExecutor:
+    """An executor (``executor(batches, workers)``, like :func:`arena.tournament.pool.run_jobs`) on Dask."""
+
+    def __init__(self, address: str, sandbox: str, say: Callable[[str], None] = lambda line: None) -> None:
+        self.address = parse_address(address)
+        self.sandbox = sandbox
+        self.say = say
+
+    def describe(self) -> str:
+        return f"Dask at {self.address}"
+
+    def __call__(self, batches: Iterable[Batch], workers: int) -> Iterator[Done | Voided | WorkerLost]:
+        return self.run_jobs(batches, workers)
+
+    def run_jobs(self, batches: Iterable[Batch], workers: int) -> Iterator[Done | Voided | WorkerLost]:
+        require_dask()
+        names = [name for name in [*QUIET_LOGGERS, *logging.root.manager.loggerDict]
+                 if name.split(".")[0] in QUIET_LOGGERS]
+        quiet = {name: logging.getLogger(name).level for name in names}
+        for name in names:  # the run reports what matters in one line; Dask would add tracebacks
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        client = cluster = None
+        try:
+            client, cluster = self._connect()
+            yield from _Run(client, self.address, self.sandbox, self.say).run(batches)
+        finally:
+            self._close(client, cluster)
+            for name, level in quiet.items():
+                logging.getLogger(name).setLevel(level)
+
+    def _close(self, client: Any, cluster: Any) -> None:
+        if client is not None:
+            try:
+                client.close(timeout=5)
+            except Exception:
+                pass
+        if cluster is not None:
+            try:
+                cluster.close(timeout=10)
+            except Exception:
+                pass
+
+    def _connect(self) -> tuple[Any, Any]:
+        dask = require_dask()
+        try:
+            if self.address.startswith(LOCAL):
+                cluster = dask.LocalCluster(n_workers=int(self.address[len(LOCAL):]), threads_per_worker=1,
+                                            processes=True, dashboard_address=None,
+                                            silence_logs=logging.ERROR)
+                return dask.Client(cluster), cluster
+            return dask.Client(self.address, timeout=10), None
+        except Exception as exc:  # OSError, TimeoutError: nobody answers there
+            raise PoolFailure(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
+
+
+class _Run:
+    def __init__(self, client: Any, address: str, sandbox: str, say: Callable[[str], None]) -> None:
+        dask = require_dask()
+        self.client = client
+        self.address = address
+        self.sandbox = sandbox
+        self.say = say
+        self.run_id = "arena-" + secrets.token_hex(8)
+        self.queue: Any = dask.Queue(self.run_id, client=client)
+        self.stop: Any = dask.Event(self.run_id + "-stop", client=client)
+        self.packer = Packer()
+        self.scattered: dict[str, Any] = {}
+        self.tasks: dict[str, _Task] = {}
+        self.numbers = itertools.count()
+        self.yielded: set[int] = set()
+        self.causes: dict[int, list[str]] = {}
+        self.again: deque[list[tuple[int, MatchJob]]] = deque()
+        self.good: dict[str, int] = {}  # worker address -> threads
+        self.refused: set[str] = set()
+        self.last_look = 0.0
+        self.cut_since: float | None = None
+        self.empty_said = False
+
+    # -------------------------------------------------------------- the loop
+    def run(self, batches: Iterable[Batch]) -> Iterator[Done | Voided | WorkerLost]:
+        source = iter(batches)
+        try:
+            yield from self._look(force=True)
+            if not self.good:
+                raise PoolFailure(f"no Dask worker at {self.address} can play this tournament")
+            ended = False
+            while True:
+                waiting = False
+                while len(self.tasks) < self._capacity():
+                    batch = self.again.popleft() if self.again else None if ended else next(source, None)
+                    if batch is None:
+                        ended = True
+                        break
+                    if not batch:
+                        waiting = True
+                        break
+                    self._submit(list(batch))
+                if not self.tasks:
+                    if not waiting:
+                        return
+                    time.sleep(0.2)
+                    continue
+                yield from self._receive()
+                yield from self._finished()
+                yield from self._look()
+        except PoolFailure:
+            raise
+        except (OSError, TimeoutError) as exc:
+            raise self._lost(exc) from None
+        except Exception as exc:
+            if type(exc).__name__ in ("CommClosedError", "CancelledError", "StreamClosedError"):
+                raise self._lost(exc) from None
+            raise
+        finally:
+            try:
+                self.stop.set()
+                self.client.cancel([t.future for t in self.tasks.values()])
+            except Exception:
+                pass
+
+    def _lost(self, exc: BaseException) -> PoolFailure:
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return PoolFailure(f"lost the Dask scheduler at {self.address} ({why})")
+
+    def _capacity(self) -> int:
+        """Batches out at once: one per worker thread, and one more per worker waiting at the scheduler,
+        so that a worker thread that finishes a batch starts the next without waiting for the driver."""
+        return max(1, sum(self.good.values()) + len(self.good) * SPARE_PER_WORKER)
+
+    # -------------------------------------------------------------- submitting
+    def _submit(self, batch: list[tuple[int, MatchJob]]) -> None:
+        remote = [(index, self.packer.portable(job)) for index, job in batch]
+        needed = {d for _, r in remote for d in r.digests if d is not None}
+        for digest in needed - set(self.scattered):
+            archive = self.packer.archives[digest]
+            self.scattered[digest] = self.client.scatter({f"arena-bot-{digest}": archive}, hash=False)[
+                f"arena-bot-{digest}"]
+        key = f"{self.run_id}-batch-{next(self.numbers)}"
+        future = self.client.submit(_play_task, self.run_id, key, remote,
+                                    {d: self.scattered[d] for d in needed}, self.sandbox, key=key, pure=False,
+                                    workers=sorted(self.good) if self.refused else None,
+                                    allow_other_workers=False, retries=0)
+        self.tasks[key] = _Task(key, {index: (index, job) for index, job in batch}, future,
+                                order=[index for index, _ in batch])
+
+    # -------------------------------------------------------------- results
+    def _messages(self, wait: float) -> list[Any]:
+        """What the tasks put on the run's queue; waits up to ``wait`` seconds for the first of it (polling:
+        a blocking get that times out makes the scheduler log a traceback)."""
+        until = time.monotonic() + wait
+        while True:
+            items = list(self.queue.get(batch=True))
+            if items or time.monotonic() >= until:
+                return items
+            time.sleep(POLL)
+
+    def _receive(self, wait: float = 0.2) -> Iterator[Done | Voided | WorkerLost]:
+        for kind, key, index, payload, error, worker, pid in self._messages(wait):
+            task = self.tasks.get(key)
+            if kind == "refused":
+                if worker not in self.refused:
+                    self.refused.add(worker)
+                    self.good.pop(worker, None)
+                    self.say(f"Dask worker {worker} refused: {payload}")
+                continue
+            if task is not None and task.worker is not None and worker != task.worker:
+                # the scheduler ran the task again elsewhere: its first worker is gone
+                del self.tasks[key]
+                self.client.cancel([task.future])
+                yield from self._bury(task, f"Dask worker {task.worker} lost")
+                task = None
+            if task is not None:
+                task.worker, task.pid = worker, pid
+            if kind == "begin":  # its first match is in play (or about to be)
+                if task is not None:
+                    task.playing = self._next(task)
+                continue
+            if task is not None:
+                task.held.pop(index, None)
+                task.playing = self._next(task)
+            if index in self.yielded:
+                continue  # played twice (a task run again): handed on once
+            self.yielded.add(index)
+            yield Done(index, pickle.loads(payload), error)
+
+    def _next(self, task: _Task) -> int | None:
+        """The match a task plays next (or now): the first of its batch not come back, in playing order."""
+        return next((i for i in task.order if i in task.held and i not in self.yielded), None)
+
+    def _finished(self) -> Iterator[Done | Voided | WorkerLost]:
+        done = [t for t in self.tasks.values() if t.future.done()]
+        if not done:
+            return
+        yield from self._receive(wait=0)  # everything a finished task put is on the queue already
+        for task in done:
+            del self.tasks[task.key]
+            if task.future.status == "error":
+                exc = task.future.exception()
+                if type(exc).__name__ == "KilledWorker":
+                    yield from self._bury(task, f"Dask worker {task.worker or '?'} died")
+                    continue
+                for index in list(task.held):  # an arena failure outside any match: those matches fail
+                    if index not in self.yielded:
+                        self.yielded.add(index)
+                        yield Done(index, None, f"Dask task failed: {exc!r}")
+                continue
+            rest = [task.held[i] for i in task.order if i in task.held and i not in self.yielded]
+            if rest:  # refused by its worker, or stopped: played elsewhere
+                self.again.append(rest)
+
+    def _look(self, force: bool = False) -> Iterator[WorkerLost | Voided]:
+        now = time.monotonic()
+        if self.client.status != "running":
+            self.cut_since = self.cut_since or now
+            if now - self.cut_since > SCHEDULER_GRACE:
+                raise PoolFailure(f"lost the Dask scheduler at {self.address} (no answer for "
+                                  f"{SCHEDULER_GRACE:.0f} s)")
+            return
+        self.cut_since = None
+        if not force and now - self.last_look < WORKER_POLL:
+            return
+        self.last_look = now
+        info = self.client.scheduler_info(n_workers=-1) if _takes_n_workers(self.client) else \
+            self.client.scheduler_info()
+        present = {addr: int(w.get("nthreads", 1)) for addr, w in info.get("workers", {}).items()}
+        new = [a for a in present if a not in self.good and a not in self.refused]
+        if new:
+            found = self.client.run(_check, self.sandbox, workers=new, on_error="return")
+            for addr in new:
+                why = found.get(addr)
+                if isinstance(why, BaseException):
+                    why = f"could not be asked ({why})"
+                if why is None:
+                    self.good[addr] = present[addr]
+                    self.empty_said = False
+                else:
+                    self.refused.add(addr)
+                    self.say(f"Dask worker {addr} refused: {why}")
+        if new and self.refused:  # tasks not started yet were kept to the workers known then: open them up
+            for task in [t for t in self.tasks.values() if t.worker is None]:
+                del self.tasks[task.key]
+                self.client.cancel([task.future])
+                self.again.appendleft([task.held[i] for i in task.order if i in task.held])
+        for addr in [a for a in self.good if a not in present]:
+            del self.good[addr]
+            for task in [t for t in self.tasks.values() if t.worker == addr]:
+                del self.tasks[task.key]
+                self.client.cancel([task.future])
+                yield from self._bury(task, f"Dask worker {addr} lost")
+        if not self.good and not self.empty_said and not force:
+            self.empty_said = True
+            self.say(f"no Dask worker at {self.address} can play now: waiting for one to join (Ctrl-C stops the run)")
+
+    def _bury(self, task: _Task, cause: str) -> Iterator[WorkerLost | Voided]:
+        """What a lost worker held goes back: the match in play alone (or voided), the rest together."""
+        pending = [task.held[i] for i in task.order if i in task.held and i not in self.yielded]
+        rest = [pair for pair in pending if pair[0] != task.playing]
+        voided = None
+        in_play = next((job.match_id for index, job in pending if index == task.playing), None)
+        for index, job in pending:
+            if index != task.playing:
+                continue
+            self.causes.setdefault(index, []).append(cause)
+            if len(self.causes[index]) >= DEATHS_TO_VOID:
+                voided = Voided(index, job.match_id, tuple(b.name for b in job.bots), _reason(self.causes[index]))
+                self.yielded.add(index)
+            else:
+                self.again.append([(index, job)])
+        if rest:
+            self.again.append(rest)
+        yield WorkerLost(task.pid, cause, in_play, len(pending) - (voided is not None), voided is not None)
+        if voided is not None:
+            yield voided
+
+
+def _takes_n_workers(client: Any) -> bool:
+    import inspect
+
+    return "n_workers" in inspect.signature(client.scheduler_info).parameters

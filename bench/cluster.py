@@ -1,0 +1,104 @@
+"""Tournament throughput through Dask (a scheduler and 2 ``dask worker`` processes on loopback)
+against the local pool with 2 worker processes, on this machine.
+
+Plays the league's field (tournaments/league.yaml, ``--cycles`` of it) into fresh output
+directories, alternating the two ways ``--repeats`` times; the fastest run of each counts
+(short runs on a shared machine are noisy). The Dask workers start once, each in its own empty
+working directory with its own arena cache, and stay up across repeats, as a cluster would:
+their first run includes unpacking and building the bots. Last line:
+``cluster: dask/local = R`` (matches per second through Dask over those of the local pool;
+target >= 0.9).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import io
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.tournament.config import load_config  # noqa: E402
+from arena.tournament.driver import run_tournament  # noqa: E402
+
+DASK = Path(sys.executable).with_name("dask")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_cluster(root: Path, workers: int) -> tuple[str, list[subprocess.Popen[bytes]]]:
+    """A scheduler and ``workers`` single-threaded workers on loopback, each worker in its own directory."""
+    import distributed
+
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    log = open(root / "cluster.log", "ab")
+    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                              stdout=log, stderr=log, cwd=root, start_new_session=True)]
+    for n in range(workers):
+        cwd = root / f"w{n}"
+        cwd.mkdir()
+        procs.append(subprocess.Popen(
+            [str(DASK), "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--host",
+             "127.0.0.1"], stdout=log, stderr=log, cwd=cwd, env={**os.environ, "ARENA_CACHE": str(cwd / "cache")},
+            start_new_session=True))
+    client: Any = getattr(distributed, "Client")(address, timeout=30)
+    try:
+        client.wait_for_workers(workers, timeout=60)
+    finally:
+        client.close()
+    return address, procs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--config", default=str(ROOT / "tournaments" / "league.yaml"))
+    parser.add_argument("--cycles", type=int, default=60, help="league cycles (4 matches each)")
+    parser.add_argument("--repeats", type=int, default=5, help="runs of each way; the fastest counts")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = load_config(Path(args.config))
+        config = dataclasses.replace(base, cycles=args.cycles, seed=1 if base.seed is None else base.seed)
+        address, procs = start_cluster(Path(tmp), 2)
+        try:
+            best: dict[str, float] = {}
+            for repeat in range(args.repeats):
+                for way in ("local", "dask"):
+                    out = Path(tmp) / f"{way}-{repeat}"
+                    start = time.perf_counter()
+                    summary = run_tournament(dataclasses.replace(config, output=out), out=io.StringIO(),
+                                             workers=2, dask=address if way == "dask" else None)
+                    wall = time.perf_counter() - start
+                    if summary.played != summary.total or summary.stopped:
+                        raise SystemExit(f"{way}: {summary.played} of {summary.total} played; {summary.stopped}")
+                    rate = summary.played / wall
+                    print(f"{way:5} run {repeat + 1}: {summary.played} matches in {wall:.2f} s = {rate:.1f} matches/s "
+                          f"(sandbox {summary.sandbox})", flush=True)
+                    best[way] = max(best.get(way, 0.0), rate)
+        finally:
+            for proc in procs:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+    print(f"best: local {best['local']:.1f} matches/s, dask {best['dask']:.1f} matches/s")
+    print(f"cluster: dask/local = {best['dask'] / best['local']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

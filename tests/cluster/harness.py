@@ -1,0 +1,92 @@
+"""Real Dask schedulers and workers on loopback for the cluster tests: each worker in its own empty
+working directory with its own arena cache, so nothing reaches a worker but what Dask carries."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .harness_paths import BOTS, copy_bots, results, stored, write_tournament
+
+__all__ = ["BOTS", "Cluster", "copy_bots", "results", "stored", "write_tournament"]
+
+DASK = Path(sys.executable).with_name("dask")
+
+pytest.importorskip("distributed")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Cluster:
+    """A ``dask scheduler`` and ``dask worker`` processes; :meth:`close` kills whatever is left."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.port = free_port()
+        self.address = f"tcp://127.0.0.1:{self.port}"
+        self.scheduler: subprocess.Popen[bytes] | None = None
+        self.workers: list[subprocess.Popen[bytes]] = []
+        self.worker_dirs: list[Path] = []
+
+    def start_scheduler(self) -> None:
+        log = open(self.root / f"scheduler-{self.port}.log", "ab")
+        self.scheduler = subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(self.port),
+                                           "--no-dashboard"], stdout=log, stderr=log, cwd=self.root,
+                                          start_new_session=True)
+
+    def start_worker(self, name: str, **env_vars: str) -> None:
+        cwd = self.root / name
+        cwd.mkdir()
+        env = {**os.environ, "ARENA_CACHE": str(cwd / "cache"), **env_vars}
+        log = open(self.root / f"{name}.log", "ab")
+        self.workers.append(subprocess.Popen(
+            [str(DASK), "worker", self.address, "--nworkers", "1", "--nthreads", "1", "--no-nanny",
+             "--no-dashboard", "--host", "127.0.0.1", "--name", name], stdout=log, stderr=log, cwd=cwd, env=env,
+            start_new_session=True))
+        self.worker_dirs.append(cwd)
+
+    def start(self, workers: int = 2, **env_vars: str) -> "Cluster":
+        self.start_scheduler()
+        for n in range(workers):
+            self.start_worker(f"w{len(self.worker_dirs)}", **env_vars)
+        self.wait_for(workers)
+        return self
+
+    def wait_for(self, workers: int, timeout: float = 30.0) -> None:
+        from distributed import Client
+
+        until = time.monotonic() + timeout
+        with Client(self.address, timeout=timeout) as client:
+            while len(client.scheduler_info(n_workers=-1)["workers"]) < workers:
+                if time.monotonic() > until:
+                    raise TimeoutError(f"{workers} Dask workers did not come up; logs in {self.root}")
+                time.sleep(0.1)
+
+    def kill(self, process: subprocess.Popen[bytes] | None) -> None:
+        if process is not None and process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # the worker and the bots it started
+            except ProcessLookupError:
+                pass
+            process.wait(timeout=10)
+
+    def close(self) -> None:
+        for process in [*self.workers, self.scheduler]:
+            self.kill(process)
+        self.workers = []
+        self.scheduler = None
+
+

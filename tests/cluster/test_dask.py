@@ -1,0 +1,207 @@
+"""Tournaments played through a real Dask scheduler and two ``dask worker`` processes on loopback.
+
+Each worker runs in its own empty working directory with its own arena cache, and the bots'
+directories are deleted once the driver has packed them: the workers can only play what
+Dask carried to them. Results must equal those of local worker processes.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from arena.cluster import portable
+from arena.tournament.config import load_config
+from arena.tournament.driver import run_tournament
+
+from .harness import Cluster, copy_bots, results, stored, write_tournament
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    root = tmp_path / "cluster"
+    root.mkdir()
+    made = Cluster(root)
+    try:
+        yield made.start(workers=2)
+    finally:
+        made.close()
+
+
+@pytest.fixture(scope="module")
+def local_results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, list[tuple[object, ...]]]:
+    """The reference: each tournament size played by two local worker processes."""
+    return {}
+
+
+def reference(tmp: Path, cache: dict[int, list[tuple[object, ...]]], cycles: int) -> list[tuple[object, ...]]:
+    if cycles not in cache:
+        bots = copy_bots(tmp / f"ref-bots-{cycles}")
+        file = write_tournament(tmp / f"ref-{cycles}.yaml", bots, tmp / f"ref-out-{cycles}", cycles)
+        run_tournament(load_config(file), workers=2, out=open("/dev/null", "w"))
+        cache[cycles] = results(tmp / f"ref-out-{cycles}")
+    return cache[cycles]
+
+
+def test_same_results_as_local_without_a_shared_file_system(
+        cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        local_results: dict[int, list[tuple[object, ...]]]) -> None:
+    expected = reference(tmp_path, local_results, 2)
+    bots = copy_bots(tmp_path / "bots")
+    config = load_config(write_tournament(tmp_path / "t.yaml", bots, tmp_path / "out"))
+    packed = portable.Packer.portable
+
+    def pack_all_then_delete(self: portable.Packer, job: portable.MatchJob) -> portable.RemoteJob:
+        if bots.exists():
+            for spec in config.bots:
+                self.digest(spec)
+            shutil.rmtree(bots)  # from now on nobody can read the bots at their original path
+        return packed(self, job)
+
+    monkeypatch.setattr(portable.Packer, "portable", pack_all_then_delete)
+    lines: list[str] = []
+    summary = run_tournament(config, workers=2, say=lines.append, dask=cluster.address)
+    assert not bots.exists()
+    assert summary.played == 12 and summary.failed == 0 and not summary.stopped, lines
+    assert results(tmp_path / "out") == expected
+    for worker in cluster.worker_dirs:  # each worker unpacked (and built) its own copies
+        unpacked = list((worker / "cache" / portable.CACHE_DIR).iterdir())
+        assert unpacked and all(len(p.name) == 64 for p in unpacked)
+
+
+def test_a_worker_killed_mid_run_loses_nothing_and_stores_nothing_twice(
+        cluster: Cluster, tmp_path: Path, local_results: dict[int, list[tuple[object, ...]]]) -> None:
+    expected = reference(tmp_path, local_results, 6)
+    bots = copy_bots(tmp_path / "bots")
+    output = tmp_path / "out"
+    config = load_config(write_tournament(tmp_path / "t.yaml", bots, output, cycles=6, per_process=6))
+    victim = cluster.workers[0]
+
+    def kill_when_playing() -> None:
+        until = time.monotonic() + 60
+        while stored(output) < 3 and time.monotonic() < until:
+            time.sleep(0.02)
+        cluster.kill(victim)  # kill -9 of the worker process (and of the bots it runs)
+
+    killer = threading.Thread(target=kill_when_playing)
+    killer.start()
+    lines: list[str] = []
+    try:
+        summary = run_tournament(config, workers=2, say=lines.append, dask=cluster.address)
+    finally:
+        killer.join()
+    assert victim.poll() is not None
+    assert summary.failed == 0 and not summary.stopped, lines
+    assert summary.played + summary.voided == 36
+    assert results(output) == expected  # every match once, as local workers played it
+    assert any(" died (Dask worker tcp://127.0.0.1:" in line and " lost)" in line for line in lines), lines
+
+
+
+def stopped_run(cluster: Cluster, tmp_path: Path, cycles: int,
+                stop: Callable[[subprocess.Popen[str]], object]) -> tuple[int, str, Path, Path]:
+    """``arena run --dask`` of a fresh tournament, stopped by ``stop`` once 3 matches are stored: its exit
+    code, its stderr, the output directory and the file."""
+    bots = copy_bots(tmp_path / "bots")
+    output = tmp_path / "out"
+    file = write_tournament(tmp_path / "t.yaml", bots, output, cycles=cycles, per_process=3)
+    arena = [sys.executable, "-m", "arena.cli", "run", str(file), "--dask", cluster.address, "--no-report"]
+    run = subprocess.Popen(arena, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        until = time.monotonic() + 60
+        while stored(output) < 3 and time.monotonic() < until and run.poll() is None:
+            time.sleep(0.02)
+        stop(run)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    return run.returncode, err, output, file
+
+def test_the_scheduler_going_away_stops_the_run_and_a_later_run_resumes(
+        cluster: Cluster, tmp_path: Path, local_results: dict[int, list[tuple[object, ...]]]) -> None:
+    expected = reference(tmp_path, local_results, 6)
+    returncode, err, output, file = stopped_run(cluster, tmp_path, 6, lambda run: cluster.kill(cluster.scheduler))
+    arena = [sys.executable, "-m", "arena.cli", "run", str(file), "--dask", cluster.address, "--no-report"]
+    assert returncode == 1, err
+    assert err.strip().splitlines()[-1].startswith("Error: lost the Dask scheduler at "), err
+    first = stored(output)
+    assert 3 <= first < 36
+    cluster.close()
+    cluster.start(workers=2)
+    again = subprocess.run(arena, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert f"{first} already stored" in again.stderr
+    assert results(output) == expected
+
+
+def test_a_worker_without_the_sandbox_is_refused_before_play(tmp_path: Path) -> None:
+    root = tmp_path / "cluster"
+    root.mkdir()
+    cluster = Cluster(root)
+    try:
+        cluster.start(workers=2, DOCKER_HOST="unix:///nonexistent/docker.sock")  # no Docker engine for them
+        bots = copy_bots(tmp_path / "bots")
+        output = tmp_path / "out"
+        config = load_config(write_tournament(tmp_path / "t.yaml", bots, output, sandbox="docker"))
+        lines: list[str] = []
+        summary = run_tournament(config, workers=2, say=lines.append, dask=cluster.address)
+    finally:
+        cluster.close()
+    refused = [line for line in lines if " refused: " in line]
+    assert len(refused) == 2, lines
+    for line in refused:
+        assert line.startswith("Dask worker tcp://127.0.0.1:") and "docker" in line and "\n" not in line
+    assert summary.played == 0 and summary.stopped.startswith("no Dask worker at "), summary.stopped
+
+
+def test_sampled_and_ladder_schedules(cluster: Cluster, tmp_path: Path) -> None:
+    bots = copy_bots(tmp_path / "bots")
+    sampled = tmp_path / "sampled.yaml"
+    for way in ("local", "dask"):
+        write_tournament(sampled, bots, tmp_path / f"sampled-{way}", cycles=2)
+        sampled.write_text(sampled.read_text().replace("seats: 2\n", "seats: 2\nschedule: sampled\ntables: 2\n"))
+        summary = run_tournament(load_config(sampled), workers=2, say=lambda line: None,
+                                 dask=cluster.address if way == "dask" else None)
+        assert summary.played == summary.total == 8
+    assert results(tmp_path / "sampled-dask") == results(tmp_path / "sampled-local")
+
+    ladder = tmp_path / "ladder.yaml"
+    ladder.write_text(f"""name: lad
+schedule: ladder
+seats: 2
+seed: 5
+sandbox: none
+placement_matches: 2
+executor: {{dask: "{cluster.address}"}}
+output: {tmp_path / 'ladder-out'}
+bots:
+  - {bots / 'random'}
+  - {bots / 'heuristic'}
+  - {bots / 'c-random'}
+""")
+    lines: list[str] = []
+    summary = run_tournament(load_config(ladder), workers=2, say=lines.append, max_matches=6)
+    assert summary.played == 6 and not summary.stopped and summary.failed == 0, lines
+    assert "on Dask at " + cluster.address in lines[-1] or any("on Dask at" in line for line in lines)
+
+
+def test_ctrl_c_stops_the_run_and_a_later_run_resumes(cluster: Cluster, tmp_path: Path) -> None:
+    returncode, err, output, file = stopped_run(cluster, tmp_path, 100, lambda run: run.send_signal(signal.SIGINT))
+    arena = [sys.executable, "-m", "arena.cli", "run", str(file), "--dask", cluster.address, "--no-report"]
+    assert returncode == 130, err
+    lines = [line for line in err.replace("\r", "\n").splitlines() if line and not line.startswith("[")]
+    assert lines[-1].startswith("interrupted: "), lines
+    first = stored(output)
+    assert 3 <= first < 600
+    again = subprocess.run([*arena, "--matches", "3"], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr
+    assert f"{first} already stored" in again.stderr and stored(output) == first + 3
