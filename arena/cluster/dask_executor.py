@@ -258,8 +258,10 @@ class _Run:
         needed = {d for _, r in remote for d in r.digests if d is not None}
         for digest in needed - set(self.scattered):
             archive = self.packer.archives[digest]
-            self.scattered[digest] = self.client.scatter({f"arena-bot-{digest}": archive}, hash=False)[
-                f"arena-bot-{digest}"]
+            # broadcast: a copy on every worker, so a worker killed with the only copy cannot leave every
+            # task that needs this bot waiting for data nobody can recompute
+            self.scattered[digest] = self.client.scatter({f"arena-bot-{digest}": archive}, hash=False,
+                                                         broadcast=True)[f"arena-bot-{digest}"]
         key = f"{self.run_id}-batch-{next(self.numbers)}"
         future = self.client.submit(_play_task, self.run_id, key, remote,
                                     {d: self.scattered[d] for d in needed}, self.sandbox, key=key, pure=False,

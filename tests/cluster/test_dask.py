@@ -25,14 +25,23 @@ from arena.tournament.driver import run_tournament
 from .harness import Cluster, copy_bots, results, stored, write_tournament
 
 
+WATCHDOG_SECONDS = 150
+"""A test still running after this long has hung: its cluster is shut down, so the run it waits on stops
+with "lost the Dask scheduler" and the test fails, instead of holding the whole suite."""
+
+
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[Cluster]:
     root = tmp_path / "cluster"
     root.mkdir()
     made = Cluster(root)
+    watchdog = threading.Timer(WATCHDOG_SECONDS, made.close)
+    watchdog.daemon = True
+    watchdog.start()
     try:
         yield made.start(workers=2)
     finally:
+        watchdog.cancel()
         made.close()
 
 
