@@ -21,7 +21,7 @@ as given, i.e. with paths inside the image. The container gets:
   driver (the engine keeps no copy of what the bot writes);
 * an environment of ``HOME``, ``TMPDIR``, ``LANG``, ``ARENA_SANDBOX=<token>`` and
   ``LaunchSpec.env`` on top of the image's own ``ENV``;
-* labels ``cabo-arena=1`` and ``cabo-arena.owner=<hostname>:<pid>`` (plus the owner's
+* labels ``cabo-arena=1`` and ``cabo-arena.owner=<hostname>/<pid namespace>:<pid>`` (plus the owner's
   start time), so containers left behind by an arena that died are found and removed.
 
 The JSON-lines channel is the container's stdin/stdout, reached through one socket
@@ -56,12 +56,13 @@ from .backends import Backend
 from .channel import CHUNK, Channel
 from .errors import ChannelClosed, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits
+from .orphans import pid_namespace
 from .reaper import TOKEN_VAR, process_start
 
 LABEL = "cabo-arena"
 """Every container the arena creates carries ``cabo-arena=1``."""
 OWNER_LABEL = "cabo-arena.owner"
-"""``<hostname>:<pid>`` of the arena process that created the container."""
+"""``<hostname>/<pid namespace>:<pid>`` of the arena process that created the container."""
 OWNER_START_LABEL = "cabo-arena.owner-start"
 """Start time of that process (clock ticks since boot), so a recycled pid is not taken for it."""
 
@@ -148,9 +149,15 @@ def connect() -> Any:
     return client
 
 
+def this_host() -> str:
+    """Where this process's pids mean something: ``<hostname>/<pid namespace>``. The namespace tells an
+    arena in a container (which may share the host's name, ``--network host``) from one on the host."""
+    return f"{socket.gethostname()}/{pid_namespace()}"
+
+
 def owner() -> str:
-    """The ``cabo-arena.owner`` label value of this process: ``<hostname>:<pid>``."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """The ``cabo-arena.owner`` label value of this process: ``<hostname>/<pid namespace>:<pid>``."""
+    return f"{this_host()}:{os.getpid()}"
 
 
 def _owner_alive(labels: dict[str, str], host: str) -> bool | None:
@@ -172,13 +179,13 @@ def _owner_alive(labels: dict[str, str], host: str) -> bool | None:
 def cleanup_stale(client: Any, *, stale_after: float = STALE_AFTER) -> list[str]:
     """Remove ``cabo-arena`` containers whose arena is gone; return their ids.
 
-    Gone means: the owner is on this host and its pid no longer runs (or now belongs to
+    Gone means: the owner is on this host (and PID namespace) and its pid no longer runs (or now belongs to
     a process started at another time). Containers of an arena on another host sharing
     the engine are only removed once stopped and older than ``stale_after`` seconds;
     containers of a live arena are never touched.
     """
     api = client.api
-    host = socket.gethostname()
+    host = this_host()
     now = time.time()
     removed: list[str] = []
     for info in api.containers(all=True, filters={"label": LABEL}):

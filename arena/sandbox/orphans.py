@@ -11,7 +11,7 @@ any scan of /proc can list it.
 So every bot is *registered* while it runs: a file named after its token, in a
 private per-user directory, holds the bot's main pid (its session and process group,
 as bots start in a new session) and that pid's start time. Tokens name their arena
-(``<pid>.<start time>.<random>``). :func:`sweep` (run once per arena process before
+(``<pid>.<start time>.<pid namespace>.<random>``). :func:`sweep` (run once per arena process before
 its first bot starts) finds registrations whose arena no longer runs and SIGKILLs the
 bot's process group, which the kernel does atomically, so no fork can outrun it; it
 also kills any process still carrying such a token (a daemon that left the group),
@@ -35,26 +35,46 @@ from .reaper import process_start, scan, signal_pinned, token_of
 _SWEPT: set[int] = set()  # arena pids that already swept
 
 
+def pid_namespace() -> int:
+    """This process's PID namespace (its inode number; 0 if /proc cannot say)."""
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
+def _owner() -> str:
+    """This arena process as tokens name it: ``<pid>.<start time>.<pid namespace>``.
+
+    The namespace matters: an arena in a container (a Dask worker image, say) numbers its
+    processes apart from the host's, and a host arena that read its pid as one of its own
+    would find that process "gone" and kill the container's live bots."""
+    return f"{os.getpid()}.{process_start(os.getpid()) or 0}.{pid_namespace()}"
+
+
 def new_token() -> str:
-    """A fresh bot token naming this arena process: ``<pid>.<start time>.<random>``."""
-    return f"{os.getpid()}.{process_start(os.getpid()) or 0}.{secrets.token_hex(8)}"
+    """A fresh bot token naming this arena process: ``<pid>.<start time>.<pid namespace>.<random>``."""
+    return f"{_owner()}.{secrets.token_hex(8)}"
 
 
 def owner_gone(token: str) -> bool:
-    """True if ``token`` names an arena process that no longer runs (other shapes: False)."""
+    """True if ``token`` names an arena process of this PID namespace that no longer runs (another
+    namespace's, or another shape: False, never ours to judge)."""
     parts = token.split(".")
-    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+    if len(parts) != 4 or not all(part.isdigit() for part in parts[:3]):
+        return False
+    if int(parts[2]) != pid_namespace():
         return False
     return process_start(int(parts[0])) != parts[1]
 
 
 WORKDIR = "arena-bot-"
-"""Prefix of a bot's private host directory: ``arena-bot-<pid>.<start time>-<random>``."""
+"""Prefix of a bot's private host directory: ``arena-bot-<pid>.<start time>.<pid namespace>-<random>``."""
 
 
 def workdir_prefix() -> str:
     """The prefix of this process's bots' host directories: it names the arena process that owns them."""
-    return f"{WORKDIR}{os.getpid()}.{process_start(os.getpid()) or 0}-"
+    return f"{WORKDIR}{_owner()}-"
 
 
 def _remove_workdirs() -> list[str]:
@@ -68,7 +88,7 @@ def _remove_workdirs() -> list[str]:
         return []
     for name in names:
         owner, dash, _ = name[len(WORKDIR):].partition("-")
-        if not name.startswith(WORKDIR) or not dash or not owner_gone(f"{owner}.0"):
+        if not name.startswith(WORKDIR) or not dash or not owner_gone(f"{owner}.0"):  # .0: a token's shape
             continue
         path = os.path.join(root, name)
         try:

@@ -309,6 +309,27 @@ def test_sweep_never_touches_bots_of_a_live_arena(launch: Launcher) -> None:
         assert bot.token not in os.listdir(registry)  # a bot killed normally is forgotten
 
 
+def test_a_sweep_judges_only_arenas_of_its_own_pid_namespace() -> None:
+    """An arena in a container numbers its processes apart: a host arena that took its pid for one of its
+    own would find it "gone" and kill the container's live bots. Tokens name their PID namespace."""
+    dead = subprocess.Popen(["/bin/true"])
+    dead.wait()
+    here = orphans.pid_namespace()
+    assert here and orphans.new_token().split(".")[2] == str(here)
+    ours, foreign = (f"{dead.pid}.1.{ns}.{secrets.token_hex(8)}" for ns in (here, here + 1))
+    assert orphans.owner_gone(ours) and not orphans.owner_gone(foreign)
+    carriers = {token: subprocess.Popen(["sleep", "30"], env={**os.environ, "ARENA_SANDBOX": token},
+                                        start_new_session=True) for token in (ours, foreign)}
+    try:
+        orphans.sweep(force=True)
+        carriers[ours].wait(timeout=10)  # a dead arena of this namespace: swept (sleep 30 ends no sooner)
+        assert carriers[foreign].poll() is None  # another namespace's: never ours to judge
+    finally:
+        for process in carriers.values():
+            process.kill()
+            process.wait()
+
+
 def test_a_group_number_reused_by_another_process_is_never_signalled() -> None:
     """Group numbers are pids: once a bot's group is gone, a new process (another arena's bot,
     under pid churn) may lead a group of that number. Neither the orphan sweep nor the tree
@@ -381,7 +402,7 @@ def test_a_dead_arenas_cgroups_are_swept(tmp_path: Path) -> None:
         pytest.skip(f"needs a pids cgroup: {why}")
     dead_arena = subprocess.Popen(["/bin/true"])
     dead_arena.wait()
-    token = f"{dead_arena.pid}.1.{os.urandom(4).hex()}"  # an arena that no longer runs
+    token = f"{dead_arena.pid}.1.{orphans.pid_namespace()}.{os.urandom(4).hex()}"  # an arena that no longer runs
     path = cgroups.create(token, 8)
     assert path is not None
     sleeper = subprocess.Popen(["/bin/sleep", "60"], preexec_fn=lambda: cgroups.join(path))

@@ -53,6 +53,7 @@ from arena.sandbox import (
     resolve_backend,
 )
 from arena.sandbox import docker as docker_sandbox
+from arena.sandbox.orphans import pid_namespace
 
 ROOT = Path(__file__).resolve().parents[2]
 HELPERS = ROOT / "tests" / "docker"
@@ -92,7 +93,7 @@ def image(engine: Any) -> str:
 
 def leftovers(client: Any) -> list[str]:
     """Labelled containers of this process or of a dead process on this host."""
-    host = socket.gethostname()
+    host = docker_sandbox.this_host()
     found = []
     for info in client.api.containers(all=True, filters={"label": "cabo-arena"}):
         owner = (info.get("Labels") or {}).get("cabo-arena.owner", "")
@@ -379,7 +380,7 @@ def test_container_settings(docker: DockerBackend, engine: Any) -> None:
     assert config["User"] == "65534:65534" and config["WorkingDir"] == "/tmp"
     assert config["OpenStdin"] and config["StdinOnce"] and not config["Tty"]
     assert config["Labels"]["cabo-arena"] == "1"
-    assert config["Labels"]["cabo-arena.owner"] == f"{socket.gethostname()}:{os.getpid()}"
+    assert config["Labels"]["cabo-arena.owner"] == f"{socket.gethostname()}/{pid_namespace()}:{os.getpid()}"
     env = dict(e.split("=", 1) for e in config["Env"])
     assert env["HOME"] == "/tmp" and env["ARENA_SANDBOX"] == proc.token
 
@@ -390,7 +391,7 @@ def test_stale_containers_of_dead_arenas_are_removed(docker: DockerBackend, engi
     dead = subprocess.Popen(["/bin/true"])
     dead.wait()
     api = engine.api
-    host = socket.gethostname()
+    host = docker_sandbox.this_host()
 
     def leave_behind(labels: dict[str, str]) -> str:
         container_id: str = api.create_container(image, command=["/bot/ignore_eof"], stdin_open=True,
@@ -403,9 +404,16 @@ def test_stale_containers_of_dead_arenas_are_removed(docker: DockerBackend, engi
         stale = leave_behind({"cabo-arena.owner": f"{host}:{dead.pid}"})
         # Our pid, but a start time that is not ours: the pid was recycled, its arena is gone.
         recycled = leave_behind({"cabo-arena.owner": f"{host}:{os.getpid()}", "cabo-arena.owner-start": "1"})
-        removed = cleanup_stale(engine)
-        assert stale in removed and recycled in removed and live.container_id not in removed
-        assert gone(engine, stale) and gone(engine, recycled) and not gone(engine, live.container_id)
+        # Same host name, another PID namespace (an arena in a `--network host` container): its pid is not
+        # one of ours, so it is never judged dead by it.
+        foreign = leave_behind({"cabo-arena.owner": f"{socket.gethostname()}/1:{dead.pid}"})
+        try:
+            removed = cleanup_stale(engine)
+            assert stale in removed and recycled in removed and live.container_id not in removed
+            assert gone(engine, stale) and gone(engine, recycled) and not gone(engine, live.container_id)
+            assert foreign not in removed and not gone(engine, foreign)
+        finally:
+            api.remove_container(foreign, force=True)
 
 
 def _arena_subprocess(image: str, mode: str) -> subprocess.Popen[str]:
