@@ -29,9 +29,15 @@ RUN python3 -m venv /opt/arena \
        fi
 WORKDIR /app
 # Dependencies first, from pyproject.toml alone, so that editing the arena reuses this layer.
+# EXTRAS: optional dependency groups of pyproject.toml to add, comma-separated, e.g.
+# `--build-arg EXTRAS=dask` for a Dask worker image (docs/cluster.md).
+ARG EXTRAS=""
 COPY pyproject.toml ./
-RUN python3 -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' \
-        > /tmp/requirements.txt \
+RUN python3 -c 'import os, sys, tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+known = p.get("optional-dependencies", {}); asked = [e for e in os.environ["EXTRAS"].split(",") if e.strip()]; \
+bad = [e for e in asked if e.strip() not in known]; \
+bad and sys.exit(f"EXTRAS: unknown extra(s) {bad}; pyproject.toml has {sorted(known)}"); \
+print("\n".join(p["dependencies"] + [d for e in asked for d in known[e.strip()]]))' > /tmp/requirements.txt \
     && /opt/arena/bin/pip install -r /tmp/requirements.txt
 COPY README.md ./
 COPY arena/ arena/

@@ -78,10 +78,7 @@ def unpack(archive: Archive, cache: str | os.PathLike[str]) -> str:
             members = tar.getmembers()
             if sorted(m.name for m in members) != sorted(places):
                 raise ArchiveError(f"bot archive {archive.digest[:12]}: its files do not match its listing")
-            for member in members:
-                if not (member.isreg() or member.issym()):
-                    raise ArchiveError(f"bot archive {archive.digest[:12]}: {member.name} is not a file")
-            tar.extractall(tmp, filter="tar")
+            _extract(tar, members, tmp, archive.digest[:12])
         for place, name in places.items():
             path = tmp / place
             got = "symlink:" + os.readlink(path) if path.is_symlink() else files.file_digest(str(path))
@@ -98,3 +95,27 @@ def unpack(archive: Archive, cache: str | os.PathLike[str]) -> str:
         if tmp.exists():
             shutil.rmtree(tmp)
     return str(target / BOT_SUBDIR)
+
+
+def _extract(tar: tarfile.TarFile, members: list[tarfile.TarInfo], into: Path, name: str) -> None:
+    """Write the archive's files and symlinks under ``into``, refusing anything else and any path that
+    leaves ``into`` or passes through one of its symlinks. Done here rather than with ``extractall(filter=)``,
+    which Python 3.11 has only from 3.11.4 on."""
+    links = {m.name for m in members if m.issym()}
+    for member in members:
+        parts = Path(member.name).parts
+        if not (member.isreg() or member.issym()):
+            raise ArchiveError(f"bot archive {name}: {member.name} is not a file")
+        if not parts or member.name.startswith("/") or ".." in parts or \
+                any(str(Path(*parts[:n])) in links for n in range(1, len(parts))):
+            raise ArchiveError(f"bot archive {name}: {member.name} would land outside the bot")
+        target = into.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if member.issym():
+            os.symlink(member.linkname, target)
+            continue
+        source = tar.extractfile(member)
+        assert source is not None  # a regular file
+        with source, open(target, "xb") as out:
+            shutil.copyfileobj(source, out)
+        os.chmod(target, 0o755 if member.mode & stat.S_IXUSR else 0o644)

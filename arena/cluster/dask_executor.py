@@ -49,6 +49,8 @@ STOP_POLL = 0.5
 """Seconds between a worker's looks at the run's stop event (set when the driver stops: Ctrl-C), between matches."""
 POLL = 0.05
 """Seconds between looks at the run's queue while it is empty."""
+SCATTER_WAIT = 5.0
+"""Seconds a bot archive waits for a worker to take it before the driver looks again at who is there."""
 WORKER_POLL = 1.0
 """Seconds between looks at the scheduler's list of workers (lost and new ones)."""
 
@@ -87,7 +89,14 @@ def _play_task(run: str, key: str, batch: list[tuple[int, RemoteJob]], archives:
     worker = dask.get_worker()
     queue = dask.Queue(run)
     stop = dask.Event(run + "-stop")
-    here = (worker.address, os.getpid())
+    try:
+        return _play_batch(queue, stop, key, batch, archives, sandbox, (worker.address, os.getpid()))
+    finally:
+        queue.close()  # the queue goes when the driver and every task let go of it
+
+
+def _play_batch(queue: Any, stop: Any, key: str, batch: list[tuple[int, RemoteJob]], archives: dict[str, Archive],
+                sandbox: str, here: tuple[str, int]) -> int:
     queue.put(("begin", key, -1, None, "", *here))  # where it runs: a rerun elsewhere means this worker was lost
     missing = sandbox_missing(sandbox)
     if missing is not None:
@@ -206,24 +215,29 @@ class _Run:
         source = iter(batches)
         try:
             yield from self._look(force=True)
-            if not self.good:
+            if not self.good and self.refused:
                 raise PoolFailure(f"no Dask worker at {self.address} can play this tournament")
+            if not self.good:
+                self.say(f"no Dask worker at {self.address} yet: waiting for one to join (Ctrl-C stops the run)")
+                self.empty_said = True
             ended = False
             while True:
-                waiting = False
-                while len(self.tasks) < self._capacity():
+                while self.good and len(self.tasks) < self._capacity():
                     batch = self.again.popleft() if self.again else None if ended else next(source, None)
                     if batch is None:
                         ended = True
                         break
-                    if not batch:
-                        waiting = True
+                    if not batch:  # the schedule has nothing to hand out until results come back (a ladder)
                         break
-                    self._submit(list(batch))
+                    if not self._submit(list(batch)):  # the workers we knew of are gone: look again
+                        self.again.appendleft(list(batch))
+                        yield from self._look(force=True)
+                        break
                 if not self.tasks:
-                    if not waiting:
+                    if ended and not self.again:
                         return
-                    time.sleep(0.2)
+                    time.sleep(0.2)  # nothing to play yet (a ladder waiting for results), or no worker to play it
+                    yield from self._look()
                     continue
                 yield from self._receive()
                 yield from self._finished()
@@ -238,8 +252,9 @@ class _Run:
             raise
         finally:
             try:
-                self.stop.set()
+                self.stop.set()  # stays set on the scheduler (one flag per run): tasks still running read it
                 self.client.cancel([t.future for t in self.tasks.values()])
+                self.queue.close()
             except Exception:
                 pass
 
@@ -250,18 +265,25 @@ class _Run:
     def _capacity(self) -> int:
         """Batches out at once: one per worker thread, and one more per worker waiting at the scheduler,
         so that a worker thread that finishes a batch starts the next without waiting for the driver."""
-        return max(1, sum(self.good.values()) + len(self.good) * SPARE_PER_WORKER)
+        return sum(self.good.values()) + len(self.good) * SPARE_PER_WORKER
 
     # -------------------------------------------------------------- submitting
-    def _submit(self, batch: list[tuple[int, MatchJob]]) -> None:
+    def _submit(self, batch: list[tuple[int, MatchJob]]) -> bool:
+        """Send a batch to the cluster (and the archives it needs, where no worker has them); False if no
+        worker was there to take the archives."""
         remote = [(index, self.packer.portable(job)) for index, job in batch]
         needed = {d for _, r in remote for d in r.digests if d is not None}
-        for digest in needed - set(self.scattered):
-            archive = self.packer.archives[digest]
-            # broadcast: a copy on every worker, so a worker killed with the only copy cannot leave every
-            # task that needs this bot waiting for data nobody can recompute
-            self.scattered[digest] = self.client.scatter({f"arena-bot-{digest}": archive}, hash=False,
-                                                         broadcast=True)[f"arena-bot-{digest}"]
+        for digest in needed:
+            held = self.scattered.get(digest)
+            if held is None or held.status != "finished":  # never sent, or every copy died with its workers
+                # broadcast: a copy on every worker, so a worker killed with one copy leaves the others; a fresh
+                # key each time, as the scheduler may still know the lost one
+                name = f"arena-bot-{digest}-{next(self.numbers)}"
+                try:
+                    self.scattered[digest] = self.client.scatter({name: self.packer.archives[digest]}, hash=False,
+                                                                 broadcast=True, timeout=SCATTER_WAIT)[name]
+                except TimeoutError:  # "No valid workers found"
+                    return False
         key = f"{self.run_id}-batch-{next(self.numbers)}"
         future = self.client.submit(_play_task, self.run_id, key, remote,
                                     {d: self.scattered[d] for d in needed}, self.sandbox, key=key, pure=False,
@@ -269,6 +291,7 @@ class _Run:
                                     allow_other_workers=False, retries=0)
         self.tasks[key] = _Task(key, {index: (index, job) for index, job in batch}, future,
                                 order=[index for index, _ in batch])
+        return True
 
     # -------------------------------------------------------------- results
     def _messages(self, wait: float) -> list[Any]:
@@ -323,8 +346,11 @@ class _Run:
             del self.tasks[task.key]
             if task.future.status == "error":
                 exc = task.future.exception()
-                if type(exc).__name__ == "KilledWorker":
-                    yield from self._bury(task, f"Dask worker {task.worker or '?'} died")
+                if type(exc).__name__ == "KilledWorker":  # the scheduler gave up on it after its worker(s) died
+                    if task.worker is not None:
+                        yield from self._bury(task, f"Dask worker {task.worker} died")
+                    else:  # it never began: the death that killed it was another task's
+                        self.again.appendleft([task.held[i] for i in task.order if i in task.held])
                     continue
                 for index in list(task.held):  # an arena failure outside any match: those matches fail
                     if index not in self.yielded:
@@ -332,7 +358,17 @@ class _Run:
                         yield Done(index, None, f"Dask task failed: {exc!r}")
                 continue
             rest = [task.held[i] for i in task.order if i in task.held and i not in self.yielded]
-            if rest:  # refused by its worker, or stopped: played elsewhere
+            if task.future.status == "cancelled":
+                # not by us (we forget a task before cancelling it): the scheduler dropped it because every copy
+                # of an archive it needs was lost with the workers that held them; send them again
+                for _, job in rest:
+                    for digest in self.packer.portable(job).digests:
+                        self.scattered.pop(digest or "", None)
+                if task.worker is not None:  # it had begun: its worker died with the last copy
+                    yield from self._bury(task, f"Dask worker {task.worker} lost")
+                elif rest:
+                    self.again.appendleft(rest)
+            elif rest:  # refused by its worker, or stopped: played elsewhere
                 self.again.append(rest)
 
     def _look(self, force: bool = False) -> Iterator[WorkerLost | Voided]:

@@ -41,27 +41,30 @@ class Cluster:
         self.workers: list[subprocess.Popen[bytes]] = []
         self.worker_dirs: list[Path] = []
 
-    def start_scheduler(self) -> None:
+    def start_scheduler(self, **env_vars: str) -> None:
         log = open(self.root / f"scheduler-{self.port}.log", "ab")
         self.scheduler = subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(self.port),
                                            "--no-dashboard"], stdout=log, stderr=log, cwd=self.root,
-                                          start_new_session=True)
+                                          env={**os.environ, **env_vars}, start_new_session=True)
 
-    def start_worker(self, name: str, **env_vars: str) -> None:
+    def start_worker(self, name: str, nanny: bool = False, **env_vars: str) -> None:
+        """A single-threaded worker in an empty directory (``nanny``: under a nanny that restarts it when it dies,
+        as ``dask worker`` runs by default)."""
         cwd = self.root / name
         cwd.mkdir()
         env = {**os.environ, "ARENA_CACHE": str(cwd / "cache"), **env_vars}
         log = open(self.root / f"{name}.log", "ab")
         self.workers.append(subprocess.Popen(
-            [str(DASK), "worker", self.address, "--nworkers", "1", "--nthreads", "1", "--no-nanny",
-             "--no-dashboard", "--host", "127.0.0.1", "--name", name], stdout=log, stderr=log, cwd=cwd, env=env,
-            start_new_session=True))
+            [str(DASK), "worker", self.address, "--nworkers", "1", "--nthreads", "1",
+             *([] if nanny else ["--no-nanny"]), "--no-dashboard", "--host", "127.0.0.1", "--name", name],
+            stdout=log, stderr=log, cwd=cwd, env=env, start_new_session=True))
         self.worker_dirs.append(cwd)
 
-    def start(self, workers: int = 2, **env_vars: str) -> "Cluster":
-        self.start_scheduler()
+    def start(self, workers: int = 2, nanny: bool = False, scheduler_env: dict[str, str] | None = None,
+              **env_vars: str) -> "Cluster":
+        self.start_scheduler(**(scheduler_env or {}))
         for n in range(workers):
-            self.start_worker(f"w{len(self.worker_dirs)}", **env_vars)
+            self.start_worker(f"w{len(self.worker_dirs)}", nanny, **env_vars)
         self.wait_for(workers)
         return self
 

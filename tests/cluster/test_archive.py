@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import io
 import os
+import tarfile
 import sys
 from pathlib import Path
 
@@ -11,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.cluster.archive import ArchiveError, pack, unpack
+from arena.cluster.archive import Archive, ArchiveError, pack, unpack
 from arena.cluster.dask_executor import INSTALL_HINT
 from arena.tournament.config import ConfigError, load_config
-from arena.tournament.ladder.snapshot import bot_files, digest_of
+from arena.tournament.ladder.snapshot import _place, bot_files, digest_of
 
 from .harness_paths import BOTS, copy_bots
 
@@ -43,6 +46,37 @@ def test_a_tampered_archive_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ArchiveError, match="does not match its digest"):
         unpack(forged, tmp_path / "cache")
     assert not any((tmp_path / "cache").iterdir())  # nothing half-unpacked left behind
+
+
+def _forged(members: list[tuple[str, str | None, bytes]]) -> Archive:
+    """An archive of ``(listed name, symlink target or None, content)`` whose name and listing agree."""
+    buffer = io.BytesIO()
+    listed = {}
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, link, content in members:
+            info = tarfile.TarInfo(_place(name))
+            if link is not None:
+                info.type, info.linkname = tarfile.SYMTYPE, link
+                listed[name] = "symlink:" + link
+                tar.addfile(info)
+            else:
+                info.size = len(content)
+                listed[name] = hashlib.sha256(content).hexdigest()
+                tar.addfile(info, io.BytesIO(content))
+    return Archive(digest_of(listed), tuple(sorted(listed.items())), buffer.getvalue())
+
+
+@pytest.mark.parametrize("members", [
+    [("x", "/", b""), ("x/evil", None, b"pwned")],  # a file written through a symlink of the archive
+    [("../../evil", None, b"pwned")],  # a path that climbs out of the cache
+], ids=["through-symlink", "dot-dot"])
+def test_an_archive_cannot_write_outside_its_directory(tmp_path: Path, members: list[tuple[str, str | None, bytes]]
+                                                       ) -> None:
+    cache = tmp_path / "deep" / "cache"
+    with pytest.raises(ArchiveError, match="would land outside the bot"):
+        unpack(_forged(members), cache)
+    assert not (tmp_path / "deep" / "evil").exists() and not Path("/evil").exists()
+    assert not any(cache.iterdir())
 
 
 def _file(tmp_path: Path, extra: str) -> Path:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -81,7 +82,10 @@ def test_same_results_as_local_without_a_shared_file_system(
     assert not bots.exists()
     assert summary.played == 12 and summary.failed == 0 and not summary.stopped, lines
     assert results(tmp_path / "out") == expected
-    for worker in cluster.worker_dirs:  # each worker unpacked (and built) its own copies
+    # each worker that played unpacked (and built) its own copies (the scheduler may give one all the batches)
+    played_here = [w for w in cluster.worker_dirs if (w / "cache" / portable.CACHE_DIR).is_dir()]
+    assert played_here
+    for worker in played_here:
         unpacked = list((worker / "cache" / portable.CACHE_DIR).iterdir())
         assert unpacked and all(len(p.name) == 64 for p in unpacked)
 
@@ -113,6 +117,83 @@ def test_a_worker_killed_mid_run_loses_nothing_and_stores_nothing_twice(
     assert results(output) == expected  # every match once, as local workers played it
     assert any(" died (Dask worker tcp://127.0.0.1:" in line and " lost)" in line for line in lines), lines
 
+
+def test_every_worker_lost_at_once_then_a_new_one_joins(
+        cluster: Cluster, tmp_path: Path, local_results: dict[int, list[tuple[object, ...]]]) -> None:
+    """The bots' archives die with the only workers that held them: the run waits, says so, and sends
+    them again to the worker that joins."""
+    expected = reference(tmp_path, local_results, 6)
+    bots = copy_bots(tmp_path / "bots")
+    output = tmp_path / "out"
+    config = load_config(write_tournament(tmp_path / "t.yaml", bots, output, cycles=6, per_process=6))
+    lines: list[str] = []
+
+    def kill_all_then_add_one() -> None:
+        until = time.monotonic() + 60
+        while stored(output) < 3 and time.monotonic() < until:
+            time.sleep(0.02)
+        for worker in list(cluster.workers):
+            cluster.kill(worker)
+        while not any("waiting for one to join" in line for line in lines) and time.monotonic() < until:
+            time.sleep(0.05)
+        cluster.start_worker("late")
+
+    helper = threading.Thread(target=kill_all_then_add_one)
+    helper.start()
+    try:
+        summary = run_tournament(config, workers=2, say=lines.append, dask=cluster.address)
+    finally:
+        helper.join()
+    assert summary.failed == 0 and not summary.stopped and summary.played == 36, lines
+    assert results(output) == expected
+    assert any(line.startswith("no Dask worker at ") and "waiting for one to join" in line for line in lines)
+    assert list((cluster.root / "late" / "cache" / portable.CACHE_DIR).iterdir())  # it got the bots too
+
+
+POISON = """import os, signal, sys, time
+sys.stdin.readline()  # hello
+os.kill(os.getppid(), signal.SIGKILL)  # under sandbox none the parent is the Dask worker playing this match
+time.sleep(30)
+"""
+
+
+@pytest.mark.parametrize("allowed_failures", [None, "0"], ids=["dask-default", "dask-gives-up-at-once"])
+def test_a_match_that_kills_its_worker_twice_is_voided(tmp_path: Path, allowed_failures: str | None) -> None:
+    """Workers under nannies (restarted when they die), a bot that kills whichever worker plays it: each of its
+    matches is voided after two deaths and the others are played, whether the scheduler retries a task
+    whose worker died (its default) or gives up on it at once (KilledWorker)."""
+    root = tmp_path / "cluster"
+    root.mkdir()
+    cluster = Cluster(root)
+    watchdog = threading.Timer(WATCHDOG_SECONDS, cluster.close)
+    watchdog.daemon = True
+    watchdog.start()
+    env = {} if allowed_failures is None else {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": allowed_failures}
+    try:
+        cluster.start(workers=2, nanny=True, scheduler_env=env)
+        bots = copy_bots(tmp_path / "bots")
+        (bots / "poison").mkdir()
+        (bots / "poison" / "bot.py").write_text(POISON)
+        (bots / "poison" / "bot.yaml").write_text('name: poison\nlanguage: python\nrun: ["{python}", "bot.py"]\n')
+        output = tmp_path / "out"
+        file = write_tournament(tmp_path / "t.yaml", bots, output, cycles=1)
+        file.write_text(file.read_text().replace(f"  - {bots / 'c-random'}", f"  - {bots / 'poison'}"))
+        lines: list[str] = []
+        summary = run_tournament(load_config(file), workers=2, say=lines.append, dask=cluster.address)
+    finally:
+        watchdog.cancel()
+        cluster.close()
+    assert summary.failed == 0 and not summary.stopped, lines
+    assert (summary.played, summary.voided) == (2, 4), lines
+    played = results(output)
+    assert all("poison" not in str(row[2]) for row in played)
+    with sqlite3.connect(output / "results.sqlite") as db:
+        voided = db.execute("select bots, reason from voided").fetchall()
+    assert len(voided) == 4
+    for bots_json, reason in voided:
+        assert "poison" in bots_json and reason.startswith("killed its worker process twice"), reason
+    if allowed_failures == "0":  # the scheduler's KilledWorker, not only the driver's own look, buried some
+        assert any(" died" in reason for _, reason in voided), voided
 
 
 def stopped_run(cluster: Cluster, tmp_path: Path, cycles: int,
