@@ -3,9 +3,10 @@ against the local pool with 2 worker processes, on this machine.
 
 Plays the league's field (tournaments/league.yaml, ``--cycles`` of it) into fresh output
 directories, alternating the two ways ``--repeats`` times; the fastest run of each counts
-(short runs on a shared machine are noisy). The Dask workers start once, each in its own empty
-working directory with its own arena cache, and stay up across repeats, as a cluster would:
-their first run includes unpacking and building the bots. Last line:
+(short runs on a shared machine are noisy; the median of the run-by-run ratios is printed too).
+The Dask workers start once, each in its own empty working directory with its own arena cache,
+and stay up across repeats, as a cluster would: a first Dask run, not counted, unpacks and builds
+the bots on them. Last line:
 ``cluster: dask/local = R`` (matches per second through Dask over those of the local pool;
 target >= 0.9).
 """
@@ -18,6 +19,7 @@ import io
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -68,7 +70,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--config", default=str(ROOT / "tournaments" / "league.yaml"))
     parser.add_argument("--cycles", type=int, default=60, help="league cycles (4 matches each)")
-    parser.add_argument("--repeats", type=int, default=5, help="runs of each way; the fastest counts")
+    parser.add_argument("--repeats", type=int, default=8, help="runs of each way, alternating; the fastest counts")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = load_config(Path(args.config))
@@ -76,18 +78,26 @@ def main() -> None:
         address, procs = start_cluster(Path(tmp), 2)
         try:
             best: dict[str, float] = {}
+            pairs: list[float] = []
+
+            def play(way: str, label: str) -> float:
+                out = Path(tmp) / label
+                start = time.perf_counter()
+                summary = run_tournament(dataclasses.replace(config, output=out), out=io.StringIO(),
+                                         workers=2, dask=address if way == "dask" else None)
+                wall = time.perf_counter() - start
+                if summary.played != summary.total or summary.stopped:
+                    raise SystemExit(f"{way}: {summary.played} of {summary.total} played; {summary.stopped}")
+                rate = summary.played / wall
+                print(f"{label:12} {summary.played} matches in {wall:.2f} s = {rate:.1f} matches/s "
+                      f"(sandbox {summary.sandbox})", flush=True)
+                return rate
+
+            play("dask", "dask warm-up")  # the workers unpack and build the bots once: not counted
             for repeat in range(args.repeats):
-                for way in ("local", "dask"):
-                    out = Path(tmp) / f"{way}-{repeat}"
-                    start = time.perf_counter()
-                    summary = run_tournament(dataclasses.replace(config, output=out), out=io.StringIO(),
-                                             workers=2, dask=address if way == "dask" else None)
-                    wall = time.perf_counter() - start
-                    if summary.played != summary.total or summary.stopped:
-                        raise SystemExit(f"{way}: {summary.played} of {summary.total} played; {summary.stopped}")
-                    rate = summary.played / wall
-                    print(f"{way:5} run {repeat + 1}: {summary.played} matches in {wall:.2f} s = {rate:.1f} matches/s "
-                          f"(sandbox {summary.sandbox})", flush=True)
+                rates = {way: play(way, f"{way} run {repeat + 1}") for way in ("local", "dask")}
+                pairs.append(rates["dask"] / rates["local"])
+                for way, rate in rates.items():
                     best[way] = max(best.get(way, 0.0), rate)
         finally:
             for proc in procs:
@@ -96,7 +106,8 @@ def main() -> None:
                 except ProcessLookupError:
                     pass
                 proc.wait()
-    print(f"best: local {best['local']:.1f} matches/s, dask {best['dask']:.1f} matches/s")
+    print(f"best: local {best['local']:.1f} matches/s, dask {best['dask']:.1f} matches/s; "
+          f"run by run dask/local: median {statistics.median(pairs):.2f}, from {min(pairs):.2f} to {max(pairs):.2f}")
     print(f"cluster: dask/local = {best['dask'] / best['local']:.2f}")
 
 

@@ -5,10 +5,12 @@ match index ends up exactly once in a :class:`Done` or a :class:`Voided`), with 
 place of local processes:
 
 * each batch is one Dask task, submitted when a worker thread is free (and one more per worker,
-  waiting at the scheduler, so no thread waits for the driver), its jobs made portable (:mod:`.portable`): bots named by version, their archives scattered once and
-  fetched by each worker once;
-* each match streams back as it ends, through a Dask queue named after the run; a result
-  that comes back twice (a task run again) is handed on once;
+  waiting at the scheduler, so no thread waits for the driver), its jobs made portable
+  (:mod:`.portable`): bots named by version, their archives sent to every worker once (again if
+  every copy was lost with the workers that held them);
+* each match streams back as it ends, as an event on a topic named after the run (one-way from
+  the worker, passed on by the scheduler to the driver alone, in order); a result that comes back
+  twice (a task run again) is handed on once;
 * a worker that disappears (``kill -9``, a lost machine) is reported as a :class:`WorkerLost`;
   its task is cancelled and what it had not sent back is submitted again, the match that was in
   play alone (voided after :data:`arena.tournament.pool.DEATHS_TO_VOID` deaths), as locally;
@@ -25,6 +27,7 @@ import itertools
 import logging
 import pickle
 import secrets
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -47,8 +50,6 @@ SPARE_PER_WORKER = 1
 """Batches submitted beyond one per worker thread, per worker (see ``_Run._capacity``)."""
 STOP_POLL = 0.5
 """Seconds between a worker's looks at the run's stop event (set when the driver stops: Ctrl-C), between matches."""
-POLL = 0.05
-"""Seconds between looks at the run's queue while it is empty."""
 SCATTER_WAIT = 5.0
 """Seconds a bot archive waits for a worker to take it before the driver looks again at who is there."""
 WORKER_POLL = 1.0
@@ -82,25 +83,27 @@ def _check(sandbox: str) -> str | None:
 
 def _play_task(run: str, key: str, batch: list[tuple[int, RemoteJob]], archives: dict[str, Archive],
                sandbox: str) -> int:
-    """One batch on a worker: where it runs, then each match's outcome, put on the run's queue as they happen."""
+    """One batch on a worker: where it runs, then each match's outcome, sent to the driver as they happen."""
     import os
 
     dask = require_dask()
     worker = dask.get_worker()
-    queue = dask.Queue(run)
-    stop = dask.Event(run + "-stop")
-    try:
-        return _play_batch(queue, stop, key, batch, archives, sandbox, (worker.address, os.getpid()))
-    finally:
-        queue.close()  # the queue goes when the driver and every task let go of it
+    here = (worker.address, os.getpid())
+
+    def send(kind: str, index: int, payload: Any, error: str) -> None:
+        # an event on the run's topic: one-way, on the worker's ordered stream to the scheduler, which
+        # passes it on to the driver; the match thread does not wait for it
+        worker.log_event(run, [kind, key, index, payload, error, *here])
+
+    return _play_batch(send, dask.Event(run + "-stop"), batch, archives, sandbox)
 
 
-def _play_batch(queue: Any, stop: Any, key: str, batch: list[tuple[int, RemoteJob]], archives: dict[str, Archive],
-                sandbox: str, here: tuple[str, int]) -> int:
-    queue.put(("begin", key, -1, None, "", *here))  # where it runs: a rerun elsewhere means this worker was lost
+def _play_batch(send: Callable[[str, int, Any, str], None], stop: Any, batch: list[tuple[int, RemoteJob]],
+                archives: dict[str, Archive], sandbox: str) -> int:
+    send("begin", -1, None, "")  # where it runs: a rerun elsewhere means this worker was lost
     missing = sandbox_missing(sandbox)
     if missing is not None:
-        queue.put(("refused", key, -1, missing, "", *here))
+        send("refused", -1, missing, "")
         return 0
     played = 0
     asked = [0.0, False]  # when the run's stop event was last read, and what it said
@@ -113,7 +116,7 @@ def _play_batch(queue: Any, stop: Any, key: str, batch: list[tuple[int, RemoteJo
     # No message when a match starts: the driver knows the order, so a match's end says the next one is in play.
     for index, outcome, error in play_remote(batch, archives, worker_private(), started=lambda i: None,
                                              stopped=stopped):
-        queue.put(("done", key, index, pickle.dumps(outcome), error, *here))
+        send("done", index, pickle.dumps(outcome), error)
         played += 1
     return played
 
@@ -195,7 +198,9 @@ class _Run:
         self.sandbox = sandbox
         self.say = say
         self.run_id = "arena-" + secrets.token_hex(8)
-        self.queue: Any = dask.Queue(self.run_id, client=client)
+        self.inbox: deque[list[Any]] = deque()
+        self.arrived = threading.Event()
+        client.subscribe_topic(self.run_id, self._arrive)
         self.stop: Any = dask.Event(self.run_id + "-stop", client=client)
         self.packer = Packer()
         self.scattered: dict[str, Any] = {}
@@ -254,7 +259,7 @@ class _Run:
             try:
                 self.stop.set()  # stays set on the scheduler (one flag per run): tasks still running read it
                 self.client.cancel([t.future for t in self.tasks.values()])
-                self.queue.close()
+                self.client.run_on_scheduler(_forgetter(self.run_id))  # its messages and its subscription
             except Exception:
                 pass
 
@@ -294,15 +299,20 @@ class _Run:
         return True
 
     # -------------------------------------------------------------- results
-    def _messages(self, wait: float) -> list[Any]:
-        """What the tasks put on the run's queue; waits up to ``wait`` seconds for the first of it (polling:
-        a blocking get that times out makes the scheduler log a traceback)."""
-        until = time.monotonic() + wait
-        while True:
-            items = list(self.queue.get(batch=True))
-            if items or time.monotonic() >= until:
-                return items
-            time.sleep(POLL)
+    def _arrive(self, event: tuple[float, list[Any]]) -> None:
+        """A task's message (called on the client's event loop, in the order the scheduler passed them on)."""
+        self.inbox.append(event[1])
+        self.arrived.set()
+
+    def _messages(self, wait: float) -> list[list[Any]]:
+        """What the tasks sent since the last look; waits up to ``wait`` seconds for the first of it."""
+        if not self.inbox:
+            self.arrived.wait(wait)
+        self.arrived.clear()
+        items = []
+        while self.inbox:
+            items.append(self.inbox.popleft())
+        return items
 
     def _receive(self, wait: float = 0.2) -> Iterator[Done | Voided | WorkerLost]:
         for kind, key, index, payload, error, worker, pid in self._messages(wait):
@@ -341,7 +351,7 @@ class _Run:
         done = [t for t in self.tasks.values() if t.future.done()]
         if not done:
             return
-        yield from self._receive(wait=0)  # everything a finished task put is on the queue already
+        yield from self._receive(wait=0)  # what a finished task sent came before its end, on the same streams
         for task in done:
             del self.tasks[task.key]
             if task.future.status == "error":
@@ -440,3 +450,18 @@ def _takes_n_workers(client: Any) -> bool:
     import inspect
 
     return "n_workers" in inspect.signature(client.scheduler_info).parameters
+
+
+def _forgetter(topic: str) -> Callable[..., None]:
+    """A function for the scheduler that drops a finished run's topic: its messages in the event log and the
+    driver's subscription (best effort: the log keeps at most ``distributed.admin.low-level-log-length``
+    messages per topic anyway, and a task still running after a Ctrl-C may add a few). Made here, so that
+    it travels by value: the scheduler's machine need not have the arena installed."""
+
+    def forget(dask_scheduler: Any = None) -> None:
+        try:
+            dask_scheduler._broker._topics.pop(topic, None)
+        except AttributeError:
+            pass
+
+    return forget

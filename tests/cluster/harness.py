@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from .harness_paths import BOTS, copy_bots, results, stored, write_tournament
+from .harness_paths import BOTS, copy_bots, reference, results, stored, write_tournament
 
-__all__ = ["BOTS", "Cluster", "copy_bots", "results", "stored", "write_tournament"]
+__all__ = ["BOTS", "Cluster", "copy_bots", "reference", "results", "stored", "write_tournament"]
 
 DASK = Path(sys.executable).with_name("dask")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -49,3 +50,17 @@ bots:
   - {bots / 'c-random'}
 """)
     return path
+
+
+def reference(tmp: Path, cache: dict[int, list[tuple[object, ...]]], cycles: int) -> list[tuple[object, ...]]:
+    """The results of ``cycles`` cycles of the test tournament played by two local worker processes."""
+    from arena.tournament.config import load_config
+    from arena.tournament.driver import run_tournament
+
+    if cycles not in cache:
+        bots = copy_bots(tmp / f"ref-bots-{cycles}")
+        file = write_tournament(tmp / f"ref-{cycles}.yaml", bots, tmp / f"ref-out-{cycles}", cycles)
+        with open(os.devnull, "w") as quiet:
+            run_tournament(load_config(file), workers=2, out=quiet)
+        cache[cycles] = results(tmp / f"ref-out-{cycles}")
+    return cache[cycles]

@@ -23,7 +23,7 @@ from arena.cluster import portable
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
 
-from .harness import Cluster, copy_bots, results, stored, write_tournament
+from .harness import Cluster, copy_bots, reference, results, stored, write_tournament
 
 
 WATCHDOG_SECONDS = 150
@@ -52,15 +52,6 @@ def local_results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, list[tu
     return {}
 
 
-def reference(tmp: Path, cache: dict[int, list[tuple[object, ...]]], cycles: int) -> list[tuple[object, ...]]:
-    if cycles not in cache:
-        bots = copy_bots(tmp / f"ref-bots-{cycles}")
-        file = write_tournament(tmp / f"ref-{cycles}.yaml", bots, tmp / f"ref-out-{cycles}", cycles)
-        run_tournament(load_config(file), workers=2, out=open("/dev/null", "w"))
-        cache[cycles] = results(tmp / f"ref-out-{cycles}")
-    return cache[cycles]
-
-
 def test_same_results_as_local_without_a_shared_file_system(
         cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         local_results: dict[int, list[tuple[object, ...]]]) -> None:
@@ -82,6 +73,10 @@ def test_same_results_as_local_without_a_shared_file_system(
     assert not bots.exists()
     assert summary.played == 12 and summary.failed == 0 and not summary.stopped, lines
     assert results(tmp_path / "out") == expected
+    from distributed import Client
+    with Client(cluster.address, timeout=10) as client:  # the run left no messages on the scheduler
+        topics = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler._broker._topics))
+        assert not [topic for topic in topics if topic.startswith("arena-")], topics
     # each worker that played unpacked (and built) its own copies (the scheduler may give one all the batches)
     played_here = [w for w in cluster.worker_dirs if (w / "cache" / portable.CACHE_DIR).is_dir()]
     assert played_here
