@@ -42,8 +42,6 @@ from .portable import Packer, RemoteJob, play_remote, sandbox_missing, worker_pr
 INSTALL_HINT = "the Dask executor needs Dask: pip install 'cabo-arena[dask]'"
 LOCAL = "local:"
 """``local:N``: a LocalCluster of N worker processes on this machine, for trying it out."""
-SCHEDULER_GRACE = 10.0
-"""Seconds the client may stay disconnected from the scheduler before the run stops."""
 QUIET_LOGGERS = ("distributed", "asyncio", "tornado")
 """Loggers silenced while a run uses Dask."""
 SPARE_PER_WORKER = 1
@@ -212,7 +210,6 @@ class _Run:
         self.good: dict[str, int] = {}  # worker address -> threads
         self.refused: set[str] = set()
         self.last_look = 0.0
-        self.cut_since: float | None = None
         self.empty_said = False
 
     # -------------------------------------------------------------- the loop
@@ -262,6 +259,13 @@ class _Run:
                 self.client.run_on_scheduler(_forgetter(self.run_id))  # its messages and its subscription
             except Exception:
                 pass
+
+    def _connected(self) -> None:
+        """Raise :class:`PoolFailure` if the client lost the scheduler. Even if it reconnects, the scheduler
+        has dropped this run's tasks and subscription with the old connection: the run stops here, and
+        ``arena run`` again resumes it."""
+        if self.client.status != "running":
+            raise PoolFailure(f"lost the Dask scheduler at {self.address} (the connection closed)")
 
     def _lost(self, exc: BaseException) -> PoolFailure:
         why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -351,6 +355,7 @@ class _Run:
         done = [t for t in self.tasks.values() if t.future.done()]
         if not done:
             return
+        self._connected()  # else they ended because the connection did: the client cancels every future then
         yield from self._receive(wait=0)  # what a finished task sent came before its end, on the same streams
         for task in done:
             del self.tasks[task.key]
@@ -382,14 +387,8 @@ class _Run:
                 self.again.append(rest)
 
     def _look(self, force: bool = False) -> Iterator[WorkerLost | Voided]:
+        self._connected()
         now = time.monotonic()
-        if self.client.status != "running":
-            self.cut_since = self.cut_since or now
-            if now - self.cut_since > SCHEDULER_GRACE:
-                raise PoolFailure(f"lost the Dask scheduler at {self.address} (no answer for "
-                                  f"{SCHEDULER_GRACE:.0f} s)")
-            return
-        self.cut_since = None
         if not force and now - self.last_look < WORKER_POLL:
             return
         self.last_look = now

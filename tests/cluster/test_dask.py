@@ -191,6 +191,39 @@ def test_a_match_that_kills_its_worker_twice_is_voided(tmp_path: Path, allowed_f
         assert any(" died" in reason for _, reason in voided), voided
 
 
+def test_local_n_and_no_worker_is_sent_the_master_seed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``local:N`` starts its own cluster; what the driver submits and scatters (jobs, archives) holds each
+    match's deal seed, which a worker needs to deal, but never the master seed they are drawn from."""
+    import cloudpickle
+    import distributed
+
+    master = "918273645546372819"
+    bots = copy_bots(tmp_path / "bots")
+    file = write_tournament(tmp_path / "t.yaml", bots, tmp_path / "out", cycles=1)
+    file.write_text(file.read_text().replace("seed: 7\n", f"seed: '{master}'\n"))
+    sent: list[object] = []
+    submit, scatter = distributed.Client.submit, distributed.Client.scatter
+
+    def record_submit(self: distributed.Client, *args: object, **kwargs: object) -> object:
+        sent.append((args, kwargs))
+        return submit(self, *args, **kwargs)
+
+    def record_scatter(self: distributed.Client, data: object, *args: object, **kwargs: object) -> object:
+        sent.append(data)
+        return scatter(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "submit", record_submit)
+    monkeypatch.setattr(distributed.Client, "scatter", record_scatter)
+    lines: list[str] = []
+    summary = run_tournament(load_config(file), workers=2, say=lines.append, dask="local:2")
+    assert summary.played == 6 and summary.failed == 0 and not summary.stopped, lines
+    assert any("on Dask at local:2" in line for line in lines), lines
+    blob = cloudpickle.dumps(sent)
+    deal_seeds = {row[1] for row in results(tmp_path / "out")}
+    assert deal_seeds and all(str(seed).encode() in blob for seed in deal_seeds)  # the capture saw the jobs
+    assert master.encode() not in blob
+
+
 def stopped_run(cluster: Cluster, tmp_path: Path, cycles: int,
                 stop: Callable[[subprocess.Popen[str]], object]) -> tuple[int, str, Path, Path]:
     """``arena run --dask`` of a fresh tournament, stopped by ``stop`` once 3 matches are stored: its exit
@@ -218,6 +251,7 @@ def test_the_scheduler_going_away_stops_the_run_and_a_later_run_resumes(
     arena = [sys.executable, "-m", "arena.cli", "run", str(file), "--dask", cluster.address, "--no-report"]
     assert returncode == 1, err
     assert err.strip().splitlines()[-1].startswith("Error: lost the Dask scheduler at "), err
+    assert " died (" not in err  # the workers did not: the scheduler's end is not blamed on them
     first = stored(output)
     assert 3 <= first < 36
     cluster.close()
