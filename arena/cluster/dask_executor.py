@@ -253,12 +253,13 @@ class _Run:
                 raise self._lost(exc) from None
             raise
         finally:
-            try:
-                self.stop.set()  # stays set on the scheduler (one flag per run): tasks still running read it
-                self.client.cancel([t.future for t in self.tasks.values()])
-                self.client.run_on_scheduler(_forgetter(self.run_id))  # its messages and its subscription
-            except Exception:
-                pass
+            if self.client.status == "running":  # else nobody is there to tell
+                try:
+                    self.stop.set()  # stays set on the scheduler (one flag per run): tasks still running read it
+                    self.client.cancel([t.future for t in self.tasks.values()])
+                    self.client.run_on_scheduler(_forgetter(self.run_id))  # its messages and its subscription
+                except Exception:
+                    pass
 
     def _connected(self) -> None:
         """Raise :class:`PoolFailure` if the client lost the scheduler. Even if it reconnects, the scheduler

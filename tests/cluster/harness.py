@@ -10,16 +10,22 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from .harness_paths import BOTS, copy_bots, reference, results, stored, write_tournament
 
-__all__ = ["BOTS", "Cluster", "copy_bots", "reference", "results", "stored", "write_tournament"]
+__all__ = ["BOTS", "Cluster", "copy_bots", "reference", "results", "stored", "watched_cluster", "write_tournament"]
 
 DASK = Path(sys.executable).with_name("dask")
+WATCHDOG_SECONDS = 150
+"""A test still running after this long has hung: its cluster is shut down, so the run it waits on stops
+with "lost the Dask scheduler" and the test fails, instead of holding the whole suite."""
 
 pytest.importorskip("distributed")
 
@@ -93,3 +99,18 @@ class Cluster:
         self.scheduler = None
 
 
+@contextmanager
+def watched_cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """A cluster (not started yet) under ``tmp_path/cluster``, shut down at the end or after
+    :data:`WATCHDOG_SECONDS`, whichever comes first."""
+    root = tmp_path / "cluster"
+    root.mkdir()
+    cluster = Cluster(root)
+    watchdog = threading.Timer(WATCHDOG_SECONDS, cluster.close)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        yield cluster
+    finally:
+        watchdog.cancel()
+        cluster.close()

@@ -23,27 +23,13 @@ from arena.cluster import portable
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
 
-from .harness import Cluster, copy_bots, reference, results, stored, write_tournament
-
-
-WATCHDOG_SECONDS = 150
-"""A test still running after this long has hung: its cluster is shut down, so the run it waits on stops
-with "lost the Dask scheduler" and the test fails, instead of holding the whole suite."""
+from .harness import Cluster, copy_bots, reference, results, stored, watched_cluster, write_tournament
 
 
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    root = tmp_path / "cluster"
-    root.mkdir()
-    made = Cluster(root)
-    watchdog = threading.Timer(WATCHDOG_SECONDS, made.close)
-    watchdog.daemon = True
-    watchdog.start()
-    try:
+    with watched_cluster(tmp_path) as made:
         yield made.start(workers=2)
-    finally:
-        watchdog.cancel()
-        made.close()
 
 
 @pytest.fixture(scope="module")
@@ -157,14 +143,8 @@ def test_a_match_that_kills_its_worker_twice_is_voided(tmp_path: Path, allowed_f
     """Workers under nannies (restarted when they die), a bot that kills whichever worker plays it: each of its
     matches is voided after two deaths and the others are played, whether the scheduler retries a task
     whose worker died (its default) or gives up on it at once (KilledWorker)."""
-    root = tmp_path / "cluster"
-    root.mkdir()
-    cluster = Cluster(root)
-    watchdog = threading.Timer(WATCHDOG_SECONDS, cluster.close)
-    watchdog.daemon = True
-    watchdog.start()
     env = {} if allowed_failures is None else {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": allowed_failures}
-    try:
+    with watched_cluster(tmp_path) as cluster:
         cluster.start(workers=2, nanny=True, scheduler_env=env)
         bots = copy_bots(tmp_path / "bots")
         (bots / "poison").mkdir()
@@ -175,9 +155,6 @@ def test_a_match_that_kills_its_worker_twice_is_voided(tmp_path: Path, allowed_f
         file.write_text(file.read_text().replace(f"  - {bots / 'c-random'}", f"  - {bots / 'poison'}"))
         lines: list[str] = []
         summary = run_tournament(load_config(file), workers=2, say=lines.append, dask=cluster.address)
-    finally:
-        watchdog.cancel()
-        cluster.close()
     assert summary.failed == 0 and not summary.stopped, lines
     assert (summary.played, summary.voided) == (2, 4), lines
     played = results(output)
@@ -263,18 +240,13 @@ def test_the_scheduler_going_away_stops_the_run_and_a_later_run_resumes(
 
 
 def test_a_worker_without_the_sandbox_is_refused_before_play(tmp_path: Path) -> None:
-    root = tmp_path / "cluster"
-    root.mkdir()
-    cluster = Cluster(root)
-    try:
+    with watched_cluster(tmp_path) as cluster:
         cluster.start(workers=2, DOCKER_HOST="unix:///nonexistent/docker.sock")  # no Docker engine for them
         bots = copy_bots(tmp_path / "bots")
         output = tmp_path / "out"
         config = load_config(write_tournament(tmp_path / "t.yaml", bots, output, sandbox="docker"))
         lines: list[str] = []
         summary = run_tournament(config, workers=2, say=lines.append, dask=cluster.address)
-    finally:
-        cluster.close()
     refused = [line for line in lines if " refused: " in line]
     assert len(refused) == 2, lines
     for line in refused:
