@@ -20,7 +20,7 @@ import pytest
 
 from .harness_paths import BOTS, copy_bots, reference, results, stored, write_tournament
 
-__all__ = ["BOTS", "Cluster", "copy_bots", "reference", "results", "stored", "watched_cluster", "write_tournament"]
+__all__ = ["BOTS", "Cluster", "copy_bots", "make_tls", "reference", "results", "stored", "watched_cluster", "write_tournament"]
 
 DASK = Path(sys.executable).with_name("dask")
 WATCHDOG_SECONDS = 150
@@ -39,10 +39,12 @@ def free_port() -> int:
 class Cluster:
     """A ``dask scheduler`` and ``dask worker`` processes; :meth:`close` kills whatever is left."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, tls: list[str] | None = None) -> None:
+        """``tls``: the ``--tls-ca-file/--tls-cert/--tls-key`` options every process gets (a ``tls://`` cluster)."""
         self.root = root
         self.port = free_port()
-        self.address = f"tcp://127.0.0.1:{self.port}"
+        self.tls = tls or []
+        self.address = f"{'tls' if tls else 'tcp'}://127.0.0.1:{self.port}"
         self.scheduler: subprocess.Popen[bytes] | None = None
         self.workers: list[subprocess.Popen[bytes]] = []
         self.worker_dirs: list[Path] = []
@@ -50,7 +52,7 @@ class Cluster:
     def start_scheduler(self, **env_vars: str) -> None:
         log = open(self.root / f"scheduler-{self.port}.log", "ab")
         self.scheduler = subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(self.port),
-                                           "--no-dashboard"], stdout=log, stderr=log, cwd=self.root,
+                                           "--no-dashboard", *self.tls], stdout=log, stderr=log, cwd=self.root,
                                           env={**os.environ, **env_vars}, start_new_session=True)
 
     def start_worker(self, name: str, nanny: bool = False, **env_vars: str) -> None:
@@ -62,7 +64,7 @@ class Cluster:
         log = open(self.root / f"{name}.log", "ab")
         self.workers.append(subprocess.Popen(
             [str(DASK), "worker", self.address, "--nworkers", "1", "--nthreads", "1",
-             *([] if nanny else ["--no-nanny"]), "--no-dashboard", "--host", "127.0.0.1", "--name", name],
+             *([] if nanny else ["--no-nanny"]), "--no-dashboard", "--host", "127.0.0.1", "--name", name, *self.tls],
             stdout=log, stderr=log, cwd=cwd, env=env, start_new_session=True))
         self.worker_dirs.append(cwd)
 
@@ -100,12 +102,12 @@ class Cluster:
 
 
 @contextmanager
-def watched_cluster(tmp_path: Path) -> Iterator[Cluster]:
+def watched_cluster(tmp_path: Path, tls: list[str] | None = None) -> Iterator[Cluster]:
     """A cluster (not started yet) under ``tmp_path/cluster``, shut down at the end or after
     :data:`WATCHDOG_SECONDS`, whichever comes first."""
     root = tmp_path / "cluster"
     root.mkdir()
-    cluster = Cluster(root)
+    cluster = Cluster(root, tls)
     watchdog = threading.Timer(WATCHDOG_SECONDS, cluster.close)
     watchdog.daemon = True
     watchdog.start()
@@ -114,3 +116,19 @@ def watched_cluster(tmp_path: Path) -> Iterator[Cluster]:
     finally:
         watchdog.cancel()
         cluster.close()
+
+
+def make_tls(folder: Path) -> dict[str, Path]:
+    """A throwaway CA and one certificate for 127.0.0.1 signed by it, made with openssl: ``ca``, ``cert``, ``key``."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs openssl to make test certificates (Debian: apt-get install openssl)")
+    folder.mkdir()
+    (folder / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+    for command in (
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+             "-subj", "/CN=cabo-arena test CA"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "node.key", "-out", "node.csr", "-subj", "/CN=127.0.0.1"],
+            ["x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+             "node.pem", "-days", "2", "-extfile", "ext.cnf"]):
+        subprocess.run(["openssl", *command], cwd=folder, check=True, capture_output=True, timeout=60)
+    return {"ca": folder / "ca.pem", "cert": folder / "node.pem", "key": folder / "node.key"}

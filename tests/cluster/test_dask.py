@@ -23,7 +23,7 @@ from arena.cluster import portable
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
 
-from .harness import Cluster, copy_bots, reference, results, stored, watched_cluster, write_tournament
+from .harness import Cluster, copy_bots, make_tls, reference, results, stored, watched_cluster, write_tournament
 
 
 @pytest.fixture
@@ -199,6 +199,28 @@ def test_local_n_and_no_worker_is_sent_the_master_seed(tmp_path: Path, monkeypat
     deal_seeds = {row[1] for row in results(tmp_path / "out")}
     assert deal_seeds and all(str(seed).encode() in blob for seed in deal_seeds)  # the capture saw the jobs
     assert master.encode() not in blob
+
+
+def test_a_tls_cluster_with_the_driver_certificates_in_the_dask_configuration(tmp_path: Path) -> None:
+    """docs/cluster.md's advice where others can reach the cluster: TLS for the scheduler and workers, a ``tls://``
+    address for ``--dask`` and the driver's certificates in the Dask configuration. Without them: one line."""
+    import dask
+
+    tls = make_tls(tmp_path / "certs")
+    options = ["--tls-ca-file", str(tls["ca"]), "--tls-cert", str(tls["cert"]), "--tls-key", str(tls["key"])]
+    settings = {"distributed.comm.tls.ca-file": str(tls["ca"]), "distributed.comm.tls.client.cert": str(tls["cert"]),
+                "distributed.comm.tls.client.key": str(tls["key"])}
+    bots = copy_bots(tmp_path / "bots")
+    with watched_cluster(tmp_path, tls=options) as cluster:
+        assert cluster.address.startswith("tls://")
+        with dask.config.set(settings):
+            cluster.start(workers=1)
+            summary = run_tournament(load_config(write_tournament(tmp_path / "t.yaml", bots, tmp_path / "out")),
+                                     workers=2, say=lambda line: None, dask=cluster.address)
+        assert summary.played == 12 and summary.failed == 0 and not summary.stopped, summary
+        refused = run_tournament(load_config(write_tournament(tmp_path / "u.yaml", bots, tmp_path / "out2")),
+                                 workers=2, say=lambda line: None, dask=cluster.address)
+    assert refused.played == 0 and refused.stopped.startswith(f"cannot reach the Dask scheduler at {cluster.address}: ")
 
 
 def stopped_run(cluster: Cluster, tmp_path: Path, cycles: int,
