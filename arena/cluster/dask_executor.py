@@ -378,8 +378,8 @@ class _Run:
                 # not by us (we forget a task before cancelling it): the scheduler dropped it because every copy
                 # of an archive it needs was lost with the workers that held them; send them again
                 for _, job in rest:
-                    for digest in self.packer.portable(job).digests:
-                        self.scattered.pop(digest or "", None)
+                    for spec in job.bots:
+                        self.scattered.pop(self.packer.digest(spec) or "", None)
                 if task.worker is not None:  # it had begun: its worker died with the last copy
                     yield from self._bury(task, f"Dask worker {task.worker} lost")
                 elif rest:
