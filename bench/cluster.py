@@ -13,7 +13,6 @@ target >= 0.9).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import io
 import os
@@ -30,8 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.tournament.config import load_config  # noqa: E402
 from arena.tournament.driver import run_tournament  # noqa: E402
+from tournament import league_config, league_parser  # noqa: E402  (bench/tournament.py)
 
 DASK = Path(sys.executable).with_name("dask")
 
@@ -67,14 +66,9 @@ def start_cluster(root: Path, workers: int) -> tuple[str, list[subprocess.Popen[
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--config", default=str(ROOT / "tournaments" / "league.yaml"))
-    parser.add_argument("--cycles", type=int, default=60, help="league cycles (4 matches each)")
-    parser.add_argument("--repeats", type=int, default=8, help="runs of each way, alternating; the fastest counts")
-    args = parser.parse_args()
+    args = league_parser(__doc__, 8, "runs of each way, alternating; the fastest counts").parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        base = load_config(Path(args.config))
-        config = dataclasses.replace(base, cycles=args.cycles, seed=1 if base.seed is None else base.seed)
+        config = league_config(args)
         address, procs = start_cluster(Path(tmp), 2)
         try:
             best: dict[str, float] = {}

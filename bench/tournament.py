@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from arena.bots import build_bot  # noqa: E402
 from arena.runner import play_batch  # noqa: E402
 from arena.sandbox import resolve_backend  # noqa: E402
-from arena.tournament.config import load_config  # noqa: E402
+from arena.tournament.config import TournamentConfig, load_config  # noqa: E402
 from arena.tournament.driver import _job, run_tournament, schedule_of  # noqa: E402
 from arena.tournament.schedule import batches  # noqa: E402
 
@@ -36,15 +36,25 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def league_parser(description: str | None, repeats: int, repeats_help: str) -> argparse.ArgumentParser:
+    """The options of the benches that play the league: ``--config``, ``--cycles``, ``--repeats``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--config", default=str(ROOT / "tournaments" / "league.yaml"))
     parser.add_argument("--cycles", type=int, default=60, help="league cycles (4 matches each)")
-    parser.add_argument("--repeats", type=int, default=5, help="runs of each way; the fastest counts")
-    args = parser.parse_args()
+    parser.add_argument("--repeats", type=int, default=repeats, help=repeats_help)
+    return parser
+
+
+def league_config(args: argparse.Namespace) -> TournamentConfig:
+    """The tournament those options name, ``--cycles`` long, with a fixed seed if it has none."""
+    base = load_config(Path(args.config))
+    return dataclasses.replace(base, cycles=args.cycles, seed=1 if base.seed is None else base.seed)
+
+
+def main() -> None:
+    args = league_parser(__doc__, 5, "runs of each way; the fastest counts").parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        base = load_config(Path(args.config))
-        config = dataclasses.replace(base, cycles=args.cycles, seed=1 if base.seed is None else base.seed)
+        config = league_config(args)
         for spec in config.bots:
             build_bot(spec)
         backend, _ = resolve_backend(config.sandbox)
