@@ -25,6 +25,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from typing import IO
 
 from . import allowlist, cgroups, orphans, reaper, seccomp
 from .allowlist import SANDBOX_PATH, SHARED_LIB
@@ -32,6 +33,7 @@ from .channel import Channel
 from .errors import ChannelClosed, ChannelError, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits, apply_rlimits
 from .process import BotProcess
+from .steps import Step
 
 BACKEND_NAMES: tuple[str, ...] = ("auto", "none", "bwrap", "docker")
 """Names accepted by ``get_backend`` and ``resolve_backend`` (and so by the CLI)."""
@@ -52,6 +54,15 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def start(self, spec: LaunchSpec) -> Channel:
         """Start the bot described by ``spec``; raises SandboxError if it cannot be started."""
+
+    @property
+    def contains_steps(self) -> bool:
+        """Whether :meth:`run_step` walls in what it runs (false for ``none``, which only caps resources)."""
+        return True
+
+    def run_step(self, step: Step, log: IO[str]) -> int:
+        """Run an install or build step (:mod:`arena.sandbox.steps`) with its output in ``log``; its exit status."""
+        raise SandboxUnavailable(f"the {self.name} sandbox cannot run install or build steps")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
