@@ -4,7 +4,9 @@ The site is written into a new directory beside the target, then exchanged with 
 atomic ``renameat2(RENAME_EXCHANGE)`` on Linux, else two renames), so a web server serving
 the target never serves half a site; the old one is removed afterwards. A directory that
 is not an arena report is never replaced: the marker file says which are. The replay viewer
-(:mod:`.viewer`) is written into the same new directory before the swap.
+(:mod:`.viewer`) is written into the same new directory before the swap, with the matches
+the pages show and no other (a match whose deal is still to be played is withheld:
+:mod:`.withhold`).
 """
 
 from __future__ import annotations
@@ -149,7 +151,9 @@ def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.R
     try:
         os.chmod(new, 0o755)  # mkdtemp makes 0700; a report is meant to be read by others
         write_site(snapshot, new, ratings)
-        build_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None)  # replays: kept ones reused
+        shown = {int(row["idx"]) for row in data.shown_rows(snapshot)}  # not what was stored since the snapshot
+        build_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None,  # replays: kept ones reused
+                     shown=shown)
         _swap_in(new, out)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)

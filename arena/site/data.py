@@ -3,6 +3,10 @@
 Everything here is a pure function of one :class:`Snapshot` (read from the store in one
 read transaction, so a run writing meanwhile never gives a page half a match), so it is
 tested apart from any browser, and the pages only lay it out.
+
+A match whose deal is still to be played under another rotation (:mod:`.withhold`) is
+rated and counted, but nothing that shows its cards, its seed or its log is made of it:
+the match list and the fault list leave it out until its deal is whole.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from ..tournament.ladder.entries import ACTIVE
 from ..tournament.ladder.entries import entries as ladder_entries
 from ..tournament.store import ResultStore
 from ..runner import stats_of_json
+from .withhold import voided_deals, withheld
 
 LOG_TAIL_CHARS = 2000
 """A fault shows at most this much of the end of its bot's log: enough to see what it said last."""
@@ -52,6 +57,8 @@ class Snapshot:
     """The log of each seat that faulted, by (match index, seat); other logs are not read."""
     status: dict[str, str] = field(default_factory=dict)
     """A ladder's versions that left the field, by player key: ``replaced`` or ``retired``."""
+    withheld: set[int] = field(default_factory=set)
+    """Indices of the stored matches whose deal has a rotation still to play: rated, never shown."""
 
 
 def read_snapshot(directory: Path) -> Snapshot:
@@ -76,11 +83,12 @@ def read_snapshot(directory: Path) -> Snapshot:
                 if has_logs and key not in logs:
                     found = store.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?", key).fetchone()
                     logs[key] = "" if found is None else str(found[0])[-4 * LOG_TAIL_CHARS:]
+        ladder = store.meta("ladder") is not None
         snapshot = Snapshot(
             directory=Path(directory),
             name=str(config.get("name") or Path(directory).resolve().name),
             preset=preset,
-            ladder=store.meta("ladder") is not None,
+            ladder=ladder,
             total=store.meta("total"),
             names=list(store.meta("bots") or []),
             params=RatingParams(**(store.meta("rating") or {})),
@@ -89,6 +97,7 @@ def read_snapshot(directory: Path) -> Snapshot:
             voided=voided,
             logs=logs,
             status={e.key: e.status for e in ladder_entries(store.db) if e.status != ACTIVE},
+            withheld=withheld(rows, () if ladder else voided_deals(store.db)),  # a ladder replays voided rotations
         )
         store.db.rollback()
         return snapshot
@@ -259,11 +268,17 @@ def log_tail(text: str, chars: int = LOG_TAIL_CHARS, lines: int = LOG_TAIL_LINES
     return "\n".join(tail.splitlines()[-lines:])
 
 
+def shown_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
+    """The stored matches the report shows: those whose deal is whole (:mod:`.withhold`)."""
+    return [row for row in snapshot.rows if int(row["idx"]) not in snapshot.withheld]
+
+
 def fault_list(snapshot: Snapshot) -> list[dict[str, Any]]:
     """Every fault in schedule order: who, where, what, and the end of what the bot wrote on stderr
-    (what it wrote up to the fault when the arena kept that, else the end of its log of the match)."""
+    (what it wrote up to the fault when the arena kept that, else the end of its log of the match).
+    A withheld match's faults are left out: a log may show the bot's cards, a link opens the replay."""
     out = []
-    for row in snapshot.rows:
+    for row in shown_rows(snapshot):
         for fault in row["faults"]:
             seat = int(fault["seat"])
             own = str(fault.get("stderr") or "")
@@ -281,12 +296,12 @@ MATCH_COLUMNS: tuple[str, ...] = ("index", "id", "bots", "places", "totals", "fo
 
 
 def match_list(snapshot: Snapshot) -> list[dict[str, Any]]:
-    """Every finished match in schedule order, as the match list shows it."""
+    """Every finished match in schedule order, as the match list shows it, the withheld ones left out."""
     return [{"index": row["idx"], "id": row["match_id"], "bots": list(row["bots"]), "places": list(row["places"]),
              "totals": list(row["totals"]), "forfeited": [bool(f) for f in row["forfeited"]],
              "reason": row["reason"], "decisions": row["decisions"], "seconds": _round(row["seconds"]),
              "faults": len(row["faults"]), "finished_at": round(float(row["finished_at"]), 1)}
-            for row in snapshot.rows]
+            for row in shown_rows(snapshot)]
 
 
 def compact(items: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, Any]:
@@ -295,9 +310,10 @@ def compact(items: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str
 
 
 def summary(snapshot: Snapshot) -> dict[str, Any]:
-    """The heading facts: what tournament, how far it is."""
+    """The heading facts: what tournament, how far it is (``withheld``: matches stored but not shown yet)."""
     return {"name": snapshot.name, "preset": snapshot.preset, "ladder": snapshot.ladder,
             "matches": len(snapshot.records), "total": snapshot.total, "voided": len(snapshot.voided),
+            "withheld": len(snapshot.withheld),
             "bots": len({b for r in snapshot.records for b in r.bots} | set(snapshot.names))}
 
 

@@ -53,6 +53,8 @@ def layout(title: str, body: str, summary: dict[str, Any], version: str, depth: 
     progress = f"{summary['matches']}" + ("" if total is None else f" of {total}") + " matches"
     if summary["voided"]:
         progress += f", {summary['voided']} voided"
+    if summary.get("withheld"):
+        progress += f", {summary['withheld']} withheld until their deals are played out"
     kind = "ladder" if summary["ladder"] else "tournament"
     extra = "".join(f'<script src="{up}{esc(src)}"></script>' for src in scripts)
     return (

@@ -4,6 +4,8 @@ Each match's frames (:mod:`arena.site.frames`) go into ``replays/<idx>.js`` as
 ``window.ARENA_REPLAY = {...}``: a page opened from ``file://`` may not ``fetch()``, but it
 may add a ``<script>`` tag, so the viewer loads the match named in its URL on demand.
 Matches never change once stored, so a rebuild writes only the scripts that are missing.
+A report passes the matches it shows: a match whose deal is still to be played gets no
+script and no line in the list (:mod:`.withhold`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 from .frames import build_frames, frames_for_file, read_replay_file
 from .pages import script_json
@@ -43,8 +45,10 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None) -> None:
-    """Write the viewer and a replay script for every stored match of ``results_dir`` into ``out_dir``.
+def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
+                 shown: Collection[int] | None = None) -> None:
+    """Write the viewer and a replay script for every stored match of ``results_dir`` into ``out_dir``
+    (``shown``: only for the matches of these indices; None: every one).
 
     A match whose script exists in ``out_dir`` is not rebuilt (matches never change once
     stored), nor one whose script ``reuse`` (an earlier build of the same results, e.g. the
@@ -65,6 +69,8 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None) ->
     listing = []
     for row in rows:
         idx = int(row["idx"])
+        if shown is not None and idx not in shown:
+            continue
         listing.append({"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
                         "places": row["places"], "forfeited": row["forfeited"]})
         target = replays / f"{idx}.js"

@@ -128,8 +128,14 @@ def test_pages_update_as_matches_arrive(served):
     second = json.loads(request(server, "GET", "/version.json")[2])
     assert second["matches"] == 41 and second["version"] != first["version"] and report.builds == 2
     status, _, body = request(server, "GET", "/matches.html")
-    assert status == 200 and b"41 of 40 matches" in body  # (the made-up schedule had 40)
-    assert b'"m40/gamma+alpha"' in request(server, "GET", "/data/matches.js")[2]
+    assert status == 200 and b"41 of 40 matches, 1 withheld until their deals" in body  # (the made-up schedule had 40)
+    assert b'"m40/' not in request(server, "GET", "/data/matches.js")[2]  # its deal's other rotation is to come
+    add_match(results, 41, ["alpha", "gamma"], [2, 1], deal="1/40", rotation=1)
+    time.sleep(0.01)
+    assert json.loads(request(server, "GET", "/version.json")[2])["matches"] == 42 and report.builds == 3
+    listed = request(server, "GET", "/data/matches.js")[2]
+    assert b'"m40/gamma+alpha"' in listed and b'"m41/alpha+gamma"' in listed
+    assert b"withheld" not in request(server, "GET", "/matches.html")[2]
 
 
 def test_changes_are_looked_for_at_most_every_interval(served):

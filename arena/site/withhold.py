@@ -1,0 +1,53 @@
+"""Which stored matches a report must not show yet: those whose deal is still to be played.
+
+Every schedule plays a deal under every rotation of one table's seats, each rotation a
+match of its own with the same deal seed (round robin: :mod:`..tournament.schedule`;
+sampled tables: :mod:`..tournament.schedules.sampled`; a ladder table, also one cut short
+and completed by a later run under new indices: :mod:`..tournament.schedules.ladder`).
+Whoever watches one rotation's frames, or reads its seed, knows every card of the
+rotations still to come. So the report shows a match only once every rotation of its deal
+is stored.
+
+The store keeps each match's seed and rotation, played or voided, in every layout, so
+this is one pass over the rows the report reads anyway (grouped by seed, no query per
+match, no layout change): a deal is whole when its stored rotations cover
+``0 .. seats - 1``.
+
+A voided match of a tournament is never played again, so its rotation counts as stored.
+A ladder does play a voided rotation again (with the same deal) when a later run
+completes the table, so there only played rotations count. A ladder table whose bots
+left the field before it was completed is never completed: its matches stay withheld.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Iterable, Mapping
+
+from ..tournament import schema
+
+Deal = tuple[str, int, int]
+"""One stored match's deal: its seed, its rotation, and the seats at its table."""
+
+
+def voided_deals(db: sqlite3.Connection) -> list[Deal]:
+    """The deal of every voided match (none in a file from before voiding existed)."""
+    if not schema.has_table(db, "voided"):
+        return []
+    return [(str(seed), int(rotation), len(json.loads(bots)))
+            for seed, rotation, bots in db.execute("SELECT seed, rotation, bots FROM voided")]
+
+
+def withheld(rows: Iterable[Mapping[str, Any]], voided: Iterable[Deal] = ()) -> set[int]:
+    """The indices of the stored ``rows`` (with ``idx``, ``seed``, ``rotation``, ``bots``) whose deal still
+    has a rotation that is neither among ``rows`` nor among ``voided`` (the deals that settle a rotation)."""
+    rows = list(rows)
+    seats: dict[str, int] = {}
+    stored: dict[str, set[int]] = {}
+    deals: list[Deal] = [(str(row["seed"]), int(row["rotation"]), len(row["bots"])) for row in rows]
+    for seed, rotation, count in [*deals, *voided]:
+        stored.setdefault(seed, set()).add(rotation)
+        seats[seed] = max(seats.get(seed, 0), count)
+    whole = {seed for seed, rotations in stored.items() if rotations.issuperset(range(seats[seed]))}
+    return {int(row["idx"]) for row, (seed, _, _) in zip(rows, deals) if seed not in whole}
