@@ -113,9 +113,10 @@ def test_a_served_page_reloads_when_matches_arrive(page, served):
     base, results = served
     page.goto(base + "matches.html#sort=index&desc=1")
     assert page.text_content("#match-count") == "20 matches"
-    add_match(results, 20, ["beta", "alpha"], [1, 2])
-    page.wait_for_function("document.getElementById('match-count').textContent === '21 matches'", timeout=15_000)
-    assert column(page, "#matches", 0)[0] == "20" and "sort=index" in page.url
+    add_match(results, 20, ["beta", "alpha"], [1, 2], deal="d-new", rotation=0)  # listed once its deal is whole
+    add_match(results, 21, ["alpha", "beta"], [2, 1], deal="d-new", rotation=1)
+    page.wait_for_function("document.getElementById('match-count').textContent === '22 matches'", timeout=15_000)
+    assert column(page, "#matches", 0)[0] == "21" and "sort=index" in page.url
 
 
 def test_ten_thousand_matches_are_usable_at_once(page, tmp_path):
