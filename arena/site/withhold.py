@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Iterable, Mapping
+from itertools import chain
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..tournament import schema
 
@@ -39,15 +40,15 @@ def voided_deals(db: sqlite3.Connection) -> list[Deal]:
             for seed, rotation, bots in db.execute("SELECT seed, rotation, bots FROM voided")]
 
 
-def withheld(rows: Iterable[Mapping[str, Any]], voided: Iterable[Deal] = ()) -> set[int]:
+def withheld(rows: Sequence[Mapping[str, Any]], voided: Iterable[Deal] = ()) -> set[int]:
     """The indices of the stored ``rows`` (with ``idx``, ``seed``, ``rotation``, ``bots``) whose deal still
     has a rotation that is neither among ``rows`` nor among ``voided`` (the deals that settle a rotation)."""
-    rows = list(rows)
     seats: dict[str, int] = {}
     stored: dict[str, set[int]] = {}
-    deals: list[Deal] = [(str(row["seed"]), int(row["rotation"]), len(row["bots"])) for row in rows]
-    for seed, rotation, count in [*deals, *voided]:
-        stored.setdefault(seed, set()).add(rotation)
-        seats[seed] = max(seats.get(seed, 0), count)
+    deals = ((row["seed"], row["rotation"], len(row["bots"])) for row in rows)
+    for seed, rotation, count in chain(deals, voided):
+        stored.setdefault(seed, set()).add(int(rotation))
+        if seats.get(seed, 0) < count:
+            seats[seed] = count
     whole = {seed for seed, rotations in stored.items() if rotations.issuperset(range(seats[seed]))}
-    return {int(row["idx"]) for row, (seed, _, _) in zip(rows, deals) if seed not in whole}
+    return {int(row["idx"]) for row in rows if row["seed"] not in whole}
