@@ -47,7 +47,9 @@ def loaded_at_start(page: Path) -> int:
 
 def give_replays(results: Path, source: Path) -> int:
     """Give every stored match the replay of a real match with as many seats (from ``source``), its
-    header naming this match and its bots, and the row that replay's seed; returns how many."""
+    header naming this match and its bots, and the row that replay's seed; returns how many. Every
+    rotation of a made-up deal gets the same real deal, so the report shows it (it withholds a match
+    while its deal has a rotation still to play)."""
     real: dict[int, list[tuple[dict[str, Any], bytes]]] = {}
     for path in sorted((source / "replays").glob("*.jsonl.gz")):
         first, rest = gzip.decompress(path.read_bytes()).split(b"\n", 1)
@@ -56,10 +58,11 @@ def give_replays(results: Path, source: Path) -> int:
     db = sqlite3.connect(results / "results.sqlite")
     try:
         seeds = []
-        rows = db.execute("SELECT idx, match_id, bots, replay FROM matches ORDER BY idx").fetchall()
-        for idx, match_id, bots, replay in rows:
+        chosen: dict[str, tuple[dict[str, Any], bytes]] = {}
+        rows = db.execute("SELECT idx, match_id, seed, bots, replay FROM matches ORDER BY idx").fetchall()
+        for idx, match_id, seed, bots, replay in rows:
             names = json.loads(bots)
-            header, rest = real[len(names)][idx % len(real[len(names)])]
+            header, rest = chosen.setdefault(seed, real[len(names)][idx % len(real[len(names)])])
             mine = {**header, "match": match_id, "bots": names}
             (results / replay).write_bytes(gzip.compress(json.dumps(mine).encode() + b"\n" + rest, 1, mtime=0))
             seeds.append((header["seed"], idx))
