@@ -27,7 +27,7 @@ from ..tournament.ladder.entries import ACTIVE
 from ..tournament.ladder.entries import entries as ladder_entries
 from ..tournament.store import ResultStore
 from ..runner import stats_of_json
-from .withhold import voided_deals, withheld
+from .withhold import withheld_in
 
 LOG_TAIL_CHARS = 2000
 """A fault shows at most this much of the end of its bot's log: enough to see what it said last."""
@@ -83,12 +83,11 @@ def read_snapshot(directory: Path) -> Snapshot:
                 if has_logs and key not in logs:
                     found = store.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?", key).fetchone()
                     logs[key] = "" if found is None else str(found[0])[-4 * LOG_TAIL_CHARS:]
-        ladder = store.meta("ladder") is not None
         snapshot = Snapshot(
             directory=Path(directory),
             name=str(config.get("name") or Path(directory).resolve().name),
             preset=preset,
-            ladder=ladder,
+            ladder=store.meta("ladder") is not None,
             total=store.meta("total"),
             names=list(store.meta("bots") or []),
             params=RatingParams(**(store.meta("rating") or {})),
@@ -97,7 +96,7 @@ def read_snapshot(directory: Path) -> Snapshot:
             voided=voided,
             logs=logs,
             status={e.key: e.status for e in ladder_entries(store.db) if e.status != ACTIVE},
-            withheld=withheld(rows, () if ladder else voided_deals(store.db)),  # a ladder replays voided rotations
+            withheld=withheld_in(store.db, rows),
         )
         store.db.rollback()
         return snapshot

@@ -4,8 +4,8 @@ Each match's frames (:mod:`arena.site.frames`) go into ``replays/<idx>.js`` as
 ``window.ARENA_REPLAY = {...}``: a page opened from ``file://`` may not ``fetch()``, but it
 may add a ``<script>`` tag, so the viewer loads the match named in its URL on demand.
 Matches never change once stored, so a rebuild writes only the scripts that are missing.
-A report passes the matches it shows: a match whose deal is still to be played gets no
-script and no line in the list (:mod:`.withhold`).
+A match whose deal is still to be played gets no script and no line in the list
+(:mod:`.withhold`); a report passes the matches its pages show, so the two agree.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any, Collection
 
 from .frames import build_frames, frames_for_file, read_replay_file
 from .pages import script_json
+from .withhold import withheld_in
 
 ASSETS = Path(__file__).parent / "assets"
 VIEWER_FILES = ("viewer.html", "viewer.css", "viewer.js")
@@ -48,7 +49,7 @@ def _write_atomically(path: Path, text: str) -> None:
 def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
                  shown: Collection[int] | None = None) -> None:
     """Write the viewer and a replay script for every stored match of ``results_dir`` into ``out_dir``
-    (``shown``: only for the matches of these indices; None: every one).
+    (``shown``: only for the matches of these indices; None: for every one whose deal is whole).
 
     A match whose script exists in ``out_dir`` is not rebuilt (matches never change once
     stored), nor one whose script ``reuse`` (an earlier build of the same results, e.g. the
@@ -64,12 +65,15 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
     store = ResultStore(results_dir, readonly=True)
     try:
         rows = list(store.rows())
+        if shown is None:
+            hidden = withheld_in(store.db, rows)
+            shown = {int(row["idx"]) for row in rows if int(row["idx"]) not in hidden}
     finally:
         store.close()
     listing = []
     for row in rows:
         idx = int(row["idx"])
-        if shown is not None and idx not in shown:
+        if idx not in shown:
             continue
         listing.append({"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
                         "places": row["places"], "forfeited": row["forfeited"]})

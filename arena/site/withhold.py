@@ -40,6 +40,13 @@ def voided_deals(db: sqlite3.Connection) -> list[Deal]:
             for seed, rotation, bots in db.execute("SELECT seed, rotation, bots FROM voided")]
 
 
+def withheld_in(db: sqlite3.Connection, rows: Sequence[Mapping[str, Any]]) -> set[int]:
+    """:func:`withheld` of ``rows`` read from ``db``, with its voided matches unless it is a ladder's (a
+    ladder plays a voided rotation again)."""
+    ladder = db.execute("SELECT 1 FROM meta WHERE key = 'ladder'").fetchone() is not None
+    return withheld(rows, () if ladder else voided_deals(db))
+
+
 def withheld(rows: Sequence[Mapping[str, Any]], voided: Iterable[Deal] = ()) -> set[int]:
     """The indices of the stored ``rows`` (with ``idx``, ``seed``, ``rotation``, ``bots``) whose deal still
     has a rotation that is neither among ``rows`` nor among ``voided`` (the deals that settle a rotation)."""

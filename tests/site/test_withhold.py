@@ -22,6 +22,7 @@ from arena.cli import main
 from arena.site import data
 from arena.site.build import build_report
 from arena.site.serve import make_server
+from arena.site.viewer import build_viewer
 from arena.site.withhold import withheld
 from arena.tournament.config import load_config
 from arena.tournament.schedule import round_robin
@@ -148,6 +149,9 @@ def test_a_round_robin_cut_short_withholds_its_unfinished_deals(tmp_path):
         seen_both |= bool(hidden) and bool(shown)
         check_site(site_files(results / "report"), shown, hidden)  # the report `arena run` wrote at its end
         check_site(site_files(build_report(results, tmp_path / "again")), shown, hidden)
+        build_viewer(results, tmp_path / f"viewer-{len(shown)}")  # the viewer alone withholds them too
+        scripts = {p.name for p in (tmp_path / f"viewer-{len(shown)}" / "replays").iterdir()}
+        assert scripts == {f"{idx}.js" for idx in shown} | {"index.js"}
         if hidden:
             faults = (results / "report" / "faults.html").read_text()
             assert all(f"match={idx}&" not in faults for idx in hidden)
