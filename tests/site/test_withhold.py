@@ -24,6 +24,7 @@ from arena.site.build import build_report
 from arena.site.serve import make_server
 from arena.site.viewer import build_viewer
 from arena.site.withhold import withheld
+from arena.tournament import schema
 from arena.tournament.config import load_config
 from arena.tournament.schedule import round_robin
 from arena.tournament.schedules.build import schedule_of
@@ -230,3 +231,24 @@ def test_arena_serve_withholds_a_deal_until_the_run_has_played_it_out(tmp_path):
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def test_a_store_from_the_first_arena_is_grouped_the_same(tmp_path):
+    """Layout 0 (no voided table, no logs) already kept each match's seed and rotation."""
+    results = tmp_path / "old"
+    results.mkdir()
+    db = sqlite3.connect(results / "results.sqlite")
+    db.executescript(schema.BASE)
+    with db:
+        db.execute("INSERT INTO meta VALUES ('bots', '[\"a\", \"b\"]')")
+        for idx, rotation, seed, bots in ((0, 0, "d-1", '["a", "b"]'), (1, 1, "d-1", '["b", "a"]'),
+                                          (2, 0, "d-2", '["a", "b"]')):
+            db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})",
+                       (idx, f"c1/a+b/r{rotation}" if seed == "d-1" else "c2/a+b/r0", seed, 1, rotation, bots,
+                        "[1, 2]", "[10, 20]", "[false, false]", "score", "[]", "[]", 10, 0.1,
+                        json.dumps([{"decisions": 5, "think_ms": 1.0, "max_ms": 1.0, "startup_ms": None}] * 2),
+                        "none", f"replays/{idx:06d}.jsonl.gz", 1.0))
+    db.close()
+    snapshot = data.read_snapshot(results)
+    assert snapshot.withheld == {2} and [m["index"] for m in data.match_list(snapshot)] == [0, 1]
+    assert data.summary(snapshot)["withheld"] == 1 and len(snapshot.records) == 3
