@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import secrets
 import select
 import socket
 import time
@@ -89,13 +90,18 @@ def run_step(backend: DockerBackend, step: Step, log: IO[str], *, output_limit: 
     client = connect()
     _cleanup_once(client)
     api = client.api
+    name = f"cabo-arena-step-{secrets.token_hex(8)}"  # to remove it when the create call is interrupted
     try:
-        container_id = api.create_container_from_config(_config(api, backend, step, image))["Id"]
+        container_id = api.create_container_from_config(_config(api, backend, step, image), name=name)["Id"]
     except ImageNotFound:
         raise SandboxError(f"docker image {image!r} is not on the engine; build or load it first "
                            "(docker build / docker load / docker import)") from None
     except _api_errors() as exc:
+        _remove(api, name)
         raise SandboxError(f"cannot create a container for {what} from image {image!r}: {_short(exc)}") from None
+    except BaseException:  # Ctrl-C while the engine may already have made it
+        _remove(api, name)
+        raise
     attach: Any = None
     out = _Output(log, output_limit)
     try:

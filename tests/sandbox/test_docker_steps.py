@@ -75,6 +75,12 @@ def leftovers(client: Any) -> list[str]:
     return found
 
 
+def step_containers(client: Any) -> list[str]:
+    """Containers of steps this process started, whatever their state."""
+    labels = ["cabo-arena.step", f"cabo-arena.owner={docker_sandbox.owner()}"]
+    return [info["Id"][:12] for info in client.api.containers(all=True, filters={"label": labels})]
+
+
 @pytest.fixture
 def docker(engine: Any, base: str) -> Iterator[DockerBackend]:
     """The backend; after the test no container may be left."""
@@ -314,7 +320,7 @@ def test_a_step_that_runs_too_long_is_stopped_with_124(docker: DockerBackend, en
     code, log = run(docker, ["sh", "-c", "echo started; exec sleep 60"], out, timeout=2.0)
     assert code == TIMED_OUT
     assert log == "started\n\n(stopped: sh took over 2 s)\n"
-    assert engine.api.containers(all=True, filters={"label": "cabo-arena.step"}) == []
+    assert step_containers(engine) == []
 
 
 def test_ctrl_c_during_a_step_removes_its_container(docker: DockerBackend, engine: Any, out: Path,
@@ -325,7 +331,21 @@ def test_ctrl_c_during_a_step_removes_its_container(docker: DockerBackend, engin
     monkeypatch.setattr(docker_steps._Output, "feed", interrupt)
     with pytest.raises(KeyboardInterrupt):
         run(docker, ["sh", "-c", "echo started; exec sleep 60"], out)
-    assert engine.api.containers(all=True, filters={"label": "cabo-arena.step"}) == []
+    assert step_containers(engine) == []
+
+
+def test_ctrl_c_while_the_engine_creates_the_container_removes_it(docker: DockerBackend, engine: Any, out: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    create = engine.api.create_container_from_config
+
+    def created_then_interrupted(*args: Any, **kwargs: Any) -> Any:
+        create(*args, **kwargs)
+        raise KeyboardInterrupt  # the answer, with the id, never arrives
+
+    monkeypatch.setattr(engine.api, "create_container_from_config", created_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run(docker, ["/bin/true"], out)
+    assert step_containers(engine) == []
 
 
 def test_a_flood_of_output_is_cut_and_the_step_goes_on(docker: DockerBackend, out: Path) -> None:
