@@ -317,9 +317,9 @@ def test_the_container_has_the_walls_and_labels_of_a_bots(docker: DockerBackend,
 # ------------------------------------------------------------------ ends
 
 def test_a_step_that_runs_too_long_is_stopped_with_124(docker: DockerBackend, engine: Any, out: Path) -> None:
-    code, log = run(docker, ["sh", "-c", "echo started; exec sleep 60"], out, timeout=2.0)
+    code, log = run(docker, ["sh", "-c", "echo started; exec sleep 60"], out, timeout=3.0)
     assert code == TIMED_OUT
-    assert log == "started\n\n(stopped: sh took over 2 s)\n"
+    assert log.endswith("\n(stopped: sh took over 3 s)\n")  # "started" before it unless the engine was slow
     assert step_containers(engine) == []
 
 
