@@ -50,7 +50,7 @@ import signal
 import socket
 import time
 import warnings
-from typing import Any
+from typing import IO, Any
 
 from .backends import Backend
 from .channel import CHUNK, Channel
@@ -58,6 +58,7 @@ from .errors import ChannelClosed, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits
 from .orphans import pid_namespace
 from .reaper import TOKEN_VAR, process_start
+from .steps import Step
 
 LABEL = "cabo-arena"
 """Every container the arena creates carries ``cabo-arena=1``."""
@@ -341,6 +342,12 @@ class DockerBackend(Backend):
             if isinstance(exc, _api_errors()):
                 raise SandboxError(f"cannot start {spec.command[0]!r} in image {image!r}: {_short(exc)}") from None
             raise
+
+    def run_step(self, step: Step, log: IO[str]) -> int:
+        """Run an install or build step in a fresh container of ``step.image`` (see ``docker_steps.py``)."""
+        from .docker_steps import run_step
+
+        return run_step(self, step, log)
 
     def _config(self, api: Any, spec: LaunchSpec, image: str, token: str) -> Any:
         """The container's configuration (see the module docstring for what each part is for)."""

@@ -1,0 +1,299 @@
+"""Install and build steps (:mod:`arena.sandbox.steps`) in a container: ``DockerBackend.run_step``.
+
+A step runs what a bot's author wrote (``setup.py``, npm scripts, a manifest's ``build``),
+so under ``docker`` it gets a fresh container of ``Step.image`` walled in as a bot's
+(``docker.py``): uid/gid 65534, ``cap_drop=ALL``, ``no-new-privileges``, a read-only root,
+a tmpfs ``/tmp`` of ``Limits.tmp_mb`` (``HOME``, ``TMPDIR``), a memory cgroup without swap,
+a pids limit, the ``Limits`` as rlimits, no logging driver, and the arena's labels, so
+:func:`~arena.sandbox.docker.cleanup_stale` removes the container of a killed arena.
+Only the caps are the step's own (:data:`~arena.sandbox.steps.STEP_LIMITS`: compilers
+need more than a bot).
+
+What it may touch is the step's: ``Step.writable`` bound read-write and ``Step.readable``
+read-only, each at its host path (those that exist), so paths in its command and
+environment mean the same inside and out, and what it writes is owned by uid 65534 on the
+host. Never the engine's socket nor ``/``: a step that can reach the engine owns the host.
+
+Network: none unless ``Step.network``; then the engine's default ``bridge`` network where
+it has one, else the host's (``network_mode=host``: an engine started with
+``--bridge=none`` has no other way out, and the step then also reaches the host's own
+loopback services).
+
+Output: stdout and stderr, read from the attach socket (attached before the start, as for
+bots, so nothing is lost) and demultiplexed, go into the log as they come, up to
+:data:`OUTPUT_LIMIT` bytes; the rest is read and dropped, so a flood fills neither memory
+nor disk and the step is not blocked on a full pipe. Every outcome ends with the
+container removed: exit, timeout (status :data:`~arena.sandbox.steps.TIMED_OUT`), an
+engine error, Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import secrets
+import select
+import socket
+import time
+from typing import IO, Any
+
+from .docker import (
+    LABEL,
+    OWNER_LABEL,
+    OWNER_START_LABEL,
+    DockerBackend,
+    _api_errors,
+    _cleanup_once,
+    _close_attach,
+    _raw_socket,
+    _remove,
+    _short,
+    connect,
+    engine_address,
+    owner,
+)
+from .errors import SandboxError, SandboxUnavailable
+from .reaper import process_start
+from .steps import TIMED_OUT, Step
+
+STEP_LABEL = "cabo-arena.step"
+"""Label naming the step a container runs (``docker ps -a --filter label=cabo-arena.step``)."""
+OUTPUT_LIMIT = 4 * 1024 * 1024
+"""Bytes of a step's output kept in its log; the rest is dropped."""
+STATUS_WAIT = 10.0
+"""Seconds the engine has to report the exit status once the output has ended."""
+
+_MB = 1024 * 1024
+_FRAME_HEADER = 8
+_READ = 65536
+_CANNOT_RUN = 127  # as a shell (and ``docker run``) for a program that is not there
+_NOT_EXECUTABLE = 126
+_ENGINE_ERROR = 125  # as ``docker run`` when the engine fails
+
+
+def run_step(backend: DockerBackend, step: Step, log: IO[str], *, output_limit: int = OUTPUT_LIMIT) -> int:
+    """Run ``step`` in a fresh container with its output in ``log``; its exit status (124: timed out).
+
+    Raises SandboxUnavailable without an image or engine, SandboxError for a step or image the engine
+    cannot take; the container is gone when this returns or raises.
+    """
+    end = time.monotonic() + step.timeout
+    image = step.image or backend.image
+    what = step.label or " ".join(step.argv[:1]) or "the step"
+    if not image:
+        raise SandboxUnavailable(
+            f"the docker sandbox needs an image to run {what}: set 'image' in the bot's bot.yaml (an image on "
+            "the engine with the tools the step runs; see docs/sandbox.md#docker)")
+    _check(step, what)
+    from docker.errors import APIError, ImageNotFound
+
+    client = connect()
+    _cleanup_once(client)
+    api = client.api
+    name = f"cabo-arena-step-{secrets.token_hex(8)}"  # to remove it when the create call is interrupted
+    try:
+        container_id = api.create_container_from_config(_config(api, backend, step, image), name=name)["Id"]
+    except ImageNotFound:
+        raise SandboxError(f"docker image {image!r} is not on the engine; build or load it first "
+                           "(docker build / docker load / docker import)") from None
+    except _api_errors() as exc:
+        _remove(api, name)
+        raise SandboxError(f"cannot create a container for {what} from image {image!r}: {_short(exc)}") from None
+    except BaseException:  # Ctrl-C while the engine may already have made it
+        _remove(api, name)
+        raise
+    attach: Any = None
+    out = _Output(log, output_limit)
+    try:
+        attach = api.attach_socket(container_id, params={"stdout": 1, "stderr": 1, "stream": 1})
+        sock = _raw_socket(attach)
+        try:
+            api.start(container_id)
+        except APIError as exc:  # the program is missing or not executable: the step's fault, as in a shell
+            text = _short(exc)
+            if "not found" not in text and "no such file" not in text.lower() and "permission denied" not in text:
+                raise
+            out.note(f"cannot run {step.argv[0]} in image {image}: {text}")
+            return _NOT_EXECUTABLE if "permission denied" in text else _CANNOT_RUN
+        if not _copy(sock, end, out):
+            out.note(f"(stopped: {what} took over {step.timeout:g} s)")
+            return TIMED_OUT
+        return _status(api, container_id, step, out)
+    except _api_errors() as exc:
+        raise SandboxError(f"the engine failed running {what} in image {image!r}: {_short(exc)}") from None
+    finally:
+        if attach is not None:
+            _close_attach(attach)
+        if not _remove(api, container_id):
+            out.note(f"(container {container_id[:12]} could not be removed: docker rm -f {container_id[:12]})")
+
+
+def network_mode(api: Any, wanted: bool) -> str:
+    """``none``; for a step that needs the network ``bridge`` where the engine has one, else ``host``."""
+    if not wanted:
+        return "none"
+    try:
+        networks = api.networks(names=["bridge"])
+    except _api_errors():
+        networks = []
+    if any(n.get("Name") == "bridge" and n.get("Driver") == "bridge" for n in networks or ()):
+        return "bridge"
+    return "host"
+
+
+def _check(step: Step, what: str) -> None:
+    """One clear SandboxError for a step the container cannot express or must not get."""
+    if not step.argv:
+        raise SandboxError(f"{what}: the step has no command")
+    if not os.path.isabs(step.cwd):
+        raise SandboxError(f"{what}: the working directory must be an absolute path, got {step.cwd!r}")
+    engine = engine_address()
+    sock = os.path.realpath(engine[len("unix://"):]) if engine.startswith("unix://") else None
+    for path in (*step.writable, *step.readable):
+        if not os.path.isabs(path):
+            raise SandboxError(f"{what}: the mount {path!r} must be an absolute path")
+        real = os.path.realpath(path)
+        if real == "/" or (sock and (sock == real or sock.startswith(real.rstrip("/") + "/"))):
+            raise SandboxError(f"{what}: will not mount {path!r} in its container: it holds the Docker "
+                               f"engine's socket ({sock}) or the whole host; name narrower paths")
+
+
+def _config(api: Any, backend: DockerBackend, step: Step, image: str) -> Any:
+    """The step's container: the walls of a bot's (``docker.py``) with the step's caps, mounts and network."""
+    from docker.types import LogConfig, Mount, Ulimit
+
+    limits = step.limits
+    memory = limits.memory_mb * _MB
+    mounts, seen = [], set()
+    for paths, read_only in ((step.writable, False), (step.readable, True)):
+        for path in paths:
+            path = os.path.normpath(path)
+            if path not in seen and os.path.exists(path):
+                seen.add(path)
+                mounts.append(Mount(target=path, source=path, type="bind", read_only=read_only))
+    network = network_mode(api, step.network)
+    host_config = api.create_host_config(
+        network_mode=network,
+        mem_limit=memory,
+        memswap_limit=memory,  # equal: no swap on top of the memory limit
+        nano_cpus=int(backend.cpus * 1e9),
+        pids_limit=limits.processes,
+        read_only=True,
+        tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
+        ipc_mode="private",
+        cap_drop=["ALL"],
+        security_opt=["no-new-privileges"],
+        ulimits=[
+            Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds + 1),
+            Ulimit(name="fsize", soft=limits.file_size_mb * _MB, hard=limits.file_size_mb * _MB),
+            Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+            Ulimit(name="core", soft=0, hard=0),
+        ],
+        log_config=LogConfig(type="none"),
+        mounts=mounts,
+        auto_remove=False,  # removed by us, after reading the exit status
+    )
+    env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+    env.update(step.env)
+    labels = {LABEL: "1", OWNER_LABEL: owner(), STEP_LABEL: (step.label or step.argv[0])[:200]}
+    started = process_start(os.getpid())
+    if started:
+        labels[OWNER_START_LABEL] = started
+    return api.create_container_config(
+        image=image, command=list(step.argv), entrypoint=[""], user=backend.user, working_dir=step.cwd,
+        environment=[f"{k}={v}" for k, v in env.items()], labels=labels, stdin_open=False, tty=False,
+        network_disabled=network == "none", host_config=host_config,
+    )
+
+
+class _Output:
+    """The log side: demultiplexed bytes in, text out, at most ``limit`` bytes of it, then one line."""
+
+    def __init__(self, log: IO[str], limit: int) -> None:
+        self._log = log
+        self._left = limit
+        self._limit = limit
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._frame_left = 0
+        self._header = bytearray()
+        self.dropped = 0
+
+    def feed(self, data: bytes) -> None:
+        """Take bytes of the attach stream (8-byte frame headers, then payload) and log the payload."""
+        pos, size = 0, len(data)
+        kept = bytearray()
+        while pos < size:
+            if self._frame_left == 0:
+                need = _FRAME_HEADER - len(self._header)
+                self._header += data[pos:pos + need]
+                pos += min(need, size - pos)
+                if len(self._header) == _FRAME_HEADER:
+                    self._frame_left = int.from_bytes(self._header[4:8], "big")
+                    self._header.clear()
+                continue
+            n = min(self._frame_left, size - pos)
+            kept += data[pos:pos + n]
+            pos += n
+            self._frame_left -= n
+        self._write(bytes(kept))
+
+    def _write(self, payload: bytes) -> None:
+        if not payload:
+            return
+        if self._left <= 0:
+            self.dropped += len(payload)
+            return
+        take = payload[:self._left]
+        self._left -= len(take)
+        text = self._decoder.decode(take, final=self._left <= 0)
+        if self._left <= 0:
+            self.dropped += len(payload) - len(take)
+            text += (f"\n(output cut: the step wrote more than {self._limit // _MB or self._limit} "
+                     f"{'MiB' if self._limit >= _MB else 'bytes'}; the rest is not kept)\n")
+        self._log.write(text)
+        self._log.flush()
+
+    def note(self, line: str) -> None:
+        """A line of the arena's own (why the step stopped), on a line of its own."""
+        text = self._decoder.decode(b"", final=True)
+        self._log.write(f"{text}\n{line}\n")
+        self._log.flush()
+
+
+def _copy(sock: socket.socket, end: float, out: _Output) -> bool:
+    """Move the attach stream into ``out`` until it ends (True) or ``end`` passes (False)."""
+    sock.setblocking(False)
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        if not poller.poll(min(left, 1.0) * 1000):
+            continue
+        try:
+            data = sock.recv(_READ)
+        except (BlockingIOError, InterruptedError):
+            continue
+        except OSError:
+            data = b""
+        if not data:
+            return True
+        out.feed(data)
+
+
+def _status(api: Any, container_id: str, step: Step, out: _Output) -> int:
+    """The exit status the engine reports once the output ended, with a line for an OOM kill."""
+    try:
+        code = int(api.wait(container_id, timeout=STATUS_WAIT)["StatusCode"])
+    except (KeyError, TypeError, ValueError) + _api_errors() as exc:
+        out.note(f"(the engine did not report the exit status: {_short(exc)})")
+        return _ENGINE_ERROR
+    if code == 137:
+        try:
+            oom = bool(api.inspect_container(container_id)["State"].get("OOMKilled"))
+        except (KeyError, TypeError) + _api_errors():
+            oom = False
+        if oom:
+            out.note(f"(killed: out of memory, the step's limit is {step.limits.memory_mb} MiB)")
+    return code
