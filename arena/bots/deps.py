@@ -192,10 +192,11 @@ def _requirement_refs(directory: str, manifest: str, seen: set[str]) -> list[str
     text = inside.open_text(directory, manifest, "this requirements file")
     for number, line in _numbered(text):
         where = f"{os.path.join(directory, manifest)}:{number}"
+        variable = next((word for word in line.split() if _ENV.search(word)), None)
+        if variable is not None:  # pip expands them anywhere on a line, before it reads options
+            raise inside.refuse(where, variable, "a ${VARIABLE}, which pip would fill in from the arena's "
+                                "environment", _HINT)
         for option, value in _values(line):
-            if _ENV.search(value):
-                raise inside.refuse(where, value, "a ${VARIABLE}, which pip would fill in from the arena's "
-                                    "environment", _HINT)
             path = inside.url_path(value)
             if path is None and inside.SCHEME.match(value) and not value.lower().startswith("file"):
                 continue  # a network URL (an index, a VCS repository): no file of this machine
