@@ -179,6 +179,8 @@ def test_node_dependencies_on_paths_outside_are_refused(tmp_path: Path, secret: 
             ({"dependencies": {"a": "1.0.0"}}, {"lockfileVersion": 3, "packages": {"": {}, "../outside": {}}}, None),
         ".npmrc:2: names '{secret}', an absolute path":
             ({"dependencies": {"a": "1.0.0"}}, {}, "registry=https://registry.npmjs.org/\ncafile={secret}\n"),
+        ".npmrc:1: names 'file:///srv/mirror', an absolute path":
+            ({"dependencies": {"a": "1.0.0"}}, {}, "registry=file:///srv/mirror\n"),
         ".npmrc:1: names '../certs/ca.pem', a path leading out":
             ({"dependencies": {"a": "1.0.0"}}, {}, "//registry.example.org/:certfile = ../certs/ca.pem\n"),
         ".npmrc:1: names '//registry.npmjs.org/:_authToken=${{NPM_TOKEN}}', a $ variable":

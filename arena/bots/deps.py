@@ -7,7 +7,9 @@ The arena installs them into an environment outside the bot directory
 which files of the bot directory the install reads (copied into the environment, and
 hashed into its :func:`key`, so that editing any of them makes a new version while
 editing the bot's own code reuses the environment), and it refuses bad declarations
-with a message naming the file and what would be right.
+with a message naming the file and what would be right. Every path a declaration names
+must stay inside the bot directory (:mod:`.inside`): pip and npm read what it names with
+the arena's rights and quote it in their errors.
 """
 
 from __future__ import annotations
@@ -43,7 +45,6 @@ _NODE_DEPENDENCIES = ("dependencies", "optionalDependencies")
 """The dependency maps ``npm ci --omit=dev`` installs (devDependencies are for the author's tools)."""
 _SKIPPED = frozenset({"node_modules", "__pycache__", ".git", ".hg", ".svn"})
 """Never part of an install's input folder."""
-_REQUIREMENT_FILE_OPTIONS = ("-r", "--requirement", "-c", "--constraint")
 
 
 def bot_python() -> str:
@@ -433,6 +434,8 @@ def _check_npmrc(directory: str) -> None:
                                 "remove it")
         if key.removesuffix("[]").rpartition(":")[2].strip().lower() in _NPMRC_PATHS and value:
             inside.check(directory, value, where, "or leave the key out")
+        elif inside.url_path(value) is not None:  # registry=file:///srv/mirror
+            inside.check(directory, value, where, "or leave the key out", inside.url_path(value))
 
 
 def _local_packages(directory: str, package: dict[str, Any], lock: Any) -> list[str]:
