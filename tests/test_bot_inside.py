@@ -172,7 +172,7 @@ def test_node_dependencies_on_paths_outside_are_refused(tmp_path: Path, secret: 
             ({"optionalDependencies": {"a": "~/pkg"}}, None, None),
         "package.json: workspaces: names '../other', a path leading out":
             ({"dependencies": {"a": "1.0.0"}, "workspaces": ["../other"]}, {}, None),
-        "package-lock.json: names '../outside', a path leading out":
+        "package-lock.json: packages[\"\"].dependencies.a: names 'file:../outside', a path leading out":
             ({"dependencies": {"a": "1.0.0"}},
              {"lockfileVersion": 3, "packages": {"": {"dependencies": {"a": "file:../outside"}}}}, None),
         "package-lock.json: packages: names '../outside', a path leading out":

@@ -405,8 +405,8 @@ def _check_lock(directory: str, lock: str, data: Any) -> None:
     """Every path the lockfile names stays inside the bot: ``file:``/``link:`` values anywhere, the keys of
     linked packages (``packages["../x"]``) and ``resolved`` paths."""
     where = os.path.join(directory, lock)
-    for spec in _local_specs(data):
-        inside.check(directory, spec, where, _NODE_HINT)
+    for at, spec in _located_specs(data, ""):
+        inside.check(directory, spec, f"{where}: {at}", _NODE_HINT, spec.partition(":")[2])
     packages = data.get("packages") if isinstance(data, dict) else None
     if isinstance(packages, dict):
         for key, item in packages.items():
@@ -416,6 +416,20 @@ def _check_lock(directory: str, lock: str, data: Any) -> None:
             if isinstance(resolved, str) and _node_path(resolved) is not None:
                 inside.check(directory, resolved, f"{where}: packages[{key!r}].resolved", _NODE_HINT,
                              _node_path(resolved))
+
+
+def _located_specs(value: Any, at: str) -> Iterator[tuple[str, str]]:
+    """``(where, spec)`` of every ``file:``/``link:`` value in a JSON document, ``where`` as
+    ``packages[""].dependencies.a``."""
+    if isinstance(value, str) and value.startswith(("file:", "link:")):
+        yield at, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            plain = re.fullmatch(r"[\w@-]+", key) is not None
+            yield from _located_specs(item, (f"{at}.{key}" if at else key) if plain else f"{at}[{json.dumps(key)}]")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _located_specs(item, f"{at}[{index}]")
 
 
 def _check_npmrc(directory: str) -> None:
