@@ -33,11 +33,11 @@ from ..faults import FAULT_POLICIES
 from ..game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, Rules, make_rules, options_of, preset_names
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
+from .ladder.limits import DEFAULT_MAX_FILES, DEFAULT_MAX_MB, MAX_FILES, MAX_MB, SubmissionLimits
+from .ladder.limits import KEYS as SUBMISSION_KEYS
 from .rating import RatingParams
 from .schedule import opaque_match_id
 from .schedules import KINDS, LADDER, NOT_YET, ROUND_ROBIN, SAMPLED
-from .ladder.limits import DEFAULT_MAX_FILES, DEFAULT_MAX_MB, MAX_FILES, MAX_MB, SubmissionLimits
-from .ladder.limits import KEYS as SUBMISSION_KEYS
 from .schedules.ladder import DEFAULT_FLOOR
 from .schedules.sampled import fields, minimum_tables, split
 from .seating import refusal, restricted_sizes
