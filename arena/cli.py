@@ -451,6 +451,37 @@ def retire_cmd(config_file: Path, name: str) -> None:
     click.echo(f"retired {', '.join(f'{name}@v{v}' for v in versions)}: no longer scheduled, history kept")
 
 
+@main.command("prune")
+@click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
+def prune_cmd(config_file: Path) -> None:
+    """Delete the snapshot files of LADDER's replaced and retired versions; their matches, ratings and logs stay."""
+    from .tournament.ladder.prune import prune, size_text
+    from .tournament.store import DB_NAME, ResultStore, StoreMismatch
+
+    config = _ladder(config_file)
+    if not (config.output / DB_NAME).is_file():
+        raise click.ClickException(f"ladder {config.name}: nothing entered yet ({config.output} has no {DB_NAME})")
+    try:
+        store = ResultStore(config.output)
+    except StoreMismatch as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        done = prune(store.db, config.output)
+    finally:
+        store.close()
+    for key, size in done.removed:
+        click.echo(f"removed the files of {key}: {size_text(size)}")
+    for key, why in done.kept:
+        click.echo(f"kept the files of {key}: {why}")
+    if done.removed:
+        count = len(done.removed)
+        click.echo(f"freed {size_text(done.freed)} ({count} version{'s' if count > 1 else ''}); their entries, "
+                   "matches, ratings, replays and logs stay")
+    else:
+        click.echo(f"ladder {config.name}: nothing removed" + ("" if done.kept else
+                                                               ": no version out of the field still has files"))
+
+
 def _report_error(results_dir: Path, exc: Exception) -> click.ClickException:
     """One line for a directory the report cannot be made from (or written to)."""
     from .site.build import ReportError

@@ -7,7 +7,9 @@ The arena installs them into an environment outside the bot directory
 which files of the bot directory the install reads (copied into the environment, and
 hashed into its :func:`key`, so that editing any of them makes a new version while
 editing the bot's own code reuses the environment), and it refuses bad declarations
-with a message naming the file and what would be right.
+with a message naming the file and what would be right. Every path a declaration names
+must stay inside the bot directory (:mod:`.inside`): pip and npm read what it names with
+the arena's rights and quote it in their errors.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shlex
 import shutil
 import sys
 from collections.abc import Iterator
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..sandbox.allowlist import SANDBOX_PATH
+from . import inside
 from .errors import BotConfigError
 from .files import file_digest
 
@@ -40,7 +45,6 @@ _NODE_DEPENDENCIES = ("dependencies", "optionalDependencies")
 """The dependency maps ``npm ci --omit=dev`` installs (devDependencies are for the author's tools)."""
 _SKIPPED = frozenset({"node_modules", "__pycache__", ".git", ".hg", ".svn"})
 """Never part of an install's input folder."""
-_REQUIREMENT_FILE_OPTIONS = ("-r", "--requirement", "-c", "--constraint")
 
 
 def bot_python() -> str:
@@ -96,13 +100,27 @@ def declared(directory: str, requirements: str | None, python: str | None, where
     """
     out: list[Deps] = []
     manifest = _requirements_file(directory, requirements, where)
-    if manifest is not None and _active(_read(os.path.join(directory, manifest))):
+    text = None if manifest is None else inside.open_text(directory, manifest, "this requirements file")
+    if manifest is not None and text is not None and _active(text):
         inputs = [manifest, *_requirement_refs(directory, manifest, {manifest})]
         out.append(Deps(PYTHON, directory, manifest, tuple(dict.fromkeys(inputs)), python or bot_python()))
     node = _node(directory)
     if node is not None:
         out.append(node)
+    for d in out:
+        _contained(d)
     return tuple(out)
+
+
+def _contained(d: Deps) -> None:
+    """Refuse an input file that is a symlink out of the bot (in a ``--find-links`` folder, say): the
+    install copies what it points to, and pip or npm would read and quote it."""
+    for name in d.inputs:
+        for file in files_of(d.directory, name):
+            why = inside.escape(d.directory, file)
+            if why is not None:
+                raise BotConfigError(f"{os.path.join(d.directory, file)}: {d.what} reads this file, which is {why}; "
+                                     "a bot's files must be inside its directory")
 
 
 def key(deps: Deps) -> str:
@@ -138,49 +156,151 @@ def files_of(directory: str, name: str) -> Iterator[str]:
 def _requirements_file(directory: str, named: str | None, where: str) -> str | None:
     """The requirements file, relative to the bot directory, checked to be a file inside it."""
     if named is None:
+        if not os.path.lexists(os.path.join(directory, REQUIREMENTS)):
+            return None
+        inside.check_file(directory, REQUIREMENTS, "this requirements file")
         return REQUIREMENTS if os.path.isfile(os.path.join(directory, REQUIREMENTS)) else None
-    inside = _inside(directory, named)
-    if os.path.isabs(named) or inside is None or not os.path.isfile(os.path.join(directory, named)):
+    found = _inside(directory, named)  # None for a path (or symlink) leading out
+    if os.path.isabs(named) or found is None or not os.path.isfile(os.path.join(directory, named)):
         raise BotConfigError(f"{where}: field 'requirements' names {named!r}, which is not a file in the bot "
                              f"directory {directory}; give a path relative to it, e.g. requirements.txt")
-    return inside
+    return found
+
+
+_PATH_OPTIONS = {"requirement": "r", "constraint": "c", "editable": "e", "find-links": "f", "index-url": "i",
+                 "extra-index-url": ""}
+"""pip's requirements-file options whose value is a file, folder or URL, and their short forms."""
+_READ_IN_TURN = ("requirement", "constraint")
+"""Options naming another requirements file, relative to the file that names it."""
+_ARCHIVES = (".whl", ".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tar.xz", ".txz", ".tar")
+"""Endings that make pip take a requirement for a file even without a ``/``."""
+_HINT = "e.g. -r base.txt, --find-links wheels, ./wheels/pkg-1.0-py3-none-any.whl"
+_ENV = re.compile(r"\$\{[^}]*\}")
 
 
 def _requirement_refs(directory: str, manifest: str, seen: set[str]) -> list[str]:
     """Files and folders of the bot directory a requirements file names: ``-r``/``-c`` files (read
-    in turn), ``--find-links`` folders, local wheels and projects. Anything that names an existing
-    path inside the bot directory counts, relative to the file or to the bot directory."""
+    in turn), ``--find-links`` folders, local wheels and projects.
+
+    Every path it names (as an option's value, a ``file:`` URL or a requirement that is a
+    path) is refused unless it stays inside the bot directory (:mod:`.inside`), and so is
+    any ``${VARIABLE}``, which pip would fill in from the arena's environment. Options are
+    read as pip reads them: ``-r x``, ``-rx``, ``--requirement=x``, ``--req x`` (a long
+    option may be shortened).
+    """
     out: list[str] = []
-    previous = ""
-    for line in _lines(_read(os.path.join(directory, manifest))):
-        words = line.split()
-        for index, word in enumerate(words):
-            if word.startswith("#"):
-                break  # a comment: at the start of a line or after whitespace
-            option, _, value = word.partition("=") if word.startswith("--") else ("", "", word)
-            value = value.removeprefix("file:")
-            is_requirements = previous in _REQUIREMENT_FILE_OPTIONS or option in _REQUIREMENT_FILE_OPTIONS
-            previous = word if index + 1 < len(words) else ""
-            if not value or value.startswith("-") or value.startswith("/"):
-                continue
-            for base in dict.fromkeys((os.path.dirname(manifest), "")):
-                found = _inside(directory, os.path.join(base, value))
-                if found is None or found in seen or not os.path.exists(os.path.join(directory, found)):
-                    continue
-                seen.add(found)
-                out.append(found)
-                if is_requirements and os.path.isfile(os.path.join(directory, found)):
-                    out += _requirement_refs(directory, found, seen)
-                break
+    folder = os.path.dirname(manifest)
+    text = inside.open_text(directory, manifest, "this requirements file")
+    for number, line in _numbered(text):
+        where = f"{os.path.join(directory, manifest)}:{number}"
+        variable = next((word for word in line.split() if _ENV.search(word)), None)
+        if variable is not None:  # pip expands them anywhere on a line, before it reads options
+            raise inside.refuse(where, variable, "a ${VARIABLE}, which pip would fill in from the arena's "
+                                "environment", _HINT)
+        for option, value in _values(line):
+            path = inside.url_path(value)
+            if path is None and inside.SCHEME.match(value) and not value.lower().startswith("file"):
+                continue  # a network URL (an index, a VCS repository): no file of this machine
+            names = [value if path is None else path]
+            if path is None and option is None and "@" in value:
+                names.append(value.partition("@")[2].strip())  # name @ /path
+            for name in names:
+                pathlike = path is not None or option is not None or _looks_like_path(name)
+                bases = _bases(directory, folder, option, name)
+                if pathlike:
+                    for base in bases:
+                        inside.check(directory, value, where, _HINT, name, base)
+                elif inside.escape(directory, name) is not None:
+                    continue  # a plain requirement (a project name): pip reads no file by it
+                for base in bases:
+                    found = _inside(directory, os.path.join(base, name))
+                    if found is None or not os.path.exists(os.path.join(directory, found)):
+                        continue
+                    if found not in seen:
+                        seen.add(found)
+                        out.append(found)
+                        if option in _READ_IN_TURN and os.path.isfile(os.path.join(directory, found)):
+                            out += _requirement_refs(directory, found, seen)
+                    break
     return out
 
 
-def _read(path: str) -> str:
+def _bases(directory: str, folder: str, option: str | None, name: str) -> tuple[str, ...]:
+    """The folders (of the bot directory) pip may read ``name`` relative to: the requirements file's
+    for ``-r``/``-c``; for ``--find-links`` that one if the path is there, else where pip runs (the
+    top of the bot directory); for anything else both, as pip and the tools it runs differ."""
+    if option in _READ_IN_TURN:
+        return (folder,)
+    if option == "find-links":
+        there = inside.escape(directory, name, folder) is None and os.path.exists(os.path.join(directory, folder, name))
+        return (folder,) if there else ("",)
+    return tuple(dict.fromkeys((folder, "")))
+
+
+def _values(line: str) -> list[tuple[str | None, str]]:
+    """``(option, value)`` for every value a requirements line gives: the long name of a path option
+    (:data:`_PATH_OPTIONS`) or None for a requirement. Words are split as the shell does and on
+    white space both, so that a quoted path is seen as pip sees it, and an unquoted one too."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BotConfigError(f"{path}: cannot read this requirements file ({exc}); it must be UTF-8 text") from None
+        shell = shlex.split(line)
+    except ValueError:
+        shell = []
+    out: list[tuple[str | None, str]] = []
+    for words in (shell, line.split()):
+        pending: str | None = None
+        for word in words:
+            if pending is not None:
+                out.append((pending, word))
+                pending = None
+            elif word.startswith("--"):
+                name, equals, value = word[2:].partition("=")
+                option = _long_option(name)
+                if option is not None and equals:
+                    out.append((option, value))
+                elif option is not None:
+                    pending = option
+            elif word.startswith("-") and len(word) > 1:
+                option = next((o for o, short in _PATH_OPTIONS.items() if short and short == word[1]), None)
+                if option is not None and len(word) > 2:
+                    out.append((option, word[2:].lstrip("=")))
+                elif option is not None:
+                    pending = option
+            elif word:
+                out.append((None, word))
+    return out
+
+
+def _long_option(name: str) -> str | None:
+    """The path option ``--name`` stands for: pip takes any unambiguous start of a long option."""
+    if not name:
+        return None
+    return next((option for option in _PATH_OPTIONS if option.startswith(name)), None)
+
+
+def _looks_like_path(word: str) -> bool:
+    """Whether pip would take this requirement for a file or folder rather than a project name."""
+    return (os.sep in word or "\\" in word or word.startswith((".", "~", "$"))
+            or word.lower().endswith(_ARCHIVES))
+
+
+def _numbered(text: str) -> list[tuple[int, str]]:
+    """``(first line number, line)`` of a requirements file, continuation lines joined and comments
+    (``#`` at the start or after white space) removed, as pip reads it."""
+    out: list[tuple[int, str]] = []
+    pending: list[str] = []
+    start = 1
+    for number, line in enumerate(text.splitlines(), 1):
+        if not pending:
+            start = number
+        if line.endswith("\\"):
+            pending.append(line[:-1])
+            continue
+        joined = " ".join(pending + [line])
+        pending = []
+        out.append((start, re.sub(r"(^|\s)#.*$", "", joined)))
+    if pending:
+        out.append((start, re.sub(r"(^|\s)#.*$", "", " ".join(pending))))
+    return out
 
 
 def _lines(text: str) -> list[str]:
@@ -195,37 +315,141 @@ def _active(text: str) -> bool:
 
 
 # -------------------------------------------------------------------- Node
+_DEPENDENCY_MAPS = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides")
+"""Maps of package.json whose values npm may read from a path (``file:../x``, ``../x``, ``~/x``)."""
+_NPMRC_PATHS = frozenset({"cafile", "userconfig", "globalconfig", "prefix", "cache", "key", "cert", "certfile",
+                          "keyfile", "init-module", "globalignorefile", "logs-dir", "tmp", "script-shell", "shell",
+                          "node-gyp", "editor", "local-prefix", "store-dir", "npm-global"})
+"""``.npmrc`` keys whose value is a file or folder of the machine npm reads, writes or runs."""
+_NODE_HINT = "e.g. file:./vendor/pkg"
+
+
 def _node(directory: str) -> Deps | None:
     """Node packages, when a package.json declares dependencies; refused without a lockfile, unless
     the bot ships its own ``node_modules`` (nothing to install then)."""
     package = os.path.join(directory, PACKAGE)
-    if not os.path.isfile(package):
+    if not os.path.lexists(package):
         return None
-    data = _json(package)
+    data = _json(directory, PACKAGE)
     if not isinstance(data, dict):
         raise BotConfigError(f"{package}: must be a JSON object, as npm writes it")
+    _check_package(directory, data)
+    if os.path.lexists(os.path.join(directory, NPMRC)):
+        _check_npmrc(directory)
     if not any(isinstance(data.get(k), dict) and data[k] for k in _NODE_DEPENDENCIES):
         return None  # nothing to install: a package.json for the author's tools, or "type": "module"
-    lock = next((name for name in LOCKFILES if os.path.isfile(os.path.join(directory, name))), None)
+    lock = next((name for name in LOCKFILES if os.path.lexists(os.path.join(directory, name))), None)
     if lock is None and os.path.isdir(os.path.join(directory, "node_modules")):
         return None
     if lock is None:
         raise BotConfigError(f"{package} declares dependencies but there is no package-lock.json beside it: run "
                              "`npm install` in the bot directory and submit the lockfile with the bot (the arena "
                              "installs exactly what it lists, with npm ci)")
-    locked = _json(os.path.join(directory, lock))
+    locked = _json(directory, lock)
+    _check_lock(directory, lock, locked)
     inputs = [PACKAGE, lock] + ([NPMRC] if os.path.isfile(os.path.join(directory, NPMRC)) else [])
     inputs += [p for p in _local_packages(directory, data, locked) if p not in inputs]
     node = shutil.which("node", path=SANDBOX_PATH) or "node"
     return Deps(NODE, directory, PACKAGE, tuple(inputs), node)
 
 
-def _json(path: str) -> Any:
+def _json(directory: str, name: str) -> Any:
+    """A JSON file of the bot (never one outside it); its errors quote only the bot's own file."""
+    text = inside.open_text(directory, name, "this JSON file")
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise BotConfigError(f"{path}: not valid JSON ({exc})") from None
+        return json.loads(text)
+    except ValueError as exc:
+        raise BotConfigError(f"{os.path.join(directory, name)}: not valid JSON ({exc})") from None
+
+
+def _node_path(value: str) -> str | None:
+    """The path a dependency spec names, or None for a version range, tag or network URL:
+    ``file:``/``link:`` specs, and bare paths (``./x``, ``../x``, ``/x``, ``~/x``) as npm reads them."""
+    path = inside.url_path(value)
+    if path is not None:
+        return path
+    if inside.SCHEME.match(value) and not re.match(r"^[A-Za-z]:[\\/]", value):
+        return None
+    if value.startswith((".", "/", "~", "\\")) or re.match(r"^[A-Za-z]:[\\/]", value) or "$" in value:
+        return value
+    return None
+
+
+def _check_spec(directory: str, value: Any, where: str) -> None:
+    """Refuse a dependency value (a spec, or a map of them: ``overrides``) naming a path outside the bot."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_spec(directory, item, where)
+    elif isinstance(value, str):
+        path = _node_path(value)
+        if path is not None:
+            inside.check(directory, value, where, _NODE_HINT, path)
+
+
+def _check_package(directory: str, data: dict[str, Any]) -> None:
+    """Every path package.json's dependency maps name stays inside the bot."""
+    for field in _DEPENDENCY_MAPS:
+        deps_map = data.get(field)
+        if isinstance(deps_map, dict):
+            for name, value in deps_map.items():
+                _check_spec(directory, value, f"{os.path.join(directory, PACKAGE)}: {field}.{name}")
+    workspaces = data.get("workspaces")
+    if isinstance(workspaces, dict):
+        workspaces = workspaces.get("packages")
+    for folder in workspaces if isinstance(workspaces, list) else ():
+        if isinstance(folder, str):
+            inside.check(directory, folder, f"{os.path.join(directory, PACKAGE)}: workspaces", _NODE_HINT)
+
+
+def _check_lock(directory: str, lock: str, data: Any) -> None:
+    """Every path the lockfile names stays inside the bot: ``file:``/``link:`` values anywhere, the keys of
+    linked packages (``packages["../x"]``) and ``resolved`` paths."""
+    where = os.path.join(directory, lock)
+    for at, spec in _located_specs(data, ""):
+        inside.check(directory, spec, f"{where}: {at}", _NODE_HINT, spec.partition(":")[2])
+    packages = data.get("packages") if isinstance(data, dict) else None
+    if isinstance(packages, dict):
+        for key, item in packages.items():
+            if key:
+                inside.check(directory, key, f"{where}: packages", _NODE_HINT)
+            resolved = item.get("resolved") if isinstance(item, dict) else None
+            if isinstance(resolved, str) and _node_path(resolved) is not None:
+                inside.check(directory, resolved, f"{where}: packages[{key!r}].resolved", _NODE_HINT,
+                             _node_path(resolved))
+
+
+def _located_specs(value: Any, at: str) -> Iterator[tuple[str, str]]:
+    """``(where, spec)`` of every ``file:``/``link:`` value in a JSON document, ``where`` as
+    ``packages[""].dependencies.a``."""
+    if isinstance(value, str) and value.startswith(("file:", "link:")):
+        yield at, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            plain = re.fullmatch(r"[\w@-]+", key) is not None
+            yield from _located_specs(item, (f"{at}.{key}" if at else key) if plain else f"{at}[{json.dumps(key)}]")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _located_specs(item, f"{at}[{index}]")
+
+
+def _check_npmrc(directory: str) -> None:
+    """Refuse an ``.npmrc`` key naming a path of the machine (``cafile=/etc/...``) or a ``${VARIABLE}``
+    (npm fills it in from the arena's environment); a relative path inside the bot is fine."""
+    text = inside.open_text(directory, NPMRC, "this .npmrc")
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith((";", "#")):
+            continue
+        key, _, value = line.partition("=")
+        key, value = key.strip(), value.strip().strip("\"'")
+        where = f"{os.path.join(directory, NPMRC)}:{number}"
+        if "$" in line and inside.ENV_VARIABLE.search(line):
+            raise inside.refuse(where, line, "a $ variable, which npm would fill in from the arena's environment",
+                                "remove it")
+        if key.removesuffix("[]").rpartition(":")[2].strip().lower() in _NPMRC_PATHS and value:
+            inside.check(directory, value, where, "or leave the key out")
+        elif inside.url_path(value) is not None:  # registry=file:///srv/mirror
+            inside.check(directory, value, where, "or leave the key out", inside.url_path(value))
 
 
 def _local_packages(directory: str, package: dict[str, Any], lock: Any) -> list[str]:

@@ -33,6 +33,8 @@ from ..faults import FAULT_POLICIES
 from ..game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, Rules, make_rules, options_of, preset_names
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
+from .ladder.limits import DEFAULT_MAX_FILES, DEFAULT_MAX_MB, MAX_FILES, MAX_MB, SubmissionLimits
+from .ladder.limits import KEYS as SUBMISSION_KEYS
 from .rating import RatingParams
 from .schedule import opaque_match_id
 from .schedules import KINDS, LADDER, NOT_YET, ROUND_ROBIN, SAMPLED
@@ -56,7 +58,7 @@ DEFAULT_RULES = "standard"
 
 TOP_KEYS = ("name", "rules", "seats", "cycles", "schedule", "tables", "seed", "time", "sandbox", "workers",
             "executor", "matches_per_process", "fault_policy", "max_faults", "tell_opponents", "rating", "limits",
-            "log_bytes", "output", "bots", "placement_matches", "keep_versions", "fairness_floor")
+            "log_bytes", "output", "bots", "placement_matches", "keep_versions", "fairness_floor", "submission")
 """Allowed top-level keys, in documentation order."""
 MAX_LOG_BYTES = 16 * 1024 * 1024
 """Largest ``log_bytes``: each bot process holds up to this much of its stderr in the arena's memory."""
@@ -76,7 +78,7 @@ BOT_KEYS = ("name", "path", "command", "image")
 """Keys of the mapping form of a bot entry."""
 MIN_BOTS = 2
 """A tournament needs at least this many bots (a ladder may start with none: bots are submitted)."""
-LADDER_KEYS = ("placement_matches", "keep_versions", "fairness_floor")
+LADDER_KEYS = ("placement_matches", "keep_versions", "fairness_floor", "submission")
 """Top-level keys only a ladder reads."""
 DEFAULT_PLACEMENT_MATCHES = 5
 """Matches a ladder entry plays before the leaderboard ranks it."""
@@ -155,6 +157,8 @@ class TournamentConfig:
     keep_versions: bool = False
     """Under ``ladder``: a new version of a bot joins the field beside the old ones instead of replacing
     them. Not fingerprinted: it changes only what later submissions do."""
+    submission: SubmissionLimits = SubmissionLimits()
+    """Under ``ladder``: how big a bot ``arena submit`` takes. Not fingerprinted, like ``keep_versions``."""
 
     def describe(self) -> dict[str, Any]:
         """The fingerprinted settings as plain JSON, to store with results and diff on a refused resume.
@@ -422,6 +426,7 @@ class _Reader:
         schedule = self.schedule(data.get("schedule", ROUND_ROBIN))
         tables = self.tables(data, schedule)
         placement, keep, floor = self.ladder_keys(data, schedule)
+        submission = self.submission(data.get("submission"))
         seed = self.seed(data["seed"]) if "seed" in data else None
         time_control = self.time(data.get("time"))
         sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
@@ -455,7 +460,7 @@ class _Reader:
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
                                 rating=rating, limits=limits, output=output, bots=bots, path=self.file,
                                 schedule=schedule, tables=tables, placement_matches=placement, keep_versions=keep,
-                                fairness_floor=floor, executor=executor)
+                                fairness_floor=floor, executor=executor, submission=submission)
 
     def executor(self, value: Any) -> str | None:
         """``executor``: null or ``local`` (worker processes here), or ``{dask: ADDRESS}``."""
@@ -540,6 +545,13 @@ class _Reader:
             self.fail(("fairness_floor",), f"must be a number from 0 (nobody below the median) up to, not "
                                            f"including, 1 (no floor), got {floor!r}; the default is {DEFAULT_FLOOR}")
         return placement, self.boolean(("keep_versions",), data.get("keep_versions", False)), float(floor)
+
+    def submission(self, value: Any) -> SubmissionLimits:
+        """``submission: {max_mb, max_files}`` (a ladder's; :meth:`ladder_keys` refuses it elsewhere)."""
+        section = self.section(("submission",), value, SUBMISSION_KEYS)
+        return SubmissionLimits(
+            self.required_int(("submission", "max_mb"), section.get("max_mb", DEFAULT_MAX_MB), 1, MAX_MB),
+            self.required_int(("submission", "max_files"), section.get("max_files", DEFAULT_MAX_FILES), 1, MAX_FILES))
 
     def ladder_bots(self, bots: Sequence[BotSpec]) -> None:
         """A ladder snapshots each bot's directory, so its starting field must be bot directories."""

@@ -7,6 +7,7 @@ the field between two batches sees a submission whole or not at all.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -97,9 +98,10 @@ def enter(db: sqlite3.Connection, name: str, digest: str, path: str, source: str
             return Entered(same, False)
         version = max((e.version for e in rows), default=0) + 1
         replaced = () if keep_versions else tuple(e.version for e in rows if e.status == ACTIVE)
+        entry = Entry(name, version, digest, path, source, time.time(), ACTIVE)
         if replaced:
             db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?", (REPLACED, name, ACTIVE))
-        entry = Entry(name, version, digest, path, source, time.time(), ACTIVE)
+            _left(db, [player_key(name, v) for v in replaced], entry.submitted_at)
         db.execute("INSERT INTO ladder_bots VALUES (?, ?, ?, ?, ?, ?, ?)",
                    (entry.name, entry.version, entry.digest, entry.path, entry.source, entry.submitted_at,
                     entry.status))
@@ -118,8 +120,28 @@ def retire(db: sqlite3.Connection, name: str) -> list[int]:
         versions = [row[0] for row in db.execute(
             "SELECT version FROM ladder_bots WHERE name = ? AND status = ? ORDER BY version", (name, ACTIVE))]
         db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?", (RETIRED, name, ACTIVE))
+        _left(db, [player_key(name, v) for v in versions], time.time())
         _changed(db)
     return versions
+
+
+LEFT_AT = "ladder_left"
+"""Meta key: ``{"NAME@vK": Unix time}`` when each version left the active field (replaced or retired);
+``arena prune`` deletes a version's snapshot only if no running ``arena run`` can still play it."""
+
+
+def left_at(db: sqlite3.Connection) -> dict[str, float]:
+    """When each version that left the field left it (versions that left before this was kept: absent)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (LEFT_AT,)).fetchone() \
+        if schema.has_table(db, "meta") else None
+    return {} if row is None else dict(json.loads(row[0]))
+
+
+def _left(db: sqlite3.Connection, keys: list[str], at: float) -> None:
+    """Record, inside the caller's transaction, that ``keys`` left the field at ``at``."""
+    if keys:
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LEFT_AT, json.dumps({**left_at(db),
+                                                                                  **{k: at for k in keys}})))
 
 
 FIELD_VERSION = "ladder_field"

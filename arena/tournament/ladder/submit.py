@@ -1,5 +1,6 @@
 """Entering bots into a ladder: ``arena submit`` (checked first) and the file's starting field.
 
+A submission past the ladder's size limits (:mod:`.limits`) is refused before anything else.
 A submission is checked with ``check_bot`` before anything is written, so a bot that
 fails leaves no trace; its files are listed before the check (which builds the bot in
 its directory) and exactly those are snapshotted. The store is written in one
@@ -20,6 +21,7 @@ from ..config import TournamentConfig
 from ..schedules import LADDER
 from ..store import DB_NAME, ResultStore
 from .entries import Entered, Entry, NameTaken, enter, entries
+from .limits import refusal
 from .snapshot import bot_files, digest_of, snapshot
 
 CHECK_MATCHES = 2
@@ -70,6 +72,10 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
            echo: Callable[[str], None] | None = None) -> Submission:
     """Check the bot in ``directory`` and enter it as ``name`` (default: its manifest's), or say why not."""
     require_ladder(config)
+    too_big = refusal(name or str(directory), str(directory), config.submission, config.path.name) \
+        if Path(directory).is_dir() else None
+    if too_big is not None:  # before anything is read, built or copied
+        raise Refused(too_big)
     try:
         spec = load_bot(directory, None, name)
     except BotConfigError as exc:
