@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from .. import yamlsafe
 from . import deps, env, files
 from .buildlock import BotBusy, bot_lock
 from .deps import bot_python as bot_python  # where it was defined before; re-exported
@@ -117,9 +116,9 @@ def _from_manifest(directory: Path, name: str | None, manifest: Path | None = No
     if not file.is_file():
         raise BotConfigError(f"{directory}: no {MANIFEST} manifest in this bot directory")
     try:
-        data = yaml.safe_load(file.read_text())
-    except yaml.YAMLError as exc:
-        raise BotConfigError(f"{file}: not valid YAML: {exc}") from None
+        data = yamlsafe.read(file, str(file), "bot manifest").data
+    except yamlsafe.YamlError as exc:
+        raise BotConfigError(str(exc)) from None
     if not isinstance(data, dict):
         raise BotConfigError(f"{file}: the manifest must be a mapping with at least 'name' and 'run'")
     unknown = sorted(set(data) - _FIELDS)

@@ -27,6 +27,7 @@ from typing import Any, NoReturn, Union
 
 import yaml
 
+from .. import yamlsafe
 from ..bot import TimeControl
 from ..bots.spec import NAME_RE, BotConfigError, BotSpec, load_bot
 from ..faults import FAULT_POLICIES
@@ -227,33 +228,10 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
     shown = str(path)
     file = Path(path).expanduser().absolute()
     try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{shown}: no such file", shown) from None
-    except IsADirectoryError:
-        raise ConfigError(f"{shown}: is a directory, not a tournament file", shown) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})", shown) from None
-    except OSError as exc:
-        raise ConfigError(f"{shown}: cannot read the file: {exc.strerror or exc}", shown) from None
-    try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        raise _yaml_error(shown, exc) from None
-    return _Reader(shown, file, root).read(data)
-
-
-def _yaml_error(shown: str, exc: Any) -> ConfigError:
-    """YAML's own complaint, with its line, in our format."""
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    parts = [p for p in (getattr(exc, "context", None), getattr(exc, "problem", None)) if p]
-    detail = "; ".join(str(p) for p in parts) or str(exc)
-    if mark is None:
-        return ConfigError(f"{shown}: not valid YAML: {detail}", shown)
-    line = int(mark.line) + 1
-    return ConfigError(f"{shown}:{line}: not valid YAML: {detail} (column {int(mark.column) + 1})", shown,
-                       line=line)
+        document = yamlsafe.read(file, shown, "tournament file")
+    except yamlsafe.YamlError as exc:
+        raise ConfigError(str(exc), shown, line=exc.line) from None
+    return _Reader(shown, file, document.root).read(document.data)
 
 
 def key_text(path: KeyPath) -> str:
