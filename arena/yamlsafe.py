@@ -66,8 +66,9 @@ class _Bounded(yaml.SafeLoader):
         self.sizes: dict[int, int] = {}
         """id of an anchored node -> values in its subtree (aliases inside it expanded)."""
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
-        event = self.peek_event()
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        mark: Any = event.start_mark
         if isinstance(event, yaml.AliasEvent):
             anchored = self.anchors.get(event.anchor)
             if anchored is not None:  # an undefined alias: the composer's own error follows
@@ -75,13 +76,13 @@ class _Bounded(yaml.SafeLoader):
                 size = self.sizes.get(id(anchored))
                 if size is None:
                     raise yaml.composer.ComposerError(
-                        None, None, f"alias *{event.anchor} refers to a value that contains it", event.start_mark)
+                        None, None, f"alias *{event.anchor} refers to a value that contains it", mark)
                 self.count(size, event)
             return super().compose_node(parent, index)
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise yaml.composer.ComposerError(
-                None, None, f"lists and mappings nested over {MAX_DEPTH} deep", event.start_mark)
+                None, None, f"lists and mappings nested over {MAX_DEPTH} deep", mark)
         before = self.values
         self.count(1, event)
         node = super().compose_node(parent, index)

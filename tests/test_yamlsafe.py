@@ -69,6 +69,7 @@ def test_ordinary_anchors_aliases_and_merges_still_load(tmp_path: Path) -> None:
     document = yamlsafe.read(path)
     assert document.data == {"shared": ["a", "b", "c"], "base": {"move_ms": 100, "bank_ms": 5},
                              "one": ["a", "b", "c"], "time": {"move_ms": 200, "bank_ms": 5}}
+    assert document.root is not None
     keys = [key.value for key, _ in document.root.value[3][1].value]
     assert keys == ["<<", "move_ms"]  # the node tree keeps the merge key where it was written
 

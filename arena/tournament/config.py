@@ -20,6 +20,7 @@ import json
 import math
 import os
 import shlex
+from math import comb
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,35 @@ LADDER_KEYS = ("placement_matches", "keep_versions", "fairness_floor")
 """Top-level keys only a ladder reads."""
 DEFAULT_PLACEMENT_MATCHES = 5
 """Matches a ladder entry plays before the leaderboard ranks it."""
+
+# Bounds of every number in the file: generous for any real tournament, small enough that nothing
+# overflows (SQLite and the kernel take 64-bit integers) or runs for ever.
+MAX_SCHEDULE_MATCHES = 2_000_000
+"""Most matches a round robin or sampled schedule may hold: the whole schedule is built in memory before
+the first match (about 350 bytes and 10 microseconds a match), so more would take gigabytes and minutes
+before anything is played. A ladder has no total."""
+MAX_CYCLES = 100_000
+"""Largest ``cycles``."""
+MAX_MOVE_MS = 600_000
+"""Largest ``time.move_ms`` and ``time.startup_ms``: ten minutes."""
+MAX_BANK_MS = 3_600_000
+"""Largest ``time.bank_ms``: an hour."""
+MAX_WORKERS = 1024
+"""Largest ``workers`` (and ``arena run --workers``): worker processes on one machine."""
+MAX_MATCHES_PER_PROCESS = 10_000
+"""Largest ``matches_per_process``."""
+MAX_FAULTS = 1000
+"""Largest ``max_faults``."""
+MAX_PLACEMENT_MATCHES = 10_000
+"""Largest ``placement_matches``."""
+SEED_RANGE = (-(2 ** 63), 2 ** 63 - 1)
+"""An integer seed is a 64-bit signed integer."""
+LIMIT_MAX = {"cpu_seconds": 86_400, "memory_mb": 1_048_576, "file_size_mb": 1_048_576, "open_files": 1_048_576,
+             "processes": 32_768, "tmp_mb": 1_048_576}
+"""Largest value of each ``limits`` key: a day of CPU, 1 TiB, the kernel's default ``fs.nr_open`` (the most
+open files it allows), its default ``pid_max``."""
+RATING_MAX = 1_000_000
+"""Largest magnitude of a ``rating`` parameter."""
 
 
 class ConfigError(ValueError):
@@ -396,19 +426,20 @@ class _Reader:
         name = self.name(data["name"])
         rules = self.rules(data.get("rules", DEFAULT_RULES))
         seats = self.seats(data.get("seats", DEFAULT_SEATS))
-        cycles = self.required_int(("cycles",), data.get("cycles", 1), 1)
+        cycles = self.required_int(("cycles",), data.get("cycles", 1), 1, MAX_CYCLES)
         schedule = self.schedule(data.get("schedule", ROUND_ROBIN))
         tables = self.tables(data, schedule)
         placement, keep, floor = self.ladder_keys(data, schedule)
         seed = self.seed(data["seed"]) if "seed" in data else None
         time_control = self.time(data.get("time"))
         sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
-        workers = self.integer(("workers",), data.get("workers"), 1, null=True)
+        workers = self.integer(("workers",), data.get("workers"), 1, MAX_WORKERS, null=True)
         executor = self.executor(data.get("executor"))
         per_process = self.required_int(("matches_per_process",),
-                                        data.get("matches_per_process", DEFAULT_MATCHES_PER_PROCESS), 1)
+                                        data.get("matches_per_process", DEFAULT_MATCHES_PER_PROCESS), 1,
+                                        MAX_MATCHES_PER_PROCESS)
         fault_policy = self.choice(("fault_policy",), data.get("fault_policy", "forfeit"), FAULT_POLICIES)
-        max_faults = self.required_int(("max_faults",), data.get("max_faults", 3), 1)
+        max_faults = self.required_int(("max_faults",), data.get("max_faults", 3), 1, MAX_FAULTS)
         tell_opponents = self.boolean(("tell_opponents",), data.get("tell_opponents", False))
         rating = self.rating(data.get("rating"))
         limits = self.limits(data.get("limits"))
@@ -428,6 +459,8 @@ class _Reader:
             self.fail(("seats",) if "seats" in data else ("bots",), why)
         if tables is not None:
             self.enough_tables(tables, seats, bots, rules.preset)
+        if schedule != LADDER:
+            self.schedule_size(data, cycles, tables, seats, bots, rules.preset)
         return TournamentConfig(name=name, rules=rules, seats=seats, cycles=cycles, seed=seed, time=time_control,
                                 sandbox=sandbox, workers=workers, matches_per_process=per_process,
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
@@ -512,7 +545,8 @@ class _Reader:
                               at_key=True)
             return DEFAULT_PLACEMENT_MATCHES, False, DEFAULT_FLOOR
         placement = self.required_int(("placement_matches",),
-                                      data.get("placement_matches", DEFAULT_PLACEMENT_MATCHES), 0)
+                                      data.get("placement_matches", DEFAULT_PLACEMENT_MATCHES), 0,
+                                      MAX_PLACEMENT_MATCHES)
         floor = data.get("fairness_floor", DEFAULT_FLOOR)
         if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor < 1:
             self.fail(("fairness_floor",), f"must be a number from 0 (nobody below the median) up to, not "
@@ -544,7 +578,7 @@ class _Reader:
             raise ConfigError(f"{self.shown}:{line}: tables: required key missing with schedule: {SAMPLED}; give "
                               "the number of tables to play per cycle, an integer >= 1 (e.g. tables: 500)",
                               self.shown, "tables", line)
-        return self.required_int(("tables",), data["tables"], 1)
+        return self.required_int(("tables",), data["tables"], 1, MAX_SCHEDULE_MATCHES)
 
     def enough_tables(self, tables: int, seats: Sequence[int], bots: Sequence[BotSpec], preset: str) -> None:
         """Refuse a ``tables`` too small to seat every bot at each size it plays at least once."""
@@ -564,26 +598,54 @@ class _Reader:
                    f"{n} seats)")
         self.fail(("tables",), f"{why}; give at least {least}")
 
+    def schedule_size(self, data: Mapping[str, Any], cycles: int, tables: int | None, seats: Sequence[int],
+                      bots: Sequence[BotSpec], preset: str) -> None:
+        """Refuse a round robin or sampled schedule of more than :data:`MAX_SCHEDULE_MATCHES` matches: the run
+        builds the whole schedule before the first match. Counted, not built."""
+        if tables is not None:
+            per_cycle = sum(count * n for n, count in split(tables, seats).items())
+            source = f"{tables} tables of seats {list(seats)}"
+            key: KeyPath = ("tables",)
+            lower = "lower tables"
+        else:
+            able = fields([b.name for b in bots], seats, restricted_sizes(bots, preset, seats))
+            per_cycle = sum(comb(len(names), n) * n for n, names in able.items())
+            source = f"every table of {len(bots)} bots at seats {list(seats)}"
+            key = ("seats",) if "seats" in data else ("bots",)
+            lower = "use fewer bots or seats, or schedule: sampled with a number of tables"
+        total = per_cycle * cycles
+        if total <= MAX_SCHEDULE_MATCHES:
+            return
+        if per_cycle <= MAX_SCHEDULE_MATCHES:
+            key, lower = ("cycles",), f"lower cycles to at most {MAX_SCHEDULE_MATCHES // per_cycle}"
+        self.fail(key, f"the schedule would hold {total:,} matches ({source}, every rotation, {cycles} "
+                       f"cycle{'' if cycles == 1 else 's'}), over the {MAX_SCHEDULE_MATCHES:,} a run can build; "
+                       f"{lower}")
+
     def seed(self, value: Any) -> int | str:
         """The master seed: an integer or a string, kept as written."""
-        if isinstance(value, (int, str)) and not isinstance(value, bool):
+        low, high = SEED_RANGE
+        if isinstance(value, str):
             return value
-        self.fail(("seed",), f"expected an integer or a string, got {_shown(value)}")
+        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+            return value
+        self.fail(("seed",), f"expected an integer from {low} to {high} or a string, got {_shown(value)}")
 
     def time(self, value: Any) -> TimeControl:
         """Per-move, start-up and bank times in milliseconds."""
         section = self.section(("time",), value, TIME_KEYS)
         default = TimeControl()
-        move = self.required_int(("time", "move_ms"), section.get("move_ms", default.move_ms), 1)
-        startup = self.required_int(("time", "startup_ms"), section.get("startup_ms", default.startup_ms), 1)
-        bank = self.integer(("time", "bank_ms"), section.get("bank_ms", default.bank_ms), 0, null=True)
+        move = self.required_int(("time", "move_ms"), section.get("move_ms", default.move_ms), 1, MAX_MOVE_MS)
+        startup = self.required_int(("time", "startup_ms"), section.get("startup_ms", default.startup_ms), 1,
+                                    MAX_MOVE_MS)
+        bank = self.integer(("time", "bank_ms"), section.get("bank_ms", default.bank_ms), 0, MAX_BANK_MS, null=True)
         return TimeControl(move_ms=move, startup_ms=startup, bank_ms=bank)
 
     def limits(self, value: Any) -> Limits:
         """Kernel limits per bot process; the arena-side byte caps keep their defaults."""
         section = self.section(("limits",), value, LIMIT_KEYS)
         default = Limits()
-        chosen = {key: self.required_int(("limits", key), section.get(key, getattr(default, key)), 1)
+        chosen = {key: self.required_int(("limits", key), section.get(key, getattr(default, key)), 1, LIMIT_MAX[key])
                   for key in LIMIT_KEYS}
         try:
             return Limits(**chosen)
@@ -596,12 +658,13 @@ class _Reader:
         chosen: dict[str, float] = {}
         for key, number in section.items():
             path = ("rating", key)
-            if not isinstance(number, (int, float)) or isinstance(number, bool) or not math.isfinite(number):
-                self.fail(path, f"expected a number, got {_shown(number)}")
+            if not isinstance(number, (int, float)) or isinstance(number, bool) or not math.isfinite(number) \
+                    or abs(number) > RATING_MAX:
+                self.fail(path, f"expected a number from {-RATING_MAX} to {RATING_MAX}, got {_shown(number)}")
             if key in ("sigma", "beta") and number <= 0:
-                self.fail(path, f"expected a number > 0, got {_shown(number)}")
+                self.fail(path, f"expected a number > 0 (at most {RATING_MAX}), got {_shown(number)}")
             if key == "tau" and number < 0:
-                self.fail(path, f"expected a number >= 0, got {_shown(number)}")
+                self.fail(path, f"expected a number >= 0 (at most {RATING_MAX}), got {_shown(number)}")
             if key == "draw_probability" and not 0 <= number < 1:
                 self.fail(path, f"expected a probability from 0 up to (not including) 1, got {_shown(number)}")
             chosen[key] = float(number)
