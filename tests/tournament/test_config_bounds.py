@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.config import MAX_SCHEDULE_MATCHES, ConfigError, load_config
+from arena.bounds import MAX_SCHEDULE_MATCHES
+from arena.tournament.config import ConfigError, load_config
 
 from .test_config import BOT_LINES, config_with, failure, load, write
 
