@@ -31,6 +31,9 @@ MAX_VALUES = 100_000
 """Most values (scalars, lists and mappings, keys included) a file may hold once its aliases are expanded."""
 MAX_DEPTH = 100
 """Deepest nesting of lists and mappings."""
+MAX_INT_CHARS = 100
+"""Longest integer, as written: no setting takes more than 20 digits, and Python refuses to print an
+integer of more than 4300 (a ``0x`` or ``0b`` one is read without that limit, then breaks every message)."""
 
 
 class YamlError(ValueError):
@@ -75,14 +78,12 @@ class _Bounded(yaml.SafeLoader):
                 self.aliases = True
                 size = self.sizes.get(id(anchored))
                 if size is None:
-                    raise yaml.composer.ComposerError(
-                        None, None, f"alias *{event.anchor} refers to a value that contains it", mark)
+                    raise _Refused(f"alias *{event.anchor} refers to a value that contains it", mark)
                 self.count(size, event)
             return super().compose_node(parent, index)
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise yaml.composer.ComposerError(
-                None, None, f"lists and mappings nested over {MAX_DEPTH} deep", mark)
+            raise _Refused(f"lists and mappings nested over {MAX_DEPTH} deep", mark)
         before = self.values
         self.count(1, event)
         node = super().compose_node(parent, index)
@@ -91,18 +92,36 @@ class _Bounded(yaml.SafeLoader):
             self.sizes[id(node)] = self.values - before
         return node
 
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        if len(str(node.value)) > MAX_INT_CHARS:
+            raise _Refused(f"an integer written with over {MAX_INT_CHARS} characters; no setting takes one",
+                           node.start_mark)
+        return int(super().construct_yaml_int(node))
+
     def count(self, values: int, event: yaml.Event) -> None:
         self.values += values
         if self.values > MAX_VALUES:
-            raise _TooMany(event.start_mark)
+            if self.aliases:
+                raise _Refused(f"YAML aliases expand to over {MAX_VALUES:,} values; write the values out or use "
+                               "fewer aliases", event.start_mark)
+            raise _Refused(f"holds over {MAX_VALUES:,} values; a tournament or bot file needs far fewer",
+                           event.start_mark)
 
 
-class _TooMany(Exception):
-    """Raised inside the composer past :data:`MAX_VALUES`; turned into a :class:`YamlError`."""
+_Bounded.add_constructor("tag:yaml.org,2002:int", _Bounded.construct_yaml_int)
 
-    def __init__(self, mark: Any) -> None:
-        super().__init__()
+
+class _Refused(Exception):
+    """Raised inside the loader past a bound; turned into a :class:`YamlError` with the file and line."""
+
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(message)
+        self.message = message
         self.mark = mark
+
+    def error(self, shown: str) -> YamlError:
+        line = int(self.mark.line) + 1
+        return YamlError(f"{shown}:{line}: {self.message}", line)
 
 
 def read(path: str | os.PathLike[str], shown: str | None = None, kind: str = "YAML file") -> Document:
@@ -155,6 +174,8 @@ def load(text: str, shown: str) -> Document:
     loader = _Bounded(text)
     try:
         data = loader.get_single_data()  # composes again (bounded again): constructing flattens merges in place
+    except _Refused as exc:
+        raise exc.error(shown) from None
     except yaml.YAMLError as exc:
         raise _error(shown, exc) from None
     except ValueError as exc:  # an integer of more digits than Python converts, for one
@@ -165,17 +186,14 @@ def load(text: str, shown: str) -> Document:
 
 
 def _compose(text: str, shown: str) -> yaml.Node | None:
-    loader = _Bounded(text)
+    try:
+        loader = _Bounded(text)  # reading checks the characters: a NUL is a YAML error here
+    except yaml.YAMLError as exc:
+        raise _error(shown, exc) from None
     try:
         return loader.get_single_node()
-    except _TooMany as exc:
-        line = int(exc.mark.line) + 1
-        if loader.aliases:
-            what = (f"YAML aliases expand to over {MAX_VALUES:,} values; write the values out or use fewer "
-                    "aliases")
-        else:
-            what = f"holds over {MAX_VALUES:,} values; a tournament or bot file needs far fewer"
-        raise YamlError(f"{shown}:{line}: {what}", line) from None
+    except _Refused as exc:
+        raise exc.error(shown) from None
     except yaml.YAMLError as exc:
         raise _error(shown, exc) from None
     finally:

@@ -103,9 +103,22 @@ def test_an_alias_inside_its_own_anchor_is_refused(tmp_path: Path) -> None:
     assert message.startswith(f"{tmp_path / 'loop.yaml'}:1: ") and "refers to a value that contains it" in message
 
 
-def test_an_integer_too_long_to_convert_is_refused(tmp_path: Path) -> None:
-    message = refusal(tmp_path / "digits.yaml", "seed: " + "9" * 5000 + "\n")
-    assert "not a usable YAML value" in message
+@pytest.mark.parametrize("digits", ["9" * 5000, "0b" + "1" * 20_000, "0x" + "f" * 99])
+def test_an_integer_too_long_to_print_is_refused(tmp_path: Path, digits: str) -> None:
+    """Python reads a long ``0b`` integer but cannot put it in a message: it must not get that far."""
+    message = refusal(tmp_path / "digits.yaml", "name: x\nseed: " + digits + "\n")
+    assert message == f"{tmp_path / 'digits.yaml'}:2: an integer written with over 100 characters; no setting " \
+                      "takes one"
+
+
+def test_a_value_yaml_cannot_construct_is_one_line(tmp_path: Path) -> None:
+    message = refusal(tmp_path / "float.yaml", "a: !!float many\n")
+    assert message == f"{tmp_path / 'float.yaml'}: not a usable YAML value: could not convert string to float: 'many'"
+
+
+def test_a_nul_character_is_one_line(tmp_path: Path) -> None:
+    message = refusal(tmp_path / "nul.yaml", "name: x\0\n")
+    assert "not valid YAML: unacceptable character #x0000" in message
 
 
 def test_bad_yaml_is_one_line_with_its_line(tmp_path: Path) -> None:
