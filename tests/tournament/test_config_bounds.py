@@ -191,3 +191,9 @@ def test_a_tournament_file_over_the_size_bound_is_refused(tmp_path: Path) -> Non
     path = config_with(tmp_path, "# " + "x" * (1024 * 1024))
     with pytest.raises(ConfigError, match="larger than 1024 KiB"):
         load_config(path)
+
+
+@pytest.mark.parametrize("count", ["0", "1025", HUGE, "²"])
+def test_local_dask_workers_are_bounded_like_workers(tmp_path: Path, count: str) -> None:
+    message = refused(config_with(tmp_path, f"executor: {{dask: 'local:{count}'}}"), "executor.dask")
+    assert message.endswith("expected local:N with N a number of worker processes from 1 to 1024")
