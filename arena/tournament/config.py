@@ -343,17 +343,17 @@ class _Reader:
                 stack.extend((child, (*path, i)) for i, child in enumerate(node.value))
 
     # ------------------------------------------------------------ value checks
-    def integer(self, path: KeyPath, value: Any, minimum: int, maximum: int | None = None,
-                null: bool = False) -> int | None:
-        """An int in range (never a bool or float), or None when ``null`` allows it."""
+    def integer(self, path: KeyPath, value: Any, minimum: int, maximum: int, null: bool = False) -> int | None:
+        """An int in range (never a bool or float), or None when ``null`` allows it. Every integer has a
+        maximum: an unbounded one fails later, far from the file (64-bit overflows, schedules that never end)."""
         if value is None and null:
             return None
-        if _is_int(value) and value >= minimum and (maximum is None or value <= maximum):
+        if _is_int(value) and minimum <= value <= maximum:
             return int(value)
-        wanted = f"an integer from {minimum} to {maximum}" if maximum is not None else f"an integer >= {minimum}"
-        self.fail(path, f"expected {wanted}{' or null' if null else ''}, got {_shown(value)}")
+        self.fail(path, f"expected an integer from {minimum} to {maximum}{' or null' if null else ''}, "
+                        f"got {_shown(value)}")
 
-    def required_int(self, path: KeyPath, value: Any, minimum: int, maximum: int | None = None) -> int:
+    def required_int(self, path: KeyPath, value: Any, minimum: int, maximum: int) -> int:
         """Like :meth:`integer`, null not allowed."""
         result = self.integer(path, value, minimum, maximum)
         assert result is not None
