@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
+import math
 import secrets
 import time
 from pathlib import Path
@@ -19,6 +20,8 @@ from . import __version__
 from .game import RuleError, make_rules, options_of, parse_option_args, preset_names
 from .game.rules import MAX_PLAYERS, MIN_PLAYERS
 from .bot import TimeControl
+from .bounds import (MAX_BANK_MS, MAX_CHECK_MATCHES, MAX_FAULTS, MAX_HOURS, MAX_MOVE_MS, MAX_RUN_MATCHES,
+                     MAX_SELFPLAY_MATCHES, MAX_WORKERS, SEED_RANGE)
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
 from .faults import FAULT_POLICIES
 from .kits import LANGUAGES, KitError, new_bot
@@ -76,8 +79,10 @@ def _fmt(value: Any) -> str:
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help=OPTION_HELP)
 @click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=4, show_default=True,
               help="Players per match.")
-@click.option("--matches", type=click.IntRange(1), default=100, show_default=True, help="Matches to play.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Master seed; match i uses SEED/i.")
+@click.option("--matches", type=click.IntRange(1, MAX_SELFPLAY_MATCHES), default=100, show_default=True,
+              help="Matches to play.")
+@click.option("--seed", type=click.IntRange(*SEED_RANGE), default=1, show_default=True,
+              help="Master seed; match i uses SEED/i.")
 def selfplay_cmd(preset: str, options: tuple[str, ...], players: int, matches: int, seed: int) -> None:
     """Play random legal matches in-process and summarise them (an engine smoke run)."""
     rules = _rules_from(preset, options)
@@ -143,14 +148,17 @@ SANDBOX_HELP = "Sandbox backend for bots: auto picks the strongest that works he
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help=OPTION_HELP)
 @click.option("--players", type=int, default=None, help="Seats (default: one per BOT; BOTs repeat to fill).")
 @click.option("--seed", default=None, help="Match seed (any string or integer; default: a random one, printed).")
-@click.option("--move-ms", type=click.IntRange(1), default=1000, show_default=True, help="Time per decision.")
-@click.option("--startup-ms", type=click.IntRange(1), default=10000, show_default=True, help="Time to answer hello.")
-@click.option("--bank-ms", type=click.IntRange(0), default=None, help="Extra time per match for slow decisions.")
+@click.option("--move-ms", type=click.IntRange(1, MAX_MOVE_MS), default=1000, show_default=True,
+              help="Time per decision.")
+@click.option("--startup-ms", type=click.IntRange(1, MAX_MOVE_MS), default=10000, show_default=True,
+              help="Time to answer hello.")
+@click.option("--bank-ms", type=click.IntRange(0, MAX_BANK_MS), default=None,
+              help="Extra time per match for slow decisions.")
 @click.option("--sandbox", type=click.Choice(BACKEND_NAMES), default="auto", show_default=True, help=SANDBOX_HELP)
 @click.option("--fault-policy", type=click.Choice(FAULT_POLICIES), default="forfeit", show_default=True,
               help="forfeit: a faulting bot is replaced by the fallback policy and ranks last; "
                    "fallback: only the bad decision is replaced, forfeit after --max-faults.")
-@click.option("--max-faults", type=click.IntRange(1), default=3, show_default=True, help="Faults before forfeit under fallback.")
+@click.option("--max-faults", type=click.IntRange(1, MAX_FAULTS), default=3, show_default=True, help="Faults before forfeit under fallback.")
 @click.option("--log-bytes", type=click.IntRange(0, 16 * 1024 * 1024), default=65536, show_default=True,
               help="Bytes of each bot's stderr kept as its log (the end of it); 0 keeps none.")
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -196,8 +204,10 @@ def bot_group() -> None:
 @bot_group.command("check")
 @click.argument("bot", metavar="BOT")
 @click.option("--sandbox", type=click.Choice(BACKEND_NAMES), default="auto", show_default=True, help=SANDBOX_HELP)
-@click.option("--move-ms", type=click.IntRange(1), default=1000, show_default=True, help="Time per decision.")
-@click.option("--matches", type=click.IntRange(1), default=3, show_default=True, help="Matches per preset.")
+@click.option("--move-ms", type=click.IntRange(1, MAX_MOVE_MS), default=1000, show_default=True,
+              help="Time per decision.")
+@click.option("--matches", type=click.IntRange(1, MAX_CHECK_MATCHES), default=3, show_default=True,
+              help="Matches per preset.")
 @click.option("--opponent", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
               help="Opponent bot directory (default: the bundled bots/random).")
 def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int, opponent: Path | None) -> None:
@@ -297,17 +307,24 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
         click.echo(line)
 
 
+def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Refuse nan, which passes every comparison of ``click.FloatRange`` (and would never end a run)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of hours; give one above 0 and at most {MAX_HOURS:g}")
+    return value
+
+
 @main.command("run")
 @click.argument("config_file", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--workers", type=click.IntRange(1), default=None, help="Worker processes (default: the config's, else the number of cores).")
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=None, help="Worker processes (default: the config's, else the number of cores).")
 @click.option("--dask", "dask", metavar="ADDRESS", default=None,
               help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N to start N local "
                    "Dask workers (needs pip install 'cabo-arena[dask]'; see docs/cluster.md).")
 @click.option("--accept-bot-changes", is_flag=True,
               help="Resume even though bots' files changed since stored matches were played (mixes versions).")
-@click.option("--matches", "max_matches", type=click.IntRange(1), default=None,
+@click.option("--matches", "max_matches", type=click.IntRange(1, MAX_RUN_MATCHES), default=None,
               help="Stop once this run has stored this many matches (a ladder otherwise runs until Ctrl-C).")
-@click.option("--hours", type=click.FloatRange(0, min_open=True), default=None,
+@click.option("--hours", type=click.FloatRange(0, MAX_HOURS, min_open=True), default=None, callback=_finite,
               help="Start no match after this many hours; matches in play are finished and stored.")
 @click.option("--report/--no-report", default=True, show_default=True,
               help="Write the web report (RESULTS/report/index.html) at the end, and every few minutes "

@@ -1,13 +1,17 @@
-"""Bot manifests: the build step's ``{python}`` and the bytecode the bundled Python bots ship."""
+"""Bot manifests: the build step's ``{python}``, the bytecode the bundled Python bots ship, the reading bounds."""
 
 from __future__ import annotations
 
 import os
 import stat
 import sys
+import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from arena.bots import build_bot, load_bot
+from arena.bots.errors import BotConfigError
 from arena.bots.spec import bot_python
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,3 +39,38 @@ def test_bundled_python_bots_build_bytecode_a_sandboxed_bot_can_read() -> None:
             mode = os.stat(path).st_mode
             assert mode & stat.S_IROTH, f"{path} is not readable by other users ({oct(mode)})"
         assert all(p.stat().st_mtime >= module.stat().st_mtime for p in compiled)
+
+
+LAUGHS = "".join(f"{a}: &{a} [{', '.join([f'*{b}'] * 9)}]\n" for b, a in zip("abcdefgh", "bcdefghi"))
+"""Lines b..i of the classic alias bomb, each nine aliases of the one before: 9**9 strings."""
+
+
+def test_an_alias_bomb_in_bot_yaml_is_refused_in_one_line(tmp_path: Path) -> None:
+    manifest = tmp_path / "bot.yaml"
+    manifest.write_text('name: p\nrun: ["{python}", "bot.py"]\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n'
+                        + LAUGHS)
+    tracemalloc.start()
+    try:
+        with pytest.raises(BotConfigError) as info:
+            load_bot(str(tmp_path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert str(info.value) == (f"{manifest}:8: YAML aliases expand to over 100,000 values; write the values "
+                               "out or use fewer aliases")
+    assert peak < 4 * 1024 * 1024
+
+
+def test_bot_yaml_over_the_size_bound_is_refused(tmp_path: Path) -> None:
+    manifest = tmp_path / "bot.yaml"
+    manifest.write_text('name: p\nrun: ["{python}", "bot.py"]\ndescription: "' + "x" * (1024 * 1024) + '"\n')
+    with pytest.raises(BotConfigError, match=r"bot\.yaml: larger than 1024 KiB"):
+        load_bot(str(tmp_path))
+
+
+def test_bad_yaml_in_bot_yaml_is_one_line(tmp_path: Path) -> None:
+    manifest = tmp_path / "bot.yaml"
+    manifest.write_text('name: p\nrun: ["{python}", "bot.py"\n')
+    with pytest.raises(BotConfigError) as info:
+        load_bot(str(tmp_path))
+    assert str(info.value).startswith(f"{manifest}:3: not valid YAML: ") and "\n" not in str(info.value)

@@ -1,5 +1,6 @@
 """The command line, driven through click's CliRunner."""
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -152,3 +153,80 @@ def test_bot_check_faulty_bot_exits_nonzero_and_explains():
     assert "cause: the reply named no legal action: index" in result.output
     assert "remedy: answer with an 'index' into this act's 'legal' list" in result.output
     assert "stderr| FAULT-MARKER" in result.output and "finding 2" not in result.output
+
+
+# ---------------------------------------------------------------- bounded numbers and files
+
+def refused(result, name):
+    """A refused command: non-zero exit, no traceback, and the one error line naming ``name``."""
+    assert result.exit_code != 0
+    assert result.exception is None or isinstance(result.exception, SystemExit)  # not an uncaught error
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and name in errors[0], result.output
+    return errors[0]
+
+
+def two_bots(tmp_path, extra=""):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nseats: 2\n{extra}\nbots:\n  - {{name: a, command: \"python3 -c pass\"}}\n"
+                    "  - {name: b, command: \"python3 -c pass\"}\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("hours", ["nan", "inf", "-inf", "-1", "0", "1e9"])
+def test_run_hours_must_be_a_finite_positive_number(tmp_path, hours):
+    result = run("run", two_bots(tmp_path), f"--hours={hours}")
+    assert result.exit_code == 2
+    refused(result, "'--hours'")
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("args,name", [
+    (["--workers", "100000"], "'--workers'"),
+    (["--matches", "100000000000000000000"], "'--matches'"),
+])
+def test_run_counts_are_bounded(tmp_path, args, name):
+    result = run("run", two_bots(tmp_path), *args)
+    assert result.exit_code == 2 and "is not in the range" in refused(result, name)
+
+
+@pytest.mark.parametrize("args,name", [
+    (["selfplay", "--seed", "100000000000000000000000"], "'--seed'"),
+    (["selfplay", "--matches", "1000000000000"], "'--matches'"),
+    (["selfplay", "--players", "1000000000000"], "'--players'"),
+    (["play", "x", "y", "--move-ms", "1" + "0" * 23], "'--move-ms'"),
+    (["play", "x", "y", "--startup-ms", "0"], "'--startup-ms'"),
+    (["play", "x", "y", "--bank-ms", "99999999999999"], "'--bank-ms'"),
+    (["play", "x", "y", "--max-faults", "1000000"], "'--max-faults'"),
+    (["bot", "check", "x", "--move-ms", "1" + "0" * 23], "'--move-ms'"),
+    (["bot", "check", "x", "--matches", "1000000"], "'--matches'"),
+    (["serve", "x", "--port", "70000"], "'--port'"),
+])
+def test_numeric_options_are_bounded(args, name):
+    result = run(*args)
+    assert result.exit_code == 2 and "is not in the range" in refused(result, name)
+
+
+@pytest.mark.parametrize("extra,key", [
+    ("cycles: 1000000000000", "cycles: expected an integer from 1 to 100000"),
+    ("schedule: sampled\ntables: 1000000000000", "tables: expected an integer from 1 to 2000000"),
+    ("time: {move_ms: 100000000000000000000000}", "time.move_ms: expected an integer from 1 to 600000"),
+    ("rules: {preset: standard, options: {max_rounds: 100000000000000000000}}", "rules.options.max_rounds"),
+    ("rating: {mu: .nan}", "rating.mu: expected a number from -1000000 to 1000000"),
+    ("limits: {memory_mb: -1}", "limits.memory_mb: expected an integer from 1 to 1048576"),
+])
+def test_run_refuses_an_out_of_range_file_in_one_line(tmp_path, extra, key):
+    result = run("run", two_bots(tmp_path, extra))
+    assert result.exit_code == 1 and key in refused(result, "t.yaml:")
+    assert not (tmp_path / "results").exists()
+
+
+def test_run_refuses_an_alias_bomb_in_one_line(tmp_path):
+    lines = "".join(f"    - &{a} [{', '.join([f'*{b}'] * 9)}]\n" for b, a in zip("abcdefgh", "bcdefghi"))
+    bomb = "rules:\n  preset: standard\n  options:\n    max_rounds:\n      - &a [x, x, x, x, x, x, x, x, x]\n" \
+           + lines.replace("    - ", "      - ")
+    result = run("run", two_bots(tmp_path, bomb))
+    assert result.exit_code == 1
+    assert "YAML aliases expand to over 100,000 values; write the values out or use fewer aliases" \
+        in refused(result, "t.yaml:")

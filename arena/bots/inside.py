@@ -20,6 +20,8 @@ from .errors import BotConfigError
 
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 """A URL's scheme (``https:``, ``git+file:``), as opposed to a path."""
+MAX_CHARS = 32 << 20
+"""Longest bot file the arena reads as a declaration (a lockfile of a large project is a few MiB)."""
 ENV_VARIABLE = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]")
 """``${VAR}`` (pip and npm expand it) or ``$VAR`` (shells do): either would put a value of the
 arena's environment where a path of the bot should be."""
@@ -98,7 +100,11 @@ def open_text(directory: str, name: str, what: str) -> str:
     try:
         fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         with open(fd, encoding="utf-8") as f:
-            return f.read()
+            text = f.read(MAX_CHARS + 1)
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise BotConfigError(f"{path}: cannot read {what} ({reason}); it must be UTF-8 text") from None
+    if len(text) > MAX_CHARS:
+        raise BotConfigError(f"{path}: {what} is over {MAX_CHARS // (1 << 20)} MiB; a declaration that large is "
+                             "not one the arena reads")
+    return text

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from .. import yamlsafe
 from . import deps, env, files, inside
 from .buildlock import BotBusy, bot_lock
 from .deps import bot_python as bot_python  # where it was defined before; re-exported
@@ -116,11 +115,11 @@ def _from_manifest(directory: Path, name: str | None, manifest: Path | None = No
     file = manifest or directory / MANIFEST
     if not file.is_file():
         raise BotConfigError(f"{directory}: no {MANIFEST} manifest in this bot directory")
-    text = inside.open_text(str(directory), file.name, f"the {MANIFEST} manifest")  # never a file outside the bot
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:  # the bot's own file: its content may be shown
-        raise BotConfigError(f"{file}: not valid YAML: {exc}") from None
+    inside.check_file(str(directory), file.name, f"the {MANIFEST} manifest")  # never a file outside the bot
+    try:  # the bot's own file: its content may be shown
+        data = yamlsafe.read(os.path.realpath(file), str(file), "bot manifest").data
+    except yamlsafe.YamlError as exc:
+        raise BotConfigError(str(exc)) from None
     if not isinstance(data, dict):
         raise BotConfigError(f"{file}: the manifest must be a mapping with at least 'name' and 'run'")
     unknown = sorted(set(data) - _FIELDS)

@@ -33,6 +33,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from ..bounds import MAX_WORKERS
 from ..runner import MatchJob
 from ..tournament.pool import DEATHS_TO_VOID, PoolFailure, Voided, WorkerLost, _reason
 from ..tournament.worker import Batch, Done
@@ -58,8 +59,9 @@ def parse_address(address: str) -> str:
     """Check an executor address: ``tcp://HOST:PORT`` (any Dask address) or ``local:N``."""
     if address.startswith(LOCAL):
         count = address[len(LOCAL):]
-        if not count.isdigit() or int(count) < 1:
-            raise ValueError(f"{address!r}: expected local:N with N a number of worker processes, 1 or more")
+        if not (count.isascii() and count.isdigit() and 1 <= int(count) <= MAX_WORKERS):
+            raise ValueError(f"{address!r}: expected local:N with N a number of worker processes from 1 to "
+                             f"{MAX_WORKERS}")
     elif "://" not in address and ":" not in address:
         raise ValueError(f"{address!r}: expected a Dask scheduler address such as tcp://10.0.0.5:8786, or local:N")
     return address

@@ -33,6 +33,8 @@ class Option:
     """Allowed values of a ``choice`` option."""
     minimum: int | None = None
     """Smallest allowed value of an integer option."""
+    maximum: int | None = None
+    """Largest allowed value of an integer option."""
 
     def allowed(self) -> str:
         """Describe the allowed values, for error messages."""
@@ -40,8 +42,12 @@ class Option:
             return "true or false"
         if self.kind == "choice":
             return " | ".join(self.choices)
-        lowest = "" if self.minimum is None else f" >= {self.minimum}"
-        return f"an integer{lowest}" + (" or null" if self.kind == "int_or_none" else "")
+        if self.minimum is not None and self.maximum is not None:
+            bounds = f" from {self.minimum} to {self.maximum}"
+        else:
+            bounds = f" >= {self.minimum}" if self.minimum is not None else \
+                (f" <= {self.maximum}" if self.maximum is not None else "")
+        return f"an integer{bounds}" + (" or null" if self.kind == "int_or_none" else "")
 
     def coerce(self, value: Any) -> Any:
         """Return ``value`` checked and converted (strings from the command line too)."""
@@ -57,6 +63,7 @@ class Option:
         else:
             ok = isinstance(value, int) and not isinstance(value, bool)
             ok = ok and (self.minimum is None or value >= self.minimum)
+            ok = ok and (self.maximum is None or value <= self.maximum)
         if not ok:
             raise RuleError(f"option {self.name!r}: {value!r} is not allowed; expected {self.allowed()}")
         return value
@@ -77,8 +84,10 @@ def _parse_scalar(text: str) -> Any:
 
 
 _SAFETY = (
-    Option("max_turns_per_round", "int", 400, "safety limit: a round with this many turns is scored with no caller", minimum=1),
-    Option("max_rounds", "int", 100, "safety limit: the match stops after this many rounds", minimum=1),
+    Option("max_turns_per_round", "int", 400, "safety limit: a round with this many turns is scored with no caller",
+           minimum=1, maximum=10_000),
+    Option("max_rounds", "int", 100, "safety limit: the match stops after this many rounds", minimum=1,
+           maximum=10_000),
 )
 
 _OPTIONS: dict[str, tuple[Option, ...]] = {
@@ -90,8 +99,9 @@ _OPTIONS: dict[str, tuple[Option, ...]] = {
         Option("kings_zero", "choice", "two", "which Reyes are worth 0: two (bastos, espadas), all, none", choices=("two", "all", "none")),
         Option("pairs", "bool", True, "claim windows: discard a card of the discard top's rank out of turn"),
         Option("cabo_bonus", "choice", "modifier", "a winning caller scores sum-10 (modifier) or -10 (literal)", choices=("modifier", "literal")),
-        Option("rounds", "int", 5, "the match ends after this many rounds", minimum=1),
-        Option("target_score", "int_or_none", None, "the match also ends once a total is at or below this", minimum=None),
+        Option("rounds", "int", 5, "the match ends after this many rounds", minimum=1, maximum=10_000),
+        Option("target_score", "int_or_none", None, "the match also ends once a total is at or below this",
+               minimum=-100_000, maximum=100_000),
         *_SAFETY,
     ),
 }

@@ -20,6 +20,7 @@ import json
 import math
 import os
 import shlex
+from math import comb
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,10 @@ from typing import Any, NoReturn, Union
 
 import yaml
 
+from .. import yamlsafe
 from ..bot import TimeControl
+from ..bounds import (LIMIT_MAX, MAX_BANK_MS, MAX_CYCLES, MAX_FAULTS, MAX_MATCHES_PER_PROCESS, MAX_MOVE_MS,
+                      MAX_PLACEMENT_MATCHES, MAX_SCHEDULE_MATCHES, MAX_WORKERS, RATING_MAX, SEED_RANGE)
 from ..bots.spec import NAME_RE, BotConfigError, BotSpec, load_bot
 from ..faults import FAULT_POLICIES
 from ..game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, Rules, make_rules, options_of, preset_names
@@ -231,33 +235,10 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
     shown = str(path)
     file = Path(path).expanduser().absolute()
     try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{shown}: no such file", shown) from None
-    except IsADirectoryError:
-        raise ConfigError(f"{shown}: is a directory, not a tournament file", shown) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})", shown) from None
-    except OSError as exc:
-        raise ConfigError(f"{shown}: cannot read the file: {exc.strerror or exc}", shown) from None
-    try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        raise _yaml_error(shown, exc) from None
-    return _Reader(shown, file, root).read(data)
-
-
-def _yaml_error(shown: str, exc: Any) -> ConfigError:
-    """YAML's own complaint, with its line, in our format."""
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    parts = [p for p in (getattr(exc, "context", None), getattr(exc, "problem", None)) if p]
-    detail = "; ".join(str(p) for p in parts) or str(exc)
-    if mark is None:
-        return ConfigError(f"{shown}: not valid YAML: {detail}", shown)
-    line = int(mark.line) + 1
-    return ConfigError(f"{shown}:{line}: not valid YAML: {detail} (column {int(mark.column) + 1})", shown,
-                       line=line)
+        document = yamlsafe.read(file, shown, "tournament file")
+    except yamlsafe.YamlError as exc:
+        raise ConfigError(str(exc), shown, line=exc.line) from None
+    return _Reader(shown, file, document.root).read(document.data)
 
 
 def key_text(path: KeyPath) -> str:
@@ -366,17 +347,17 @@ class _Reader:
                 stack.extend((child, (*path, i)) for i, child in enumerate(node.value))
 
     # ------------------------------------------------------------ value checks
-    def integer(self, path: KeyPath, value: Any, minimum: int, maximum: int | None = None,
-                null: bool = False) -> int | None:
-        """An int in range (never a bool or float), or None when ``null`` allows it."""
+    def integer(self, path: KeyPath, value: Any, minimum: int, maximum: int, null: bool = False) -> int | None:
+        """An int in range (never a bool or float), or None when ``null`` allows it. Every integer has a
+        maximum: an unbounded one fails later, far from the file (64-bit overflows, schedules that never end)."""
         if value is None and null:
             return None
-        if _is_int(value) and value >= minimum and (maximum is None or value <= maximum):
+        if _is_int(value) and minimum <= value <= maximum:
             return int(value)
-        wanted = f"an integer from {minimum} to {maximum}" if maximum is not None else f"an integer >= {minimum}"
-        self.fail(path, f"expected {wanted}{' or null' if null else ''}, got {_shown(value)}")
+        self.fail(path, f"expected an integer from {minimum} to {maximum}{' or null' if null else ''}, "
+                        f"got {_shown(value)}")
 
-    def required_int(self, path: KeyPath, value: Any, minimum: int, maximum: int | None = None) -> int:
+    def required_int(self, path: KeyPath, value: Any, minimum: int, maximum: int) -> int:
         """Like :meth:`integer`, null not allowed."""
         result = self.integer(path, value, minimum, maximum)
         assert result is not None
@@ -422,7 +403,7 @@ class _Reader:
         name = self.name(data["name"])
         rules = self.rules(data.get("rules", DEFAULT_RULES))
         seats = self.seats(data.get("seats", DEFAULT_SEATS))
-        cycles = self.required_int(("cycles",), data.get("cycles", 1), 1)
+        cycles = self.required_int(("cycles",), data.get("cycles", 1), 1, MAX_CYCLES)
         schedule = self.schedule(data.get("schedule", ROUND_ROBIN))
         tables = self.tables(data, schedule)
         placement, keep, floor = self.ladder_keys(data, schedule)
@@ -430,12 +411,13 @@ class _Reader:
         seed = self.seed(data["seed"]) if "seed" in data else None
         time_control = self.time(data.get("time"))
         sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
-        workers = self.integer(("workers",), data.get("workers"), 1, null=True)
+        workers = self.integer(("workers",), data.get("workers"), 1, MAX_WORKERS, null=True)
         executor = self.executor(data.get("executor"))
         per_process = self.required_int(("matches_per_process",),
-                                        data.get("matches_per_process", DEFAULT_MATCHES_PER_PROCESS), 1)
+                                        data.get("matches_per_process", DEFAULT_MATCHES_PER_PROCESS), 1,
+                                        MAX_MATCHES_PER_PROCESS)
         fault_policy = self.choice(("fault_policy",), data.get("fault_policy", "forfeit"), FAULT_POLICIES)
-        max_faults = self.required_int(("max_faults",), data.get("max_faults", 3), 1)
+        max_faults = self.required_int(("max_faults",), data.get("max_faults", 3), 1, MAX_FAULTS)
         tell_opponents = self.boolean(("tell_opponents",), data.get("tell_opponents", False))
         rating = self.rating(data.get("rating"))
         limits = self.limits(data.get("limits"))
@@ -455,6 +437,8 @@ class _Reader:
             self.fail(("seats",) if "seats" in data else ("bots",), why)
         if tables is not None:
             self.enough_tables(tables, seats, bots, rules.preset)
+        if schedule != LADDER:
+            self.schedule_size(data, cycles, tables, seats, bots, rules.preset)
         return TournamentConfig(name=name, rules=rules, seats=seats, cycles=cycles, seed=seed, time=time_control,
                                 sandbox=sandbox, workers=workers, matches_per_process=per_process,
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
@@ -539,7 +523,8 @@ class _Reader:
                               at_key=True)
             return DEFAULT_PLACEMENT_MATCHES, False, DEFAULT_FLOOR
         placement = self.required_int(("placement_matches",),
-                                      data.get("placement_matches", DEFAULT_PLACEMENT_MATCHES), 0)
+                                      data.get("placement_matches", DEFAULT_PLACEMENT_MATCHES), 0,
+                                      MAX_PLACEMENT_MATCHES)
         floor = data.get("fairness_floor", DEFAULT_FLOOR)
         if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor < 1:
             self.fail(("fairness_floor",), f"must be a number from 0 (nobody below the median) up to, not "
@@ -578,7 +563,7 @@ class _Reader:
             raise ConfigError(f"{self.shown}:{line}: tables: required key missing with schedule: {SAMPLED}; give "
                               "the number of tables to play per cycle, an integer >= 1 (e.g. tables: 500)",
                               self.shown, "tables", line)
-        return self.required_int(("tables",), data["tables"], 1)
+        return self.required_int(("tables",), data["tables"], 1, MAX_SCHEDULE_MATCHES)
 
     def enough_tables(self, tables: int, seats: Sequence[int], bots: Sequence[BotSpec], preset: str) -> None:
         """Refuse a ``tables`` too small to seat every bot at each size it plays at least once."""
@@ -598,26 +583,54 @@ class _Reader:
                    f"{n} seats)")
         self.fail(("tables",), f"{why}; give at least {least}")
 
+    def schedule_size(self, data: Mapping[str, Any], cycles: int, tables: int | None, seats: Sequence[int],
+                      bots: Sequence[BotSpec], preset: str) -> None:
+        """Refuse a round robin or sampled schedule of more than :data:`MAX_SCHEDULE_MATCHES` matches: the run
+        builds the whole schedule before the first match. Counted, not built."""
+        if tables is not None:
+            per_cycle = sum(count * n for n, count in split(tables, seats).items())
+            source = f"{tables} tables of seats {list(seats)}"
+            key: KeyPath = ("tables",)
+            lower = "lower tables"
+        else:
+            able = fields([b.name for b in bots], seats, restricted_sizes(bots, preset, seats))
+            per_cycle = sum(comb(len(names), n) * n for n, names in able.items())
+            source = f"every table of {len(bots)} bots at seats {list(seats)}"
+            key = ("seats",) if "seats" in data else ("bots",)
+            lower = "use fewer bots or seats, or schedule: sampled with a number of tables"
+        total = per_cycle * cycles
+        if total <= MAX_SCHEDULE_MATCHES:
+            return
+        if per_cycle <= MAX_SCHEDULE_MATCHES:
+            key, lower = ("cycles",), f"lower cycles to at most {MAX_SCHEDULE_MATCHES // per_cycle}"
+        self.fail(key, f"the schedule would hold {total:,} matches ({source}, every rotation, {cycles} "
+                       f"cycle{'' if cycles == 1 else 's'}), over the {MAX_SCHEDULE_MATCHES:,} a run can build; "
+                       f"{lower}")
+
     def seed(self, value: Any) -> int | str:
         """The master seed: an integer or a string, kept as written."""
-        if isinstance(value, (int, str)) and not isinstance(value, bool):
+        low, high = SEED_RANGE
+        if isinstance(value, str):
             return value
-        self.fail(("seed",), f"expected an integer or a string, got {_shown(value)}")
+        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+            return value
+        self.fail(("seed",), f"expected an integer from {low} to {high} or a string, got {_shown(value)}")
 
     def time(self, value: Any) -> TimeControl:
         """Per-move, start-up and bank times in milliseconds."""
         section = self.section(("time",), value, TIME_KEYS)
         default = TimeControl()
-        move = self.required_int(("time", "move_ms"), section.get("move_ms", default.move_ms), 1)
-        startup = self.required_int(("time", "startup_ms"), section.get("startup_ms", default.startup_ms), 1)
-        bank = self.integer(("time", "bank_ms"), section.get("bank_ms", default.bank_ms), 0, null=True)
+        move = self.required_int(("time", "move_ms"), section.get("move_ms", default.move_ms), 1, MAX_MOVE_MS)
+        startup = self.required_int(("time", "startup_ms"), section.get("startup_ms", default.startup_ms), 1,
+                                    MAX_MOVE_MS)
+        bank = self.integer(("time", "bank_ms"), section.get("bank_ms", default.bank_ms), 0, MAX_BANK_MS, null=True)
         return TimeControl(move_ms=move, startup_ms=startup, bank_ms=bank)
 
     def limits(self, value: Any) -> Limits:
         """Kernel limits per bot process; the arena-side byte caps keep their defaults."""
         section = self.section(("limits",), value, LIMIT_KEYS)
         default = Limits()
-        chosen = {key: self.required_int(("limits", key), section.get(key, getattr(default, key)), 1)
+        chosen = {key: self.required_int(("limits", key), section.get(key, getattr(default, key)), 1, LIMIT_MAX[key])
                   for key in LIMIT_KEYS}
         try:
             return Limits(**chosen)
@@ -630,12 +643,13 @@ class _Reader:
         chosen: dict[str, float] = {}
         for key, number in section.items():
             path = ("rating", key)
-            if not isinstance(number, (int, float)) or isinstance(number, bool) or not math.isfinite(number):
-                self.fail(path, f"expected a number, got {_shown(number)}")
+            if not isinstance(number, (int, float)) or isinstance(number, bool) or not math.isfinite(number) \
+                    or abs(number) > RATING_MAX:
+                self.fail(path, f"expected a number from {-RATING_MAX} to {RATING_MAX}, got {_shown(number)}")
             if key in ("sigma", "beta") and number <= 0:
-                self.fail(path, f"expected a number > 0, got {_shown(number)}")
+                self.fail(path, f"expected a number > 0 (at most {RATING_MAX}), got {_shown(number)}")
             if key == "tau" and number < 0:
-                self.fail(path, f"expected a number >= 0, got {_shown(number)}")
+                self.fail(path, f"expected a number >= 0 (at most {RATING_MAX}), got {_shown(number)}")
             if key == "draw_probability" and not 0 <= number < 1:
                 self.fail(path, f"expected a probability from 0 up to (not including) 1, got {_shown(number)}")
             chosen[key] = float(number)

@@ -32,9 +32,14 @@ def test_unknown_option_named_with_allowed_list():
 @pytest.mark.parametrize("key,value,expected", [
     ("kings_zero", "some", "two | all | none"),
     ("pairs", "maybe", "true or false"),
-    ("rounds", 0, "integer >= 1"),
-    ("rounds", True, "integer >= 1"),
-    ("target_score", "x", "integer or null"),
+    ("rounds", 0, "integer from 1 to 10000"),
+    ("rounds", True, "integer from 1 to 10000"),
+    ("rounds", 10_001, "integer from 1 to 10000"),
+    ("max_rounds", 10 ** 20, "integer from 1 to 10000"),
+    ("max_rounds", 1e23, "integer from 1 to 10000"),
+    ("max_turns_per_round", "1e23", "integer from 1 to 10000"),
+    ("target_score", "x", "integer from -100000 to 100000 or null"),
+    ("target_score", -(10 ** 30), "integer from -100000 to 100000 or null"),
 ])
 def test_bad_values_say_what_is_allowed(key, value, expected):
     with pytest.raises(RuleError, match=expected):

@@ -183,9 +183,9 @@ def refused(tmp_path: Path, extra: str) -> ConfigError:
                                                       "table); remove it, or add schedule: sampled"),
     ("schedule: sampled", 3, "tables", "required key missing with schedule: sampled; give the number of tables "
                                        "to play per cycle, an integer >= 1 (e.g. tables: 500)"),
-    ("schedule: sampled\ntables: 0", 4, "tables", "expected an integer >= 1, got 0"),
-    ("schedule: sampled\ntables: many", 4, "tables", "expected an integer >= 1, got 'many'"),
-    ("schedule: sampled\ntables: 2.5", 4, "tables", "expected an integer >= 1, got 2.5"),
+    ("schedule: sampled\ntables: 0", 4, "tables", "expected an integer from 1 to 2000000, got 0"),
+    ("schedule: sampled\ntables: many", 4, "tables", "expected an integer from 1 to 2000000, got 'many'"),
+    ("schedule: sampled\ntables: 2.5", 4, "tables", "expected an integer from 1 to 2000000, got 2.5"),
     ("schedule: sampled\ntables: 1", 4, "tables", "too few for every bot to play (1 table of 4 seats: room for 4 of "
                                                   "5 bots); give at least 2"),
 ])
