@@ -20,6 +20,7 @@ from .game import RuleError, make_rules, options_of, parse_option_args, preset_n
 from .game.rules import MAX_PLAYERS, MIN_PLAYERS
 from .bot import TimeControl
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
+from .clierrors import ArenaGroup
 from .faults import FAULT_POLICIES
 from .kits import LANGUAGES, KitError, new_bot
 from .game.replay import read_replay
@@ -37,7 +38,7 @@ def _rules_from(preset: str, options: tuple[str, ...]) -> Any:
 OPTION_HELP = "Rule option as key=value (repeatable); see `arena rules PRESET`."
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Cabo Arena: run tournaments of Cabo-playing bots and rate them."""
@@ -454,8 +455,10 @@ def retire_cmd(config_file: Path, name: str) -> None:
 def _report_error(results_dir: Path, exc: Exception) -> click.ClickException:
     """One line for a directory the report cannot be made from (or written to)."""
     from .site.build import ReportError
-    from .tournament.store import DB_NAME
+    from .tournament.store import DB_NAME, StoreDamaged
 
+    if isinstance(exc, StoreDamaged):  # names the file already
+        return click.ClickException(str(exc))
     if not (Path(results_dir) / DB_NAME).is_file():
         return click.ClickException(f"{results_dir} is not a results directory (no {DB_NAME} there); "
                                     "give the output directory of `arena run`")

@@ -126,3 +126,7 @@ def rebuild(header: dict[str, Any], records: list[dict[str, Any]]) -> Match:
         if record["type"] == "action":
             match.apply(record["seat"], record["action"])
     return match
+
+
+class ReplayError(ValueError):
+    """A replay that cannot be read: the message names the file (and line) and what was expected."""

@@ -4,6 +4,13 @@ Only the driver writes here (workers return outcomes), one transaction per finis
 or voided match, so a run killed at any instant keeps every match it committed and
 none twice. WAL mode lets ``arena leaderboard`` read while a run writes. The layout
 and its migrations are in :mod:`.schema`.
+
+A damaged file (a table gone, malformed pages, a directory in its place) is refused with
+:class:`StoreDamaged`, raised by the connection itself (:class:`_Connection`) wherever the
+damage shows, so no caller needs its own ``sqlite3`` handling; a failed statement or
+transaction changes nothing. A file that holds matches but no record of the tournament
+they belong to (its ``meta`` gone or emptied) is refused too: binding it to whatever
+configuration runs next would relabel those matches and replay over their files.
 """
 
 from __future__ import annotations
@@ -28,34 +35,156 @@ class StoreMismatch(Exception):
     """The output directory holds a different tournament; the message says what differs."""
 
 
+class StoreDamaged(StoreMismatch):
+    """The results file cannot be used as it is (damaged, locked, not a file); the message names it,
+    says it was not changed and what to do. A :class:`StoreMismatch`, so every caller that reports
+    one reports this too."""
+
+
+_RESTORE = "it was not changed. Restore it from a backup, or use another output directory"
+
+
+def _damaged(path: Path, exc: Exception) -> StoreDamaged:
+    """The one-line refusal for an ``sqlite3`` error ``exc`` on the store at ``path``."""
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+        return StoreDamaged(f"{path}: the store is in use by another process ({text}); "
+                            "try again once it is done")
+    if "not a database" in text:  # some other file: nothing of this arena's was ever in it
+        return StoreDamaged(f"{path}: not a results database this arena can use ({text}); it was not changed; "
+                            "choose another output directory")
+    if isinstance(exc, sqlite3.OperationalError) and not text.startswith(("no such", "malformed")):
+        return StoreDamaged(f"{path}: the store cannot be used ({text}); {_RESTORE}")
+    return StoreDamaged(f"{path}: the store is damaged ({text}); {_RESTORE}")
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose ``sqlite3`` errors are :class:`StoreDamaged` naming the file."""
+
+    path: Path
+
+    def execute(self, *args: Any) -> "_Cursor":
+        try:
+            return super().execute(*args)  # type: ignore[return-value]
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def executemany(self, *args: Any) -> "_Cursor":
+        try:
+            return super().executemany(*args)  # type: ignore[return-value]
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def executescript(self, *args: Any) -> "_Cursor":
+        try:
+            return super().executescript(*args)  # type: ignore[return-value]
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def fetchmany(self, *args: Any) -> list[Any]:
+        try:
+            return super().fetchmany(*args)
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.DatabaseError as exc:  # a malformed page shows only when its row is read
+            raise _damaged(self.path, exc) from None
+
+
+class _Connection(sqlite3.Connection):
+    """The store's connection: every statement runs on a :class:`_Cursor`, so damage found anywhere
+    (here, in the ladder's tables, in the report's reads of ``store.db``) is one :class:`StoreDamaged`."""
+
+    path: Path
+
+    def cursor(self, factory: Any = None) -> _Cursor:  # type: ignore[override]
+        cursor = super().cursor(factory or _Cursor)
+        cursor.path = self.path
+        return cursor  # type: ignore[return-value]
+
+    def execute(self, *args: Any) -> _Cursor:  # type: ignore[override]
+        return self.cursor().execute(*args)
+
+    def executemany(self, *args: Any) -> _Cursor:  # type: ignore[override]
+        return self.cursor().executemany(*args)
+
+    def executescript(self, *args: Any) -> _Cursor:  # type: ignore[override]
+        return self.cursor().executescript(*args)
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def __exit__(self, *args: Any) -> Any:
+        try:
+            return super().__exit__(*args)
+        except sqlite3.DatabaseError as exc:  # the commit at the end of ``with db:``
+            raise _damaged(self.path, exc) from None
+
+
+def _connect(path: Path, uri: str | None = None) -> _Connection:
+    db = sqlite3.connect(uri or path, uri=uri is not None, timeout=30, factory=_Connection)
+    db.path = path
+    return db  # type: ignore[return-value]
+
+
 class ResultStore:
     """Finished and voided matches of one tournament."""
 
     def __init__(self, directory: Path, readonly: bool = False) -> None:
         self.directory = Path(directory)
-        path = self.directory / DB_NAME
+        self.path = path = self.directory / DB_NAME
+        if self.directory.exists() and not self.directory.is_dir():
+            raise StoreDamaged(f"{self.directory} is not a directory; a tournament's output must be a directory "
+                               "(a new one, or the output of an earlier run of the same tournament)")
+        if path.exists() and not path.is_file():
+            raise StoreDamaged(f"{path} is not a file; {_RESTORE}")
         if readonly:
             if not path.is_file():
                 raise FileNotFoundError(f"{self.directory}: no {DB_NAME} here (not a tournament output directory)")
-            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+            try:
+                self.db = _connect(path, f"file:{path}?mode=ro")
+            except sqlite3.DatabaseError as exc:
+                raise _damaged(path, exc) from None
         else:
-            (self.directory / REPLAY_DIR).mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, timeout=30)
+            try:
+                (self.directory / REPLAY_DIR).mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreDamaged(f"cannot make the output directory {exc.filename or self.directory}: "
+                                   f"{exc.strerror or exc}; choose another output directory") from None
+            try:
+                self.db = _connect(path)
+            except sqlite3.DatabaseError as exc:
+                raise _damaged(path, exc) from None
         try:
             layout = schema.version(self.db)
             if layout > schema.VERSION:
                 raise StoreMismatch(f"{path}: written by a newer arena (layout {layout}; this arena knows layouts "
                                     f"up to {schema.VERSION}); use that arena, or choose another output directory")
+            missing = schema.missing_tables(self.db)
+            if missing:  # before migrating: creating them anew would hide the loss
+                raise StoreDamaged(f"{path}: the store is damaged (no table {', '.join(missing)}); {_RESTORE}")
             if not readonly:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 schema.migrate(self.db)
-        except sqlite3.DatabaseError as exc:
-            self.db.close()
-            if isinstance(exc, sqlite3.OperationalError):  # locked, unreadable: not about what the file holds
-                raise
-            raise StoreMismatch(f"{path}: not a results database this arena can use ({exc}); "
-                                "choose another output directory") from None
         except BaseException:
             self.db.close()
             raise
@@ -66,7 +195,12 @@ class ResultStore:
     # ------------------------------------------------------------ meta
     def meta(self, key: str) -> Any:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except (TypeError, ValueError):
+            raise StoreDamaged(f"{self.path}: the store is damaged (meta {key!r} is not JSON); {_RESTORE}") from None
 
     def set_meta(self, key: str, value: Any) -> None:
         with self.db:
@@ -77,6 +211,10 @@ class ResultStore:
         new. Refuse a different one."""
         stored = self.meta("fingerprint")
         if stored is None:
+            held = self._held()
+            if held:  # meta lost or emptied: these results belong to a tournament nobody can name now
+                raise StoreDamaged(f"{self.path}: the store is damaged (it holds {held} but no record of their "
+                                   f"tournament configuration); {_RESTORE}")
             with self.db:
                 for key, value in (("fingerprint", fingerprint), ("config", described), ("total", total),
                                    ("created", time.time())):
@@ -85,6 +223,20 @@ class ResultStore:
         if stored != fingerprint:
             raise StoreMismatch(_difference(self.meta("config") or {}, described))
         return False
+
+    def _held(self) -> str:
+        """What the store holds besides ``meta`` ("" when nothing): a new directory's store holds nothing."""
+        held = []
+        for table, what in (("matches", "stored matches"), ("voided", "voided matches")):  # not ladder
+            # entries: ``arena submit`` may enter bots before a ladder's first run binds its store
+            if schema.has_table(self.db, table):
+                count = int(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+                if count:
+                    held.append(f"{count} {what}")
+        keys = [row[0] for row in self.db.execute("SELECT key FROM meta")]
+        if keys:
+            held.append(f"meta {', '.join(sorted(keys))}")
+        return " and ".join(held)
 
     # ------------------------------------------------------------ matches
     def done(self) -> set[int]:
