@@ -6,7 +6,6 @@ Every user error becomes a one-line :class:`click.ClickException`, never a trace
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import json
 import secrets
 import time
@@ -23,7 +22,7 @@ from .bots import BotConfigError, BotSpec, build_bot, load_bot
 from .clierrors import ArenaGroup
 from .faults import FAULT_POLICIES
 from .kits import LANGUAGES, KitError, new_bot
-from .game.replay import read_replay
+from .game.replay import ReplayError, load_replay
 from .sandbox import BACKEND_NAMES, Limits, SandboxError, resolve_backend
 from .selfplay import self_play
 
@@ -278,11 +277,9 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
     from .report import replay_text
 
     try:
-        raw = file.read_bytes()
-        text = gzip.decompress(raw).decode() if raw[:2] == b"\x1f\x8b" else raw.decode()
-        header, records = read_replay(text.splitlines())
-    except (ValueError, KeyError, OSError, EOFError) as exc:
-        raise click.ClickException(f"{file}: {exc}") from None
+        header, records = load_replay(file)  # bounded, checked: a ReplayError names the file and line
+    except ReplayError as exc:
+        raise click.ClickException(str(exc)) from None
     if seat is not None and not 0 <= seat < header["players"]:
         raise click.BadParameter(f"seat must be 0..{header['players'] - 1}", param_hint="'--seat'")
     if html_dir is not None:
@@ -290,6 +287,8 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
 
         try:
             page = build_single(file, html_dir)
+        except ReplayError as exc:
+            raise click.ClickException(str(exc)) from None
         except (ValueError, OSError) as exc:
             raise click.ClickException(f"{file}: cannot make its viewer: {exc}") from None
         click.echo(f"{page.resolve().as_uri()}#match=0&seat={'all' if seat is None else seat}")
@@ -483,7 +482,7 @@ def report_cmd(results_dir: Path, out_dir: Path | None) -> None:
     from .tournament.store import StoreMismatch
 
     try:
-        out = build_report(results_dir, out_dir)
+        out = build_report(results_dir, out_dir, say=lambda note: click.echo(f"note: {note}", err=True))
     except (OSError, StoreMismatch, ReportError) as exc:
         raise _report_error(results_dir, exc) from None
     index = (out / "index.html").resolve()

@@ -12,9 +12,10 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from .frames import build_frames, frames_for_file, read_replay_file
+from ..game.replay import ReplayError
+from .frames import frames_for_file, frames_of, read_replay_file
 from .pages import script_json
 
 ASSETS = Path(__file__).parent / "assets"
@@ -43,13 +44,18 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None) -> None:
+def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
+                 say: Callable[[str], None] | None = None) -> list[str]:
     """Write the viewer and a replay script for every stored match of ``results_dir`` into ``out_dir``.
 
     A match whose script exists in ``out_dir`` is not rebuilt (matches never change once
     stored), nor one whose script ``reuse`` (an earlier build of the same results, e.g. the
     report being replaced) holds for the same match and deal: that one is linked or copied.
     The match list (``replays/index.js``) is written every time.
+
+    A replay that cannot be read (damaged, cut short, too large) does not stop the build: its
+    match is listed with ``unreadable`` (why, the path relative to ``results_dir``), which the
+    viewer shows instead of the match, and the same line is passed to ``say`` and returned.
     """
     from ..tournament.store import ResultStore  # the store pulls in the tournament machinery
 
@@ -62,7 +68,8 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None) ->
         rows = list(store.rows())
     finally:
         store.close()
-    listing = []
+    listing: list[dict[str, Any]] = []
+    notes: list[str] = []
     for row in rows:
         idx = int(row["idx"])
         listing.append({"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
@@ -75,10 +82,19 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None) ->
         source = results_dir / str(row["replay"])
         if not source.is_file():
             continue
-        frames = frames_for_file(source)
+        try:
+            frames = frames_for_file(source)
+        except ReplayError as exc:  # one bad file costs its own match's viewer, not the report
+            why = str(exc).replace(str(source), str(row["replay"]))
+            listing[-1]["unreadable"] = why
+            notes.append(f"match {idx} ({row['match_id']}): replay unreadable: {why}; the report shows the rest")
+            if say is not None:
+                say(notes[-1])
+            continue
         frames["idx"] = idx
         _write_atomically(target, replay_script(frames))
     _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
+    return notes
 
 
 def _reused(old: Path, target: Path, row: dict[str, Any]) -> bool:
@@ -108,7 +124,7 @@ def build_single(replay: Path, out_dir: Path, idx: int = 0) -> Path:
     replays = out_dir / REPLAYS
     replays.mkdir(parents=True, exist_ok=True)
     header, records = read_replay_file(Path(replay))
-    frames = build_frames(header, records)
+    frames = frames_of(Path(replay), header, records)
     frames["idx"] = idx
     _write_atomically(replays / f"{idx}.js", replay_script(frames))
     result = frames["result"]
