@@ -125,11 +125,12 @@ class ReplayError(ValueError):
     """A replay that cannot be read: the message names the file (and line) and what was expected."""
 
 
-def read_replay(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def read_replay(lines: Iterable[str], strict: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Split a replay into its header and its records (actions, events and the arena's notes).
 
     A format this arena does not know is refused rather than misread, and so is a line that
-    is not a JSON object or a record whose fields are not what the readers expect: a
+    is not a JSON object; ``strict`` (a file from outside: :func:`load_replay`) also refuses
+    a header or record whose fields are not what the readers expect. Each refusal is a
     :class:`ReplayError` saying which line (blank lines count) and what was expected.
     """
     header: dict[str, Any] | None = None
@@ -148,11 +149,12 @@ def read_replay(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, An
             raise ReplayError(f"line {number} is a JSON {_kind(record)}, not an object; every line of a replay "
                               "is one JSON object")
         if header is None:
-            header = _check_header(record, number)
+            header = _check_header(record, number, strict)
             continue
         if len(records) >= MAX_RECORDS:
             raise ReplayError(f"more than {MAX_RECORDS:,} records; a replay holds at most that many")
-        _check_record(record, number, header["players"])
+        if strict:
+            _check_record(record, number, header["players"])
         records.append(record)
     if header is None:
         raise ReplayError("not a replay file: it is empty; a replay starts with a header line")
@@ -172,8 +174,8 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_header(record: dict[str, Any], number: int) -> dict[str, Any]:
-    """The header, if it is one this arena reads; else why not."""
+def _check_header(record: dict[str, Any], number: int, strict: bool) -> dict[str, Any]:
+    """The header, if it is one this arena reads (``strict``: with fields of the right types); else why not."""
     if record.get("type") != "header":
         raise ReplayError(f"not a replay file: line {number} should be the header "
                           "({\"type\": \"header\", \"format\": ...}), not a record of type "
@@ -181,6 +183,8 @@ def _check_header(record: dict[str, Any], number: int) -> dict[str, Any]:
     if record.get("format") not in READABLE:
         raise ReplayError(f"replay format {str(record.get('format'))[:80]!r} is not one this arena reads "
                           f"({', '.join(READABLE)}); is the arena older than the file?")
+    if not strict:
+        return record
     where = f"line {number} (header)"
     rules = record.get("rules")
     if not (isinstance(rules, dict) and isinstance(rules.get("preset"), str) and isinstance(rules.get("options"), dict)):
@@ -285,7 +289,7 @@ def load_replay(path: Path, limit: int = MAX_REPLAY_BYTES) -> tuple[dict[str, An
                           "JSON lines") from None
     del data
     try:
-        return read_replay(io.StringIO(text))
+        return read_replay(io.StringIO(text), strict=True)
     except ReplayError as exc:
         raise ReplayError(f"{path}: {exc}") from None
 
