@@ -114,12 +114,20 @@ def _check_name(name: str, where: str) -> None:
 
 def _from_manifest(directory: Path, name: str | None, manifest: Path | None = None) -> BotSpec:
     file = manifest or directory / MANIFEST
+    if not directory.is_dir():
+        raise BotConfigError(f"{directory}: no such bot directory; give a directory that holds a {MANIFEST}")
+    if file.exists() and not file.is_file():
+        raise BotConfigError(f"{file}: not a file; a bot's {MANIFEST} manifest is a YAML file")
     if not file.is_file():
         raise BotConfigError(f"{directory}: no {MANIFEST} manifest in this bot directory")
     try:
-        data = yaml.safe_load(file.read_text())
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise BotConfigError(f"{file}: not valid YAML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise BotConfigError(f"{file}: not UTF-8 text (byte {exc.start}); write the manifest in UTF-8") from None
+    except OSError as exc:
+        raise BotConfigError(f"{file}: cannot read it: {exc.strerror or exc}") from None
     if not isinstance(data, dict):
         raise BotConfigError(f"{file}: the manifest must be a mapping with at least 'name' and 'run'")
     unknown = sorted(set(data) - _FIELDS)
@@ -136,7 +144,7 @@ def _from_manifest(directory: Path, name: str | None, manifest: Path | None = No
     final = name or data.get("name")
     if not isinstance(final, str):
         raise BotConfigError(f"{file}: field 'name' is required and must be a string")
-    _check_name(final, str(file))
+    _check_name(final, f"the name given for {directory}" if name else str(file))  # not the manifest's fault
     try:
         supports = parse_supports(data.get("supports"))
     except SupportsError as exc:
