@@ -181,6 +181,7 @@ class ResultStore:
             missing = schema.missing_tables(self.db)
             if missing:  # before migrating: creating them anew would hide the loss
                 raise StoreDamaged(f"{path}: the store is damaged (no table {', '.join(missing)}); {_RESTORE}")
+            self._check_meta()
             if not readonly:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
@@ -209,12 +210,8 @@ class ResultStore:
     def claim(self, fingerprint: str, described: dict[str, Any], total: int | None) -> bool:
         """Bind this directory to a tournament (``total``: its matches, None when open-ended); True if it was
         new. Refuse a different one."""
-        stored = self.meta("fingerprint")
+        stored = self.meta("fingerprint")  # None: nothing is stored either (checked on opening)
         if stored is None:
-            held = self._held()
-            if held:  # meta lost or emptied: these results belong to a tournament nobody can name now
-                raise StoreDamaged(f"{self.path}: the store is damaged (it holds {held} but no record of their "
-                                   f"tournament configuration); {_RESTORE}")
             with self.db:
                 for key, value in (("fingerprint", fingerprint), ("config", described), ("total", total),
                                    ("created", time.time())):
@@ -224,19 +221,25 @@ class ResultStore:
             raise StoreMismatch(_difference(self.meta("config") or {}, described))
         return False
 
-    def _held(self) -> str:
-        """What the store holds besides ``meta`` ("" when nothing): a new directory's store holds nothing."""
+    def _check_meta(self) -> None:
+        """Refuse a store whose ``meta`` cannot be trusted: a value that is not JSON, or matches stored
+        but no fingerprint (meta lost or emptied: they belong to a tournament nobody can name now, and
+        binding them to the next configuration run here would relabel them)."""
+        meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall()) \
+            if schema.has_table(self.db, "meta") else {}
+        for key in meta:
+            self.meta(key)
+        if "fingerprint" in meta:
+            return
         held = []
         for table, what in (("matches", "stored matches"), ("voided", "voided matches")):  # not ladder
             # entries: ``arena submit`` may enter bots before a ladder's first run binds its store
-            if schema.has_table(self.db, table):
+            if schema.has_table(self.db, table) and self.db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone():
                 count = int(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-                if count:
-                    held.append(f"{count} {what}")
-        keys = [row[0] for row in self.db.execute("SELECT key FROM meta")]
-        if keys:
-            held.append(f"meta {', '.join(sorted(keys))}")
-        return " and ".join(held)
+                held.append(f"{count} {what}")
+        if held:
+            raise StoreDamaged(f"{self.path}: the store is damaged (it holds {' and '.join(held)} but no record "
+                               f"of their tournament's configuration); {_RESTORE}")
 
     # ------------------------------------------------------------ matches
     def done(self) -> set[int]:
