@@ -56,7 +56,7 @@ def require_ladder(config: TournamentConfig) -> None:
 def _stored_entries(output: Path) -> list[Entry]:
     """The entries already stored, read without creating a store: a refused bot must leave no trace."""
     path = Path(output) / DB_NAME
-    if not path.is_file():
+    if not path.exists():
         return []
     store = ResultStore(Path(output), readonly=True)  # a damaged store: StoreDamaged, one line
     try:
