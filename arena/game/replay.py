@@ -187,10 +187,11 @@ def _check_header(record: dict[str, Any], number: int, strict: bool) -> dict[str
         return record
     where = f"line {number} (header)"
     rules = record.get("rules")
-    if not (isinstance(rules, dict) and isinstance(rules.get("preset"), str) and isinstance(rules.get("options"), dict)):
+    if not (isinstance(rules, dict) and isinstance(rules.get("preset"), str)
+            and isinstance(rules.get("options"), dict)):
         raise ReplayError(f"{where}: rules must be an object with a preset name and an options object")
     players = record.get("players")
-    if not (_is_int(players) and MIN_PLAYERS <= players <= MAX_PLAYERS):
+    if not (isinstance(players, int) and not isinstance(players, bool) and MIN_PLAYERS <= players <= MAX_PLAYERS):
         raise ReplayError(f"{where}: players must be a whole number {MIN_PLAYERS} to {MAX_PLAYERS}, "
                           f"not {json.dumps(players)[:40]}")
     seed = record.get("seed")

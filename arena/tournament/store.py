@@ -65,13 +65,13 @@ class _Cursor(sqlite3.Cursor):
 
     def execute(self, *args: Any) -> "_Cursor":
         try:
-            return super().execute(*args)  # type: ignore[return-value]
+            return super().execute(*args)
         except sqlite3.DatabaseError as exc:
             raise _damaged(self.path, exc) from None
 
     def executemany(self, *args: Any) -> "_Cursor":
         try:
-            return super().executemany(*args)  # type: ignore[return-value]
+            return super().executemany(*args)
         except sqlite3.DatabaseError as exc:
             raise _damaged(self.path, exc) from None
 
@@ -115,15 +115,15 @@ class _Connection(sqlite3.Connection):
     def cursor(self, factory: Any = None) -> _Cursor:  # type: ignore[override]
         cursor = super().cursor(factory or _Cursor)
         cursor.path = self.path
-        return cursor  # type: ignore[return-value]
+        return cursor
 
-    def execute(self, *args: Any) -> _Cursor:  # type: ignore[override]
+    def execute(self, *args: Any) -> _Cursor:
         return self.cursor().execute(*args)
 
-    def executemany(self, *args: Any) -> _Cursor:  # type: ignore[override]
+    def executemany(self, *args: Any) -> _Cursor:
         return self.cursor().executemany(*args)
 
-    def executescript(self, *args: Any) -> _Cursor:  # type: ignore[override]
+    def executescript(self, *args: Any) -> _Cursor:
         return self.cursor().executescript(*args)
 
     def commit(self) -> None:
@@ -142,7 +142,7 @@ class _Connection(sqlite3.Connection):
 def _connect(path: Path, uri: str | None = None) -> _Connection:
     db = sqlite3.connect(uri or path, uri=uri is not None, timeout=30, factory=_Connection)
     db.path = path
-    return db  # type: ignore[return-value]
+    return db
 
 
 class ResultStore:
