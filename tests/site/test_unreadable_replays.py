@@ -72,3 +72,26 @@ def test_arena_report_prints_a_note_per_unreadable_replay_and_succeeds(tmp_path)
     CliRunner().invoke(main, ["report", str(results)])
     assert "unreadable" not in _listing(results / "report")[1]
     assert (results / "report" / "replays" / "1.js").is_file()
+
+
+def test_the_viewer_says_why_a_listed_replay_is_unreadable(tmp_path):
+    from .browser import CHROMIUM, sync_playwright  # skips this module's browser part without Chromium
+
+    out = build_report(_results(tmp_path))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto((out / "viewer.html").resolve().as_uri() + "#match=1")
+            page.wait_for_selector("#message:not([hidden])")
+            assert (page.text_content("#message") or "").startswith(
+                "replay unreadable: replays/000001.jsonl.gz: the gzip data ends early")
+            labels = page.eval_on_selector_all("#match option", "options => options.map(o => o.textContent)")
+            assert [label.endswith("(replay unreadable)") for label in labels] == [False, True, False, True, False]
+            page.goto((out / "viewer.html").resolve().as_uri() + "#match=2")
+            page.wait_for_selector("#message", state="hidden")
+            assert errors == []
+        finally:
+            browser.close()
