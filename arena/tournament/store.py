@@ -228,7 +228,9 @@ class ResultStore:
         meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall()) \
             if schema.has_table(self.db, "meta") else {}
         for key in meta:
-            self.meta(key)
+            why = _meta_problem(key, self.meta(key))
+            if why:
+                raise StoreDamaged(f"{self.path}: the store is damaged (meta {key!r} {why}); {_RESTORE}")
         if "fingerprint" in meta:
             return
         held = []
@@ -331,6 +333,41 @@ class ResultStore:
             for key in ("bots", "places", "totals", "forfeited", "rounds", "faults", "stats"):
                 row[key] = json.loads(row[key])
             yield row
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _meta_problem(key: str, value: Any) -> str:
+    """What is wrong with a ``meta`` value the arena wrote and reads back ("" if nothing): every reader
+    may then use it as it is. Keys the arena does not know are left alone."""
+    from .rating import RatingParams
+
+    if key == "fingerprint" and not isinstance(value, str):
+        return "is not a string"
+    if key == "config" and not isinstance(value, dict):
+        return "is not an object"
+    if key in ("total", "ladder_field", "ladder_rated_through") and value is not None and not _is_int(value):
+        return "is not a whole number"
+    if key == "bots" and not (isinstance(value, list) and all(isinstance(name, str) for name in value)):
+        return "is not a list of bot names"
+    if key == "drawn_seed" and not (_is_int(value) or isinstance(value, str)):
+        return "is not a seed"
+    if key == "ladder" and not (isinstance(value, dict) and _is_int(value.get("placement_matches"))):
+        return "has no whole placement_matches"
+    if key == "bot_files" and not (isinstance(value, dict) and all(
+            isinstance(v, dict) and isinstance(v.get("files"), dict) and isinstance(v.get("built"), list)
+            for v in value.values())):
+        return "is not a map of bots to their files"
+    if key == "rating":
+        if not isinstance(value, dict):
+            return "is not an object"
+        try:
+            RatingParams(**value)
+        except (TypeError, ValueError) as exc:
+            return f"is not rating parameters: {exc}"
+    return ""
 
 
 def _difference(stored: dict[str, Any], wanted: dict[str, Any]) -> str:

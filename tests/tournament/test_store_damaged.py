@@ -69,6 +69,12 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "meta emptied": (lambda d: sql(d, "DELETE FROM meta"), "no record of their tournament's configuration"),
     "meta not JSON": (lambda d: sql(d, "UPDATE meta SET value = '{' WHERE key = 'bots'"),
                       "meta 'bots' is not JSON"),
+    "meta bots not names": (lambda d: sql(d, "UPDATE meta SET value = '5' WHERE key = 'bots'"),
+                            "meta 'bots' is not a list of bot names"),
+    "meta rating not parameters": (lambda d: sql(d, "UPDATE meta SET value = '{\"sigma\": -1}' WHERE key = 'rating'"),
+                                   "meta 'rating' is not rating parameters: rating parameter sigma must be > 0"),
+    "meta config not an object": (lambda d: sql(d, "UPDATE meta SET value = '3' WHERE key = 'config'"),
+                                  "meta 'config' is not an object"),
     "malformed pages": (malform, "the store is damaged (database disk image is malformed)"),
     "a directory": (directory_instead, "results.sqlite is not a file"),
 }
