@@ -83,6 +83,8 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         if not source.is_file():
             continue
         try:
+            if not _in_replays(results_dir, source):  # only the store's own replay files are read
+                raise ReplayError(f"{row['replay']}: not a file of the results directory's replays/")
             frames = frames_for_file(source)
         except ReplayError as exc:  # one bad file costs its own match's viewer, not the report
             why = str(exc).replace(str(source), str(row["replay"]))
@@ -95,6 +97,12 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         _write_atomically(target, replay_script(frames))
     _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
     return notes
+
+
+def _in_replays(results_dir: Path, source: Path) -> bool:
+    """True if ``source`` is inside ``results_dir/replays`` (after resolving ``..`` and links)."""
+    base = (results_dir / "replays").resolve()
+    return base in source.resolve().parents
 
 
 def _reused(old: Path, target: Path, row: dict[str, Any]) -> bool:

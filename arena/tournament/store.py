@@ -139,7 +139,9 @@ class _Connection(sqlite3.Connection):
             raise _damaged(self.path, exc) from None
 
 
-def _connect(path: Path, uri: str | None = None) -> _Connection:
+def connect(path: Path, uri: str | None = None) -> _Connection:
+    """A connection to the store at ``path`` (or ``uri``) whose errors are :class:`StoreDamaged`, for a
+    reader that opens one of its own."""
     db = sqlite3.connect(uri or path, uri=uri is not None, timeout=30, factory=_Connection)
     db.path = path
     return db
@@ -160,7 +162,7 @@ class ResultStore:
             if not path.is_file():
                 raise FileNotFoundError(f"{self.directory}: no {DB_NAME} here (not a tournament output directory)")
             try:
-                self.db = _connect(path, f"file:{path}?mode=ro")
+                self.db = connect(path, f"file:{path}?mode=ro")
             except sqlite3.DatabaseError as exc:
                 raise _damaged(path, exc) from None
         else:
@@ -170,7 +172,7 @@ class ResultStore:
                 raise StoreDamaged(f"cannot make the output directory {exc.filename or self.directory}: "
                                    f"{exc.strerror or exc}; choose another output directory") from None
             try:
-                self.db = _connect(path)
+                self.db = connect(path)
             except sqlite3.DatabaseError as exc:
                 raise _damaged(path, exc) from None
         try:
@@ -249,6 +251,14 @@ class ResultStore:
         done = {row[0] for row in self.db.execute("SELECT idx FROM matches")}
         return done | {record.index for record in self.voided()}
 
+    def check_matches(self) -> None:
+        """Decode and check every stored match now (:func:`decode_match`), so that a run refuses a damaged
+        row before it writes anything rather than when it first reads that row."""
+        cursor = self.db.execute(f"SELECT idx, bots, {', '.join(_MATCH_COLUMNS)} FROM matches")
+        names = [d[0] for d in cursor.description]
+        for values in cursor:
+            decode_match(self.path, dict(zip(names, values)))
+
     def count(self) -> int:
         """Finished matches stored."""
         return int(self.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
@@ -300,12 +310,15 @@ class ResultStore:
     def records(self) -> list[MatchRecord]:
         """Every finished match in schedule order."""
         out = []
-        for idx, match_id, bots, places, totals, forfeited, faults, stats in self.db.execute(
-                "SELECT idx, match_id, bots, places, totals, forfeited, faults, stats FROM matches ORDER BY idx"):
-            out.append(MatchRecord(idx, match_id, tuple(json.loads(bots)), tuple(json.loads(places)),
-                                   tuple(json.loads(totals)), tuple(json.loads(forfeited)),
-                                   tuple((f["seat"], f["kind"]) for f in json.loads(faults)),
-                                   tuple(stats_of_json(s) for s in json.loads(stats))))
+        cursor = self.db.execute(
+            "SELECT idx, match_id, bots, places, totals, forfeited, faults, stats FROM matches ORDER BY idx")
+        names = [d[0] for d in cursor.description]
+        for values in cursor:
+            row = decode_match(self.path, dict(zip(names, values)))
+            out.append(MatchRecord(row["idx"], row["match_id"], tuple(row["bots"]), tuple(row["places"]),
+                                   tuple(row["totals"]), tuple(row["forfeited"]),
+                                   tuple((f["seat"], f["kind"]) for f in row["faults"]),
+                                   tuple(stats_of_json(s) for s in row["stats"])))
         return out
 
     def bot_logs(self, bot: str) -> list[SeatLogRecord]:
@@ -314,7 +327,8 @@ class ResultStore:
         out = []
         for idx, match_id, bots, places, replay in self.db.execute(
                 "SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx"):
-            names, ranks = json.loads(bots), json.loads(places)
+            decoded = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
+            names, ranks = decoded["bots"], decoded["places"]
             for seat, name in enumerate(names):
                 if name != bot:
                     continue
@@ -329,10 +343,60 @@ class ResultStore:
         cursor = self.db.execute("SELECT * FROM matches ORDER BY idx")
         names = [d[0] for d in cursor.description]
         for values in cursor:
-            row = dict(zip(names, values))
-            for key in ("bots", "places", "totals", "forfeited", "rounds", "faults", "stats"):
-                row[key] = json.loads(row[key])
-            yield row
+            yield decode_match(self.path, dict(zip(names, values)))
+
+
+def _seat_list(kind: Callable[[Any], bool]) -> Callable[[Any, int], bool]:
+    return lambda value, seats: isinstance(value, list) and len(value) == seats and all(kind(v) for v in value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_stats(value: Any) -> bool:
+    return isinstance(value, dict) and all(_is_number(value.get(k)) for k in ("decisions", "think_ms", "max_ms"))
+
+
+_MATCH_COLUMNS: dict[str, tuple[str, Callable[[Any, int], bool]]] = {
+    "places": ("a whole number per seat", _seat_list(lambda v: _is_int(v))),
+    "totals": ("a number per seat", _seat_list(_is_number)),
+    "forfeited": ("true or false per seat", _seat_list(lambda v: isinstance(v, bool))),
+    "rounds": ("a list of rounds", lambda v, seats: isinstance(v, list) and all(isinstance(r, list) for r in v)),
+    "faults": ("a list of faults", lambda v, seats: isinstance(v, list) and all(
+        isinstance(f, dict) and _is_int(f.get("seat")) and 0 <= f["seat"] < seats and isinstance(f.get("kind"), str)
+        for f in v)),
+    "stats": ("timings per seat", lambda v, seats: isinstance(v, list) and len(v) in (0, seats)
+              and all(_is_stats(s) for s in v)),
+}
+"""The JSON columns of ``matches`` besides ``bots``: what each must hold, and the check."""
+
+
+def decode_match(path: Path, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (some columns of ``matches``, with ``idx``) with its JSON columns decoded, each checked to
+    be what the readers use it as; a value that is not is damage (:class:`StoreDamaged` naming the match),
+    never a TypeError three modules later."""
+    where = f"match {row.get('idx')}"
+    out = dict(row)
+    seats = 0
+    for key in ["bots"] + [k for k in _MATCH_COLUMNS if k in row]:
+        if key not in row:
+            continue
+        try:
+            value = json.loads(row[key])
+        except (TypeError, ValueError):
+            raise StoreDamaged(f"{path}: the store is damaged ({where}: {key} is not JSON); {_RESTORE}") from None
+        if key == "bots":
+            if not (isinstance(value, list) and value and all(isinstance(b, str) for b in value)):
+                raise StoreDamaged(f"{path}: the store is damaged ({where}: bots is not a list of bot names); "
+                                   f"{_RESTORE}")
+            seats = len(value)
+        else:
+            want, ok = _MATCH_COLUMNS[key]
+            if not ok(value, seats):
+                raise StoreDamaged(f"{path}: the store is damaged ({where}: {key} is not {want}); {_RESTORE}")
+        out[key] = value
+    return out
 
 
 def _is_int(value: Any) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import sqlite3
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -95,3 +96,16 @@ def test_the_viewer_says_why_a_listed_replay_is_unreadable(tmp_path):
             assert errors == []
         finally:
             browser.close()
+
+
+def test_a_replay_path_outside_the_replays_directory_is_not_read(tmp_path):
+    results = _results(tmp_path)
+    secret = tmp_path / "secret.jsonl"
+    secret.write_bytes(gzip.decompress(_replay(9)))  # a readable replay, but not the store's
+    db = sqlite3.connect(results / "results.sqlite")
+    with db:
+        db.execute("UPDATE matches SET replay = '../secret.jsonl' WHERE idx = 0")
+    db.close()
+    listing = _listing(build_report(results))
+    assert listing[0]["unreadable"] == "../secret.jsonl: not a file of the results directory's replays/"
+    assert not (results / "report" / "replays" / "0.js").exists()

@@ -75,6 +75,10 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
                                    "meta 'rating' is not rating parameters: rating parameter sigma must be > 0"),
     "meta config not an object": (lambda d: sql(d, "UPDATE meta SET value = '3' WHERE key = 'config'"),
                                   "meta 'config' is not an object"),
+    "a match's bots not JSON": (lambda d: sql(d, "UPDATE matches SET bots = 'x' WHERE idx = 1"),
+                                "(match 1: bots is not JSON)"),
+    "a match's places short": (lambda d: sql(d, "UPDATE matches SET places = '[1]' WHERE idx = 0"),
+                               "(match 0: places is not a whole number per seat)"),
     "malformed pages": (malform, "the store is damaged (database disk image is malformed)"),
     "a directory": (directory_instead, "results.sqlite is not a file"),
 }
@@ -98,8 +102,8 @@ def refused(result: Result, *words: str) -> str:
 
 
 def other_config(tmp_path: Path, output: Path, preset: str = "espanola") -> Path:
-    """Another tournament file (other rules) writing into ``output``."""
-    path = tmp_path / "other.yaml"
+    """A tournament file writing into ``output``: with other rules, or (standard) the one that was played."""
+    path = tmp_path / f"{preset}.yaml"
     path.write_text(f"name: other\nrules: {preset}\nseats: 2\nseed: 3\nsandbox: none\nworkers: 1\n"
                     f"output: {output}\nbots:\n  - {ROOT / 'bots' / 'random'}\n  - {ROOT / 'bots' / 'c-random'}\n")
     return path
