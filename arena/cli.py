@@ -6,7 +6,6 @@ Every user error becomes a one-line :class:`click.ClickException`, never a trace
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import json
 import math
 import secrets
@@ -23,9 +22,10 @@ from .bot import TimeControl
 from .bounds import (MAX_BANK_MS, MAX_CHECK_MATCHES, MAX_FAULTS, MAX_HOURS, MAX_MOVE_MS, MAX_RUN_MATCHES,
                      MAX_SELFPLAY_MATCHES, MAX_WORKERS, SEED_RANGE)
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
+from .clierrors import ArenaGroup
 from .faults import FAULT_POLICIES
 from .kits import LANGUAGES, KitError, new_bot
-from .game.replay import read_replay
+from .game.replay import ReplayError, load_replay
 from .sandbox import BACKEND_NAMES, Limits, SandboxError, resolve_backend
 from .selfplay import self_play
 
@@ -40,7 +40,7 @@ def _rules_from(preset: str, options: tuple[str, ...]) -> Any:
 OPTION_HELP = "Rule option as key=value (repeatable); see `arena rules PRESET`."
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Cabo Arena: run tournaments of Cabo-playing bots and rate them."""
@@ -287,11 +287,9 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
     from .report import replay_text
 
     try:
-        raw = file.read_bytes()
-        text = gzip.decompress(raw).decode() if raw[:2] == b"\x1f\x8b" else raw.decode()
-        header, records = read_replay(text.splitlines())
-    except (ValueError, KeyError, OSError, EOFError) as exc:
-        raise click.ClickException(f"{file}: {exc}") from None
+        header, records = load_replay(file)  # bounded, checked: a ReplayError names the file and line
+    except ReplayError as exc:
+        raise click.ClickException(str(exc)) from None
     if seat is not None and not 0 <= seat < header["players"]:
         raise click.BadParameter(f"seat must be 0..{header['players'] - 1}", param_hint="'--seat'")
     if html_dir is not None:
@@ -299,6 +297,8 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
 
         try:
             page = build_single(file, html_dir)
+        except ReplayError as exc:
+            raise click.ClickException(str(exc)) from None
         except (ValueError, OSError) as exc:
             raise click.ClickException(f"{file}: cannot make its viewer: {exc}") from None
         click.echo(f"{page.resolve().as_uri()}#match=0&seat={'all' if seat is None else seat}")
@@ -502,8 +502,10 @@ def prune_cmd(config_file: Path) -> None:
 def _report_error(results_dir: Path, exc: Exception) -> click.ClickException:
     """One line for a directory the report cannot be made from (or written to)."""
     from .site.build import ReportError
-    from .tournament.store import DB_NAME
+    from .tournament.store import DB_NAME, StoreDamaged
 
+    if isinstance(exc, StoreDamaged):  # names the file already
+        return click.ClickException(str(exc))
     if not (Path(results_dir) / DB_NAME).is_file():
         return click.ClickException(f"{results_dir} is not a results directory (no {DB_NAME} there); "
                                     "give the output directory of `arena run`")
@@ -528,7 +530,7 @@ def report_cmd(results_dir: Path, out_dir: Path | None) -> None:
     from .tournament.store import StoreMismatch
 
     try:
-        out = build_report(results_dir, out_dir)
+        out = build_report(results_dir, out_dir, say=lambda note: click.echo(f"note: {note}", err=True))
     except (OSError, StoreMismatch, ReportError) as exc:
         raise _report_error(results_dir, exc) from None
     index = (out / "index.html").resolve()

@@ -113,6 +113,10 @@ def _check_name(name: str, where: str) -> None:
 
 def _from_manifest(directory: Path, name: str | None, manifest: Path | None = None) -> BotSpec:
     file = manifest or directory / MANIFEST
+    if not directory.is_dir():
+        raise BotConfigError(f"{directory}: no such bot directory; give a directory that holds a {MANIFEST}")
+    if file.exists() and not file.is_file():
+        raise BotConfigError(f"{file}: not a file; a bot's {MANIFEST} manifest is a YAML file")
     if not file.is_file():
         raise BotConfigError(f"{directory}: no {MANIFEST} manifest in this bot directory")
     inside.check_file(str(directory), file.name, f"the {MANIFEST} manifest")  # never a file outside the bot
@@ -136,7 +140,7 @@ def _from_manifest(directory: Path, name: str | None, manifest: Path | None = No
     final = name or data.get("name")
     if not isinstance(final, str):
         raise BotConfigError(f"{file}: field 'name' is required and must be a string")
-    _check_name(final, str(file))
+    _check_name(final, f"the name given for {directory}" if name else str(file))  # not the manifest's fault
     try:
         supports = parse_supports(data.get("supports"))
     except SupportsError as exc:

@@ -12,18 +12,31 @@ a last ``result`` record with the places as the arena ranks them. Format 3 adds 
 bots' own logs (``log`` records: what a seat's bot wrote on stderr, placed like the
 others by the decision at which the arena read it). Files of formats 1 and 2 (without
 these) are still read.
+
+Replay files come from outside too (a report's directory, a file someone sends), so
+reading one is bounded and checked: at most :data:`MAX_REPLAY_BYTES` of text (a gzip
+file is decompressed as a stream and given up past that, so a small "bomb" cannot
+fill memory), at most :data:`MAX_RECORDS` records, each line a JSON object whose
+fields the arena's readers use have the right types. Anything else is a
+:class:`ReplayError` naming the file, the line and what was expected.
 """
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
+import os
+import stat
+import zlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
 
 import orjson
 
 from .events import omniscient
-from .rules import make_rules
+from .rules import MAX_PLAYERS, MIN_PLAYERS, make_rules
 from .state import Match
 
 FORMAT = "cabo-arena-replay/3"
@@ -31,6 +44,10 @@ FORMAT = "cabo-arena-replay/3"
 3 added ``log`` records (an older viewer would show them as events, to every seat)."""
 READABLE = ("cabo-arena-replay/1", "cabo-arena-replay/2", FORMAT)
 """Formats :func:`read_replay` accepts."""
+MAX_REPLAY_BYTES = 64 * 1024 * 1024
+"""The most text (uncompressed) a replay file may hold; the longest real match is far below it."""
+MAX_RECORDS = 1_000_000
+"""The most records (lines) a replay file may hold."""
 NOTE_TYPES = frozenset({"fault", "forfeit", "result", "log"})
 """Record types that are the arena's, not engine events (an event type never takes one of these names)."""
 
@@ -104,18 +121,178 @@ def write_replay(match: Match, out: IO[str], meta: dict[str, Any] | None = None,
         out.write(line + "\n")
 
 
-def read_replay(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+class ReplayError(ValueError):
+    """A replay that cannot be read: the message names the file (and line) and what was expected."""
+
+
+def read_replay(lines: Iterable[str], strict: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Split a replay into its header and its records (actions, events and the arena's notes).
 
-    A format this arena does not know is refused rather than misread.
+    A format this arena does not know is refused rather than misread, and so is a line that
+    is not a JSON object; ``strict`` (a file from outside: :func:`load_replay`) also refuses
+    a header or record whose fields are not what the readers expect. Each refusal is a
+    :class:`ReplayError` saying which line (blank lines count) and what was expected.
     """
-    records = [json.loads(line) for line in lines if line.strip()]
-    if not records or records[0].get("type") != "header":
-        raise ValueError("not a replay file: the first line must be a header")
-    if records[0].get("format") not in READABLE:
-        raise ValueError(f"replay format {records[0].get('format')!r} is not one this arena reads "
-                         f"({', '.join(READABLE)}); is the arena older than the file?")
-    return records[0], records[1:]
+    header: dict[str, Any] | None = None
+    records: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            if header is None:
+                raise ReplayError(f"not a replay file: line {number} is not JSON ({_json_why(exc)}); a replay "
+                                  "is JSON lines, the first a header {\"type\": \"header\", ...}") from None
+            raise ReplayError(f"line {number} is not JSON ({_json_why(exc)}); is the file cut short?") from None
+        if not isinstance(record, dict):
+            raise ReplayError(f"line {number} is a JSON {_kind(record)}, not an object; every line of a replay "
+                              "is one JSON object")
+        if header is None:
+            header = _check_header(record, number, strict)
+            continue
+        if len(records) >= MAX_RECORDS:
+            raise ReplayError(f"more than {MAX_RECORDS:,} records; a replay holds at most that many")
+        if strict:
+            _check_record(record, number, header["players"])
+        records.append(record)
+    if header is None:
+        raise ReplayError("not a replay file: it is empty; a replay starts with a header line")
+    return header, records
+
+
+def _json_why(exc: ValueError) -> str:
+    return f"{exc.msg}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+
+
+def _kind(value: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", int: "number", float: "number",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_header(record: dict[str, Any], number: int, strict: bool) -> dict[str, Any]:
+    """The header, if it is one this arena reads (``strict``: with fields of the right types); else why not."""
+    if record.get("type") != "header":
+        raise ReplayError(f"not a replay file: line {number} should be the header "
+                          "({\"type\": \"header\", \"format\": ...}), not a record of type "
+                          f"{str(record.get('type'))[:40]!r}")
+    if record.get("format") not in READABLE:
+        raise ReplayError(f"replay format {str(record.get('format'))[:80]!r} is not one this arena reads "
+                          f"({', '.join(READABLE)}); is the arena older than the file?")
+    if not strict:
+        return record
+    where = f"line {number} (header)"
+    rules = record.get("rules")
+    if not (isinstance(rules, dict) and isinstance(rules.get("preset"), str)
+            and isinstance(rules.get("options"), dict)):
+        raise ReplayError(f"{where}: rules must be an object with a preset name and an options object")
+    players = record.get("players")
+    if not (isinstance(players, int) and not isinstance(players, bool) and MIN_PLAYERS <= players <= MAX_PLAYERS):
+        raise ReplayError(f"{where}: players must be a whole number {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                          f"not {json.dumps(players)[:40]}")
+    seed = record.get("seed")
+    if not (_is_int(seed) or isinstance(seed, str)):
+        raise ReplayError(f"{where}: seed must be a number or a string, not {json.dumps(seed)[:40]}")
+    bots = record.get("bots")
+    if bots is not None and not (isinstance(bots, list) and len(bots) == players
+                                 and all(isinstance(b, str) for b in bots)):
+        raise ReplayError(f"{where}: bots must be a list of {players} names, one per seat")
+    return record
+
+
+_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "action": {"seat": (int,), "action": (dict,)},
+    "fault": {"seat": (int,), "round": (int,), "decision": (int,), "kind": (str,), "detail": (str,)},
+    "forfeit": {"seat": (int,), "decision": (int,)},
+    "log": {"seat": (int,), "decision": (int,), "text": (str,)},
+    "result": {"places": (list,), "totals": (list,), "forfeited": (list,), "reason": (str,)},
+    "round_start": {"round": (int,), "dealer": (int,), "starter": (int,)},
+    "round_over": {"round": (int,), "hands": (list,), "sums": (list,), "scores": (list,), "totals": (list,)},
+    "match_over": {"totals": (list,), "places": (list,)},
+}
+"""Per record type, the fields the arena's readers (``arena replay``, the viewer) need and their types."""
+_PRESENT = {"round_start": ("discard", "deck"), "round_over": ("ended",), "match_over": ("reason",)}
+"""Fields that are printed as they are, of any type, but must be there."""
+
+
+def _check_record(record: dict[str, Any], number: int, players: int) -> None:
+    """Refuse a record whose fields the readers would trip over, naming its line."""
+    kind = record.get("type")
+    if not isinstance(kind, str):
+        raise ReplayError(f"line {number}: a record needs a \"type\" string")
+    where = f"line {number} ({kind[:40]})"
+    for name, types in _FIELDS.get(kind, {}).items():
+        if name not in record:
+            raise ReplayError(f"{where}: the field {name} is missing")
+        value = record[name]
+        if not isinstance(value, types) or isinstance(value, bool):
+            want = {int: "a whole number", dict: "an object", list: "a list", str: "a string"}[types[0]]
+            raise ReplayError(f"{where}: {name} must be {want}, not {json.dumps(value)[:40]}")
+    for name in _PRESENT.get(kind, ()):
+        if name not in record:
+            raise ReplayError(f"{where}: the field {name} is missing")
+    seat = record.get("seat")
+    if seat is not None and not (_is_int(seat) and 0 <= seat < players):
+        raise ReplayError(f"{where}: seat must be a whole number 0..{players - 1}, not {json.dumps(seat)[:40]}")
+    if kind == "result" and not all(len(record[k]) == players for k in ("places", "totals", "forfeited")):
+        raise ReplayError(f"{where}: places, totals and forfeited must hold one value per seat ({players})")
+    if kind == "result" and not all(_is_int(p) for p in record["places"]):
+        raise ReplayError(f"{where}: places must be whole numbers")
+    seen = record.get("seen")
+    if seen is not None and not (isinstance(seen, dict) and all(isinstance(v, list) for v in seen.values())):
+        raise ReplayError(f"{where}: seen must be an object of lists of seats")
+    if kind == "log" and record.get("cut") is not None and not _is_int(record["cut"]):
+        raise ReplayError(f"{where}: cut must be a whole number of bytes")
+
+
+def read_replay_bytes(path: Path, limit: int = MAX_REPLAY_BYTES) -> bytes:
+    """The text of a replay file, gunzipped if it is gzip (by its first bytes, whatever its name);
+    at most ``limit`` bytes of it are ever held: past that, a :class:`ReplayError`."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise ReplayError(f"{path}: not a regular file; give a replay file (.jsonl or .jsonl.gz)")
+            gzipped = handle.read(2) == b"\x1f\x8b"
+            handle.seek(0)
+            if gzipped:
+                with gzip.GzipFile(fileobj=handle) as unzipped:
+                    data = unzipped.read(limit + 1)  # decompressed as a stream: never more than this
+            else:
+                data = handle.read(limit + 1)
+    except ReplayError:
+        raise
+    except EOFError:
+        raise ReplayError(f"{path}: the gzip data ends early (the file was cut short); it cannot be read") from None
+    except (gzip.BadGzipFile, zlib.error) as exc:
+        raise ReplayError(f"{path}: damaged gzip data ({exc}); it cannot be read") from None
+    except OSError as exc:
+        raise ReplayError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise ReplayError(f"{path}: more than {limit // (1024 * 1024)} MiB{' uncompressed' if gzipped else ''}; "
+                          "a replay this arena reads is at most that (is it a replay file?)")
+    return data
+
+
+def load_replay(path: Path, limit: int = MAX_REPLAY_BYTES) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Header and records of the replay file ``path`` (.jsonl or .jsonl.gz), read within the bounds above;
+    anything wrong is one :class:`ReplayError` that names the file."""
+    data = read_replay_bytes(path, limit)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ReplayError(f"{path}: line {line} is not UTF-8 text (byte {exc.start}); a replay is UTF-8 "
+                          "JSON lines") from None
+    del data
+    try:
+        return read_replay(io.StringIO(text), strict=True)
+    except ReplayError as exc:
+        raise ReplayError(f"{path}: {exc}") from None
 
 
 def rebuild(header: dict[str, Any], records: list[dict[str, Any]]) -> Match:

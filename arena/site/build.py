@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import data, pages
 from .viewer import build_viewer
@@ -134,10 +134,12 @@ def check_target(out: Path) -> None:
         raise ReportError(f"{out} is not empty and not an arena report; choose another output directory")
 
 
-def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.RatingHistory | None = None) -> Path:
+def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.RatingHistory | None = None,
+                 say: Callable[[str], None] | None = None) -> Path:
     """Write the report of ``results_dir`` into ``out_dir`` (default ``results_dir/report``) as a whole,
     the replay viewer included; returns ``out_dir``. ``ratings``: kept by a caller that builds the
-    same directory again and again (``arena serve``), so only new matches are rated.
+    same directory again and again (``arena serve``), so only new matches are rated. ``say`` is told
+    of each match whose replay could not be read (the viewer lists it as unreadable; the rest is built).
 
     Raises ``FileNotFoundError`` (no results here), ``StoreMismatch`` or :class:`ReportError`.
     """
@@ -153,7 +155,7 @@ def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.R
         write_site(snapshot, new, ratings)
         shown = {int(row["idx"]) for row in data.shown_rows(snapshot)}  # not what was stored since the snapshot
         build_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None,  # replays: kept ones reused
-                     shown=shown)
+                     shown=shown, say=say)
         _swap_in(new, out)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)

@@ -43,13 +43,12 @@ when equal to the previous step's, so a reader carries them forward::
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..game.events import Event
 from ..game.observe import events_for, observe
-from ..game.replay import read_replay
+from ..game.replay import ReplayError, load_replay
 from ..game.rules import make_rules
 from ..game.state import CLAIM, LOOK_INITIAL, REY, Match
 from ..replay_notes import FALLBACK
@@ -60,10 +59,9 @@ _SIMULTANEOUS = (LOOK_INITIAL, CLAIM)
 
 
 def read_replay_file(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Header and records of a replay file, gzip-compressed (``.gz``) or not."""
-    opener: Callable[..., Any] = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        return read_replay(handle)
+    """Header and records of a replay file, gzip-compressed or not, read within the bounds of
+    :func:`arena.game.replay.load_replay` (a :class:`ReplayError` naming the file otherwise)."""
+    return load_replay(path)
 
 
 class _Recorder(Match):
@@ -84,9 +82,20 @@ class _Recorder(Match):
 
 
 def frames_for_file(path: Path) -> dict[str, Any]:
-    """The frames of a replay file."""
+    """The frames of a replay file; a :class:`ReplayError` naming it if it cannot be read or its actions
+    do not rebuild a match."""
     header, records = read_replay_file(path)
-    return build_frames(header, records)
+    return frames_of(path, header, records)
+
+
+def frames_of(path: Path, header: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """:func:`build_frames`, with whatever stops the rebuild (an illegal action, unknown rules, a file
+    that ends before its match does) as one :class:`ReplayError` naming ``path``."""
+    try:
+        return build_frames(header, records)
+    except (ValueError, KeyError, TypeError, IndexError, AssertionError) as exc:
+        text = str(exc) or type(exc).__name__
+        raise ReplayError(f"{path}: its actions do not rebuild a match here ({text}); it cannot be shown") from None
 
 
 def build_frames(header: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:

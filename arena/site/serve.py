@@ -79,7 +79,7 @@ class LiveReport:
         """Build now (the first time, and whenever the store changed)."""
         signature = self.signature()
         start = time.perf_counter()
-        build_report(self.results_dir, self.root, self.ratings)
+        build_report(self.results_dir, self.root, self.ratings, say=self.say)
         self._signature = signature
         self.builds += 1
         self.say(f"report built in {time.perf_counter() - start:.1f} s ({self.root})")

@@ -14,9 +14,10 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Collection
+from typing import Any, Callable, Collection
 
-from .frames import build_frames, frames_for_file, read_replay_file
+from ..game.replay import ReplayError
+from .frames import frames_for_file, frames_of, read_replay_file
 from .pages import script_json
 from .withhold import withheld_in
 
@@ -47,7 +48,7 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
-                 shown: Collection[int] | None = None) -> None:
+                 shown: Collection[int] | None = None, say: Callable[[str], None] | None = None) -> list[str]:
     """Write the viewer and a replay script for every stored match of ``results_dir`` into ``out_dir``
     (``shown``: only for the matches of these indices; None: for every one whose deal is whole).
 
@@ -55,6 +56,10 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
     stored), nor one whose script ``reuse`` (an earlier build of the same results, e.g. the
     report being replaced) holds for the same match and deal: that one is linked or copied.
     The match list (``replays/index.js``) is written every time.
+
+    A replay that cannot be read (damaged, cut short, too large) does not stop the build: its
+    match is listed with ``unreadable`` (why, the path relative to ``results_dir``), which the
+    viewer shows instead of the match, and the same line is passed to ``say`` and returned.
     """
     from ..tournament.store import ResultStore  # the store pulls in the tournament machinery
 
@@ -70,7 +75,8 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
             shown = {int(row["idx"]) for row in rows if int(row["idx"]) not in hidden}
     finally:
         store.close()
-    listing = []
+    listing: list[dict[str, Any]] = []
+    notes: list[str] = []
     for row in rows:
         idx = int(row["idx"])
         if idx not in shown:
@@ -85,10 +91,27 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         source = results_dir / str(row["replay"])
         if not source.is_file():
             continue
-        frames = frames_for_file(source)
+        try:
+            if not _in_replays(results_dir, source):  # only the store's own replay files are read
+                raise ReplayError(f"{row['replay']}: not a file of the results directory's replays/")
+            frames = frames_for_file(source)
+        except ReplayError as exc:  # one bad file costs its own match's viewer, not the report
+            why = str(exc).replace(str(source), str(row["replay"]))
+            listing[-1]["unreadable"] = why
+            notes.append(f"match {idx} ({row['match_id']}): replay unreadable: {why}; the report shows the rest")
+            if say is not None:
+                say(notes[-1])
+            continue
         frames["idx"] = idx
         _write_atomically(target, replay_script(frames))
     _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
+    return notes
+
+
+def _in_replays(results_dir: Path, source: Path) -> bool:
+    """True if ``source`` is inside ``results_dir/replays`` (after resolving ``..`` and links)."""
+    base = (results_dir / "replays").resolve()
+    return base in source.resolve().parents
 
 
 def _reused(old: Path, target: Path, row: dict[str, Any]) -> bool:
@@ -118,7 +141,7 @@ def build_single(replay: Path, out_dir: Path, idx: int = 0) -> Path:
     replays = out_dir / REPLAYS
     replays.mkdir(parents=True, exist_ok=True)
     header, records = read_replay_file(Path(replay))
-    frames = build_frames(header, records)
+    frames = frames_of(Path(replay), header, records)
     frames["idx"] = idx
     _write_atomically(replays / f"{idx}.js", replay_script(frames))
     result = frames["result"]

@@ -231,6 +231,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
     sandbox = config.sandbox if remote else backend.name
     store = ResultStore(config.output)
     try:
+        store.check_matches()  # a damaged row is refused before this run writes anything
         drawn = config.seed is None
         first_draw = drawn and store.meta(DRAWN_SEED) is None
         config = resolve_seed(config, store)

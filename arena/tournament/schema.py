@@ -100,6 +100,20 @@ def has_table(db: sqlite3.Connection, name: str) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
+TABLES = ("meta", "matches", "voided", "logs", "ladder_bots", "ladder_ratings")
+"""The tables of :data:`BASE` (two) and of each migration (one each), in that order."""
+
+
+def missing_tables(db: sqlite3.Connection) -> list[str]:
+    """The tables a file at its layout must have and lacks: a file that lost one is damaged, and creating
+    it anew (as :func:`migrate` would) would hide what was lost. A file without any table is new."""
+    present = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not present:
+        return []
+    expected = TABLES[:2 + min(version(db), VERSION)]
+    return [name for name in expected if name not in present]
+
+
 def migrate(db: sqlite3.Connection) -> None:
     """Create a new file at :data:`VERSION`, or bring an older one to it; never touches a newer one."""
     db.executescript(BASE)

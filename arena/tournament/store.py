@@ -4,6 +4,13 @@ Only the driver writes here (workers return outcomes), one transaction per finis
 or voided match, so a run killed at any instant keeps every match it committed and
 none twice. WAL mode lets ``arena leaderboard`` read while a run writes. The layout
 and its migrations are in :mod:`.schema`.
+
+A damaged file (a table gone, malformed pages, a directory in its place) is refused with
+:class:`StoreDamaged`, raised by the connection itself (:class:`_Connection`) wherever the
+damage shows, so no caller needs its own ``sqlite3`` handling; a failed statement or
+transaction changes nothing. A file that holds matches but no record of the tournament
+they belong to (its ``meta`` gone or emptied) is refused too: binding it to whatever
+configuration runs next would relabel those matches and replay over their files.
 """
 
 from __future__ import annotations
@@ -28,34 +35,159 @@ class StoreMismatch(Exception):
     """The output directory holds a different tournament; the message says what differs."""
 
 
+class StoreDamaged(StoreMismatch):
+    """The results file cannot be used as it is (damaged, locked, not a file); the message names it,
+    says it was not changed and what to do. A :class:`StoreMismatch`, so every caller that reports
+    one reports this too."""
+
+
+_RESTORE = "it was not changed. Restore it from a backup, or use another output directory"
+
+
+def _damaged(path: Path, exc: Exception) -> StoreDamaged:
+    """The one-line refusal for an ``sqlite3`` error ``exc`` on the store at ``path``."""
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+        return StoreDamaged(f"{path}: the store is in use by another process ({text}); "
+                            "try again once it is done")
+    if "not a database" in text:  # some other file: nothing of this arena's was ever in it
+        return StoreDamaged(f"{path}: not a results database this arena can use ({text}); it was not changed; "
+                            "choose another output directory")
+    if isinstance(exc, sqlite3.OperationalError) and not text.startswith(("no such", "malformed")):
+        return StoreDamaged(f"{path}: the store cannot be used ({text}); {_RESTORE}")
+    return StoreDamaged(f"{path}: the store is damaged ({text}); {_RESTORE}")
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose ``sqlite3`` errors are :class:`StoreDamaged` naming the file."""
+
+    path: Path
+
+    def execute(self, *args: Any) -> "_Cursor":
+        try:
+            return super().execute(*args)
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def executemany(self, *args: Any) -> "_Cursor":
+        try:
+            return super().executemany(*args)
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def executescript(self, *args: Any) -> "_Cursor":
+        try:
+            return super().executescript(*args)  # type: ignore[return-value]
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def fetchmany(self, *args: Any) -> list[Any]:
+        try:
+            return super().fetchmany(*args)
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.DatabaseError as exc:  # a malformed page shows only when its row is read
+            raise _damaged(self.path, exc) from None
+
+
+class _Connection(sqlite3.Connection):
+    """The store's connection: every statement runs on a :class:`_Cursor`, so damage found anywhere
+    (here, in the ladder's tables, in the report's reads of ``store.db``) is one :class:`StoreDamaged`."""
+
+    path: Path
+
+    def cursor(self, factory: Any = None) -> _Cursor:  # type: ignore[override]
+        cursor = super().cursor(factory or _Cursor)
+        cursor.path = self.path
+        return cursor
+
+    def execute(self, *args: Any) -> _Cursor:
+        return self.cursor().execute(*args)
+
+    def executemany(self, *args: Any) -> _Cursor:
+        return self.cursor().executemany(*args)
+
+    def executescript(self, *args: Any) -> _Cursor:
+        return self.cursor().executescript(*args)
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
+    def __exit__(self, *args: Any) -> Any:
+        try:
+            return super().__exit__(*args)
+        except sqlite3.DatabaseError as exc:  # the commit at the end of ``with db:``
+            raise _damaged(self.path, exc) from None
+
+
+def connect(path: Path, uri: str | None = None) -> _Connection:
+    """A connection to the store at ``path`` (or ``uri``) whose errors are :class:`StoreDamaged`, for a
+    reader that opens one of its own."""
+    db = sqlite3.connect(uri or path, uri=uri is not None, timeout=30, factory=_Connection)
+    db.path = path
+    return db
+
+
 class ResultStore:
     """Finished and voided matches of one tournament."""
 
     def __init__(self, directory: Path, readonly: bool = False) -> None:
         self.directory = Path(directory)
-        path = self.directory / DB_NAME
+        self.path = path = self.directory / DB_NAME
+        if self.directory.exists() and not self.directory.is_dir():
+            raise StoreDamaged(f"{self.directory} is not a directory; a tournament's output must be a directory "
+                               "(a new one, or the output of an earlier run of the same tournament)")
+        if path.exists() and not path.is_file():
+            raise StoreDamaged(f"{path} is not a file; {_RESTORE}")
         if readonly:
             if not path.is_file():
                 raise FileNotFoundError(f"{self.directory}: no {DB_NAME} here (not a tournament output directory)")
-            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+            try:
+                self.db = connect(path, f"file:{path}?mode=ro")
+            except sqlite3.DatabaseError as exc:
+                raise _damaged(path, exc) from None
         else:
-            (self.directory / REPLAY_DIR).mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, timeout=30)
+            try:
+                (self.directory / REPLAY_DIR).mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreDamaged(f"cannot make the output directory {exc.filename or self.directory}: "
+                                   f"{exc.strerror or exc}; choose another output directory") from None
+            try:
+                self.db = connect(path)
+            except sqlite3.DatabaseError as exc:
+                raise _damaged(path, exc) from None
         try:
             layout = schema.version(self.db)
             if layout > schema.VERSION:
                 raise StoreMismatch(f"{path}: written by a newer arena (layout {layout}; this arena knows layouts "
                                     f"up to {schema.VERSION}); use that arena, or choose another output directory")
+            missing = schema.missing_tables(self.db)
+            if missing:  # before migrating: creating them anew would hide the loss
+                raise StoreDamaged(f"{path}: the store is damaged (no table {', '.join(missing)}); {_RESTORE}")
+            self._check_meta()
             if not readonly:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 schema.migrate(self.db)
-        except sqlite3.DatabaseError as exc:
-            self.db.close()
-            if isinstance(exc, sqlite3.OperationalError):  # locked, unreadable: not about what the file holds
-                raise
-            raise StoreMismatch(f"{path}: not a results database this arena can use ({exc}); "
-                                "choose another output directory") from None
         except BaseException:
             self.db.close()
             raise
@@ -66,7 +198,12 @@ class ResultStore:
     # ------------------------------------------------------------ meta
     def meta(self, key: str) -> Any:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except (TypeError, ValueError):
+            raise StoreDamaged(f"{self.path}: the store is damaged (meta {key!r} is not JSON); {_RESTORE}") from None
 
     def set_meta(self, key: str, value: Any) -> None:
         with self.db:
@@ -75,7 +212,7 @@ class ResultStore:
     def claim(self, fingerprint: str, described: dict[str, Any], total: int | None) -> bool:
         """Bind this directory to a tournament (``total``: its matches, None when open-ended); True if it was
         new. Refuse a different one."""
-        stored = self.meta("fingerprint")
+        stored = self.meta("fingerprint")  # None: nothing is stored either (checked on opening)
         if stored is None:
             with self.db:
                 for key, value in (("fingerprint", fingerprint), ("config", described), ("total", total),
@@ -86,11 +223,41 @@ class ResultStore:
             raise StoreMismatch(_difference(self.meta("config") or {}, described))
         return False
 
+    def _check_meta(self) -> None:
+        """Refuse a store whose ``meta`` cannot be trusted: a value that is not JSON, or matches stored
+        but no fingerprint (meta lost or emptied: they belong to a tournament nobody can name now, and
+        binding them to the next configuration run here would relabel them)."""
+        meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall()) \
+            if schema.has_table(self.db, "meta") else {}
+        for key in meta:
+            why = _meta_problem(key, self.meta(key))
+            if why:
+                raise StoreDamaged(f"{self.path}: the store is damaged (meta {key!r} {why}); {_RESTORE}")
+        if "fingerprint" in meta:
+            return
+        held = []
+        for table, what in (("matches", "stored matches"), ("voided", "voided matches")):  # not ladder
+            # entries: ``arena submit`` may enter bots before a ladder's first run binds its store
+            if schema.has_table(self.db, table) and self.db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone():
+                count = int(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+                held.append(f"{count} {what}")
+        if held:
+            raise StoreDamaged(f"{self.path}: the store is damaged (it holds {' and '.join(held)} but no record "
+                               f"of their tournament's configuration); {_RESTORE}")
+
     # ------------------------------------------------------------ matches
     def done(self) -> set[int]:
         """Schedule indices of the finished and the voided matches: what a resume does not play."""
         done = {row[0] for row in self.db.execute("SELECT idx FROM matches")}
         return done | {record.index for record in self.voided()}
+
+    def check_matches(self) -> None:
+        """Decode and check every stored match now (:func:`decode_match`), so that a run refuses a damaged
+        row before it writes anything rather than when it first reads that row."""
+        cursor = self.db.execute(f"SELECT idx, bots, {', '.join(_MATCH_COLUMNS)} FROM matches")
+        names = [d[0] for d in cursor.description]
+        for values in cursor:
+            decode_match(self.path, dict(zip(names, values)))
 
     def count(self) -> int:
         """Finished matches stored."""
@@ -143,12 +310,15 @@ class ResultStore:
     def records(self) -> list[MatchRecord]:
         """Every finished match in schedule order."""
         out = []
-        for idx, match_id, bots, places, totals, forfeited, faults, stats in self.db.execute(
-                "SELECT idx, match_id, bots, places, totals, forfeited, faults, stats FROM matches ORDER BY idx"):
-            out.append(MatchRecord(idx, match_id, tuple(json.loads(bots)), tuple(json.loads(places)),
-                                   tuple(json.loads(totals)), tuple(json.loads(forfeited)),
-                                   tuple((f["seat"], f["kind"]) for f in json.loads(faults)),
-                                   tuple(stats_of_json(s) for s in json.loads(stats))))
+        cursor = self.db.execute(
+            "SELECT idx, match_id, bots, places, totals, forfeited, faults, stats FROM matches ORDER BY idx")
+        names = [d[0] for d in cursor.description]
+        for values in cursor:
+            row = decode_match(self.path, dict(zip(names, values)))
+            out.append(MatchRecord(row["idx"], row["match_id"], tuple(row["bots"]), tuple(row["places"]),
+                                   tuple(row["totals"]), tuple(row["forfeited"]),
+                                   tuple((f["seat"], f["kind"]) for f in row["faults"]),
+                                   tuple(stats_of_json(s) for s in row["stats"])))
         return out
 
     def bot_logs(self, bot: str) -> list[SeatLogRecord]:
@@ -157,7 +327,8 @@ class ResultStore:
         out = []
         for idx, match_id, bots, places, replay in self.db.execute(
                 "SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx"):
-            names, ranks = json.loads(bots), json.loads(places)
+            decoded = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
+            names, ranks = decoded["bots"], decoded["places"]
             for seat, name in enumerate(names):
                 if name != bot:
                     continue
@@ -172,10 +343,95 @@ class ResultStore:
         cursor = self.db.execute("SELECT * FROM matches ORDER BY idx")
         names = [d[0] for d in cursor.description]
         for values in cursor:
-            row = dict(zip(names, values))
-            for key in ("bots", "places", "totals", "forfeited", "rounds", "faults", "stats"):
-                row[key] = json.loads(row[key])
-            yield row
+            yield decode_match(self.path, dict(zip(names, values)))
+
+
+def _seat_list(kind: Callable[[Any], bool]) -> Callable[[Any, int], bool]:
+    return lambda value, seats: isinstance(value, list) and len(value) == seats and all(kind(v) for v in value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_stats(value: Any) -> bool:
+    return isinstance(value, dict) and all(_is_number(value.get(k)) for k in ("decisions", "think_ms", "max_ms"))
+
+
+_MATCH_COLUMNS: dict[str, tuple[str, Callable[[Any, int], bool]]] = {
+    "places": ("a whole number per seat", _seat_list(lambda v: _is_int(v))),
+    "totals": ("a number per seat", _seat_list(_is_number)),
+    "forfeited": ("true or false per seat", _seat_list(lambda v: isinstance(v, bool))),
+    "rounds": ("a list of rounds", lambda v, seats: isinstance(v, list) and all(isinstance(r, list) for r in v)),
+    "faults": ("a list of faults", lambda v, seats: isinstance(v, list) and all(
+        isinstance(f, dict) and _is_int(f.get("seat")) and 0 <= f["seat"] < seats and isinstance(f.get("kind"), str)
+        for f in v)),
+    "stats": ("timings per seat", lambda v, seats: isinstance(v, list) and len(v) in (0, seats)
+              and all(_is_stats(s) for s in v)),
+}
+"""The JSON columns of ``matches`` besides ``bots``: what each must hold, and the check."""
+
+
+def decode_match(path: Path, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (some columns of ``matches``, with ``idx``) with its JSON columns decoded, each checked to
+    be what the readers use it as; a value that is not is damage (:class:`StoreDamaged` naming the match),
+    never a TypeError three modules later."""
+    where = f"match {row.get('idx')}"
+    out = dict(row)
+    seats = 0
+    for key in ["bots"] + [k for k in _MATCH_COLUMNS if k in row]:
+        if key not in row:
+            continue
+        try:
+            value = json.loads(row[key])
+        except (TypeError, ValueError):
+            raise StoreDamaged(f"{path}: the store is damaged ({where}: {key} is not JSON); {_RESTORE}") from None
+        if key == "bots":
+            if not (isinstance(value, list) and value and all(isinstance(b, str) for b in value)):
+                raise StoreDamaged(f"{path}: the store is damaged ({where}: bots is not a list of bot names); "
+                                   f"{_RESTORE}")
+            seats = len(value)
+        else:
+            want, ok = _MATCH_COLUMNS[key]
+            if not ok(value, seats):
+                raise StoreDamaged(f"{path}: the store is damaged ({where}: {key} is not {want}); {_RESTORE}")
+        out[key] = value
+    return out
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _meta_problem(key: str, value: Any) -> str:
+    """What is wrong with a ``meta`` value the arena wrote and reads back ("" if nothing): every reader
+    may then use it as it is. Keys the arena does not know are left alone."""
+    from .rating import RatingParams
+
+    if key == "fingerprint" and not isinstance(value, str):
+        return "is not a string"
+    if key == "config" and not isinstance(value, dict):
+        return "is not an object"
+    if key in ("total", "ladder_field", "ladder_rated_through") and value is not None and not _is_int(value):
+        return "is not a whole number"
+    if key == "bots" and not (isinstance(value, list) and all(isinstance(name, str) for name in value)):
+        return "is not a list of bot names"
+    if key == "drawn_seed" and not (_is_int(value) or isinstance(value, str)):
+        return "is not a seed"
+    if key == "ladder" and not (isinstance(value, dict) and _is_int(value.get("placement_matches"))):
+        return "has no whole placement_matches"
+    if key == "bot_files" and not (isinstance(value, dict) and all(
+            isinstance(v, dict) and isinstance(v.get("files"), dict) and isinstance(v.get("built"), list)
+            for v in value.values())):
+        return "is not a map of bots to their files"
+    if key == "rating":
+        if not isinstance(value, dict):
+            return "is not an object"
+        try:
+            RatingParams(**value)
+        except (TypeError, ValueError) as exc:
+            return f"is not rating parameters: {exc}"
+    return ""
 
 
 def _difference(stored: dict[str, Any], wanted: dict[str, Any]) -> str:

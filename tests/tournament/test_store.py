@@ -58,6 +58,7 @@ def test_a_voided_match_is_done_never_rated_and_never_also_played(tmp_path):
     first, second = schedule_of(config)
     store = ResultStore(config.output)
     try:
+        store.claim(config.fingerprint(), config.describe(), 2)  # as the driver does before it voids
         store.void(first, "killed its worker process twice, SIGKILL each time")
         assert store.done() == {0}
         assert store.voided() == [VoidRecord(0, first.match_id, first.bots,

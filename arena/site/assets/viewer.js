@@ -462,6 +462,8 @@
   function open(match, seat, stepIndex) {
     stop();
     if (cache[match]) { message(""); show(match, seat, stepIndex); return; }
+    var listed = matches.filter(function (m) { return String(m.idx) === String(match); })[0];
+    if (listed && listed.unreadable) { loading = null; message("replay unreadable: " + listed.unreadable); return; }
     var token = {};
     loading = token;
     window.ARENA_REPLAY = undefined;
@@ -498,7 +500,7 @@
       var option = document.createElement("option");
       option.value = String(m.idx);
       var names = m.bots.map(function (b, s) { return b + " " + m.totals[s] + (m.forfeited[s] ? "*" : ""); });
-      option.textContent = m.idx + ": " + names.join(" \u00b7 ");
+      option.textContent = m.idx + ": " + names.join(" \u00b7 ") + (m.unreadable ? " (replay unreadable)" : "");
       select.appendChild(option);
     });
   }

@@ -22,7 +22,7 @@ import trueskill
 
 from .. import schema
 from ..rating import RatingParams, apply, make_env
-from ..store import DB_NAME
+from ..store import DB_NAME, connect, decode_match
 
 THROUGH = "ladder_rated_through"
 """Meta key: the index of the last match the kept ratings include (absent: none)."""
@@ -78,16 +78,18 @@ def read(db: sqlite3.Connection, params: RatingParams) -> Kept:
             kept.last[key] = float(last)
         row = db.execute("SELECT value FROM meta WHERE key = ?", (THROUGH,)).fetchone()
         kept.through = -1 if row is None else int(json.loads(row[0]))
+    where = Path(getattr(db, "path", DB_NAME))
     for index, bots, places, finished in db.execute(
             "SELECT idx, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx", (kept.through,)):
-        kept.rate(index, json.loads(bots), json.loads(places), float(finished))
+        row = decode_match(where, {"idx": index, "bots": bots, "places": places})  # damage: one line
+        kept.rate(index, row["bots"], row["places"], float(finished))
     return kept
 
 
 def kept_in(directory: Path, params: RatingParams) -> tuple[dict[str, trueskill.Rating], int]:
     """The ratings of a ladder's store and the last match index they include, read on a connection of
     its own (the schedule's start, without replaying every stored match)."""
-    db = sqlite3.connect(Path(directory) / DB_NAME, timeout=30)
+    db = connect(Path(directory) / DB_NAME)
     try:
         kept = read(db, params)
         return kept.ratings, kept.through
@@ -98,9 +100,10 @@ def kept_in(directory: Path, params: RatingParams) -> tuple[dict[str, trueskill.
 def finished_in(directory: Path) -> list[tuple[float, tuple[str, ...]]]:
     """When each stored match finished and who sat at it, in finishing order: the fairness floor's
     windows of a resumed ladder are rebuilt from it."""
-    db = sqlite3.connect(Path(directory) / DB_NAME, timeout=30)
+    path = Path(directory) / DB_NAME
+    db = connect(path)
     try:
-        return [(float(at), tuple(json.loads(bots)))
-                for at, bots in db.execute("SELECT finished_at, bots FROM matches ORDER BY finished_at, idx")]
+        return [(float(at), tuple(decode_match(path, {"idx": idx, "bots": bots})["bots"]))
+                for idx, at, bots in db.execute("SELECT idx, finished_at, bots FROM matches ORDER BY finished_at, idx")]
     finally:
         db.close()

@@ -9,7 +9,6 @@ transaction, so a running ladder sees the new entry whole at its next table.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -59,13 +58,13 @@ def require_ladder(config: TournamentConfig) -> None:
 def _stored_entries(output: Path) -> list[Entry]:
     """The entries already stored, read without creating a store: a refused bot must leave no trace."""
     path = Path(output) / DB_NAME
-    if not path.is_file():
+    if not path.exists():
         return []
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    store = ResultStore(Path(output), readonly=True)  # a damaged store: StoreDamaged, one line
     try:
-        return list(entries(db))
+        return list(entries(store.db))
     finally:
-        db.close()
+        store.close()
 
 
 def submit(config: TournamentConfig, directory: str, name: str | None = None,
