@@ -26,11 +26,12 @@ def _replay(seed: int) -> bytes:
 
 
 def _results(tmp_path: Path) -> Path:
-    """Five stored matches: 0, 2 and 4 with good replays, 1 cut short, 3 not a replay at all."""
+    """Six stored matches (three whole deals, so none is withheld): 0, 2, 4 and 5 with good replays, 1 cut
+    short, 3 not a replay at all."""
     results = tmp_path / "results"
-    synthetic_store(results, 5, ["a", "b"], seats=(2,), voided=0)
+    synthetic_store(results, 6, ["a", "b"], seats=(2,), voided=0)
     replays = results / "replays"
-    for idx in (0, 2, 4):
+    for idx in (0, 2, 4, 5):
         (replays / f"{idx:06d}.jsonl.gz").write_bytes(_replay(idx))
     whole = _replay(1)
     (replays / "000001.jsonl.gz").write_bytes(whole[:len(whole) // 2])
@@ -48,12 +49,12 @@ def test_a_report_lists_unreadable_replays_and_builds_the_rest(tmp_path):
     notes: list[str] = []
     out = build_report(results, say=notes.append)
     listing = _listing(out)
-    assert sorted(listing) == [0, 1, 2, 3, 4]
-    assert sorted(p.name for p in (out / "replays").glob("[0-9]*.js")) == ["0.js", "2.js", "4.js"]
+    assert sorted(listing) == [0, 1, 2, 3, 4, 5]
+    assert sorted(p.name for p in (out / "replays").glob("[0-9]*.js")) == ["0.js", "2.js", "4.js", "5.js"]
     assert listing[1]["unreadable"] == ("replays/000001.jsonl.gz: the gzip data ends early (the file was cut "
                                         "short); it cannot be read")
     assert listing[3]["unreadable"].startswith("replays/000003.jsonl.gz: line 1 is a JSON array, not an object")
-    assert all("unreadable" not in listing[i] for i in (0, 2, 4))
+    assert all("unreadable" not in listing[i] for i in (0, 2, 4, 5))
     assert str(tmp_path) not in (out / "replays" / "index.js").read_text()  # no server path in a public report
     assert len(notes) == 2 and notes[0].startswith("match 1 (m1/") and "replay unreadable: replays/000001" in notes[0]
     assert (out / "index.html").is_file() and (out / "matches.html").is_file()
@@ -90,7 +91,7 @@ def test_the_viewer_says_why_a_listed_replay_is_unreadable(tmp_path):
             assert (page.text_content("#message") or "").startswith(
                 "replay unreadable: replays/000001.jsonl.gz: the gzip data ends early")
             labels = page.eval_on_selector_all("#match option", "options => options.map(o => o.textContent)")
-            assert [label.endswith("(replay unreadable)") for label in labels] == [False, True, False, True, False]
+            assert [label.endswith("(replay unreadable)") for label in labels] == [False, True, False, True, False, False]
             page.goto((out / "viewer.html").resolve().as_uri() + "#match=2")
             page.wait_for_selector("#message", state="hidden")
             assert errors == []
