@@ -10,9 +10,14 @@ plays. Entries live in the cache (:mod:`arena.bots.cache`), are built with umask
 made readable by every user, because a sandboxed bot runs as another user, and are
 bound read-only into its sandbox (:func:`arena.bots.launch.launch_spec`).
 
-The install runs as the arena's user with the arena's environment, like a bot's
-``build`` command: it is not sandboxed (pip and npm run packages' build and install
-scripts).
+pip and npm run code the bot's author chose (a package's ``setup.py``, npm ``postinstall``
+scripts), so every install step runs under the backend the bot will play under
+(:meth:`arena.sandbox.Backend.run_step`): under ``bwrap`` as the bot's uid, writing only the
+entry being built (owned by that uid for the install, by the arena's again afterwards),
+reading play's system allowlist, the copied inputs, the interpreters, and the machine's
+package configuration (:mod:`arena.sandbox.pkgconfig`), with the network. Under ``none``
+nothing walls it in: it runs as the arena's user, which a ladder refuses for submitted
+bots unless its file says ``unsandboxed_builds: true``.
 """
 
 from __future__ import annotations
@@ -23,13 +28,17 @@ import importlib.util
 import os
 import shutil
 import stat
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
+from ..sandbox import allowlist, pkgconfig
+from ..sandbox.backends import Backend, NoneBackend
+from ..sandbox.errors import SandboxError
+from ..sandbox.steps import Step
 from . import cache, deps
+from .buildcopy import chown_tree
 from .buildlock import BotBusy
 from .deps import Deps
 from .errors import BotConfigError
@@ -80,27 +89,43 @@ def environment(spec: BotSpec) -> Environment:
     return _environment([(d, p) for d, p in found if p is not None])
 
 
-def prepare(spec: BotSpec, timeout: float = INSTALL_TIMEOUT) -> Environment:
-    """Install what ``spec`` declares unless this version is in the cache already; its environment.
+def prepare(spec: BotSpec, backend: Backend | None = None, timeout: float = INSTALL_TIMEOUT,
+            allow_unsandboxed: bool = True) -> Environment:
+    """Install what ``spec`` declares unless this version is in the cache already, under ``backend`` (the
+    sandbox the bot plays under; None: ``none``); its environment.
 
     A failed install raises one :class:`BotConfigError` naming the bot, the step and the
-    last lines of its log.
+    last lines of its log. Without ``allow_unsandboxed``, an install that would run under a backend
+    that does not wall it in (``none``) is refused with one :class:`BotConfigError`.
     """
+    backend = backend or NoneBackend()
     built: list[tuple[Deps, str]] = []
     for d in declared(spec):
         key = deps.key(d)
+        if not allow_unsandboxed and not backend.contains_steps and cache.lookup(key) is None:
+            raise BotConfigError(unsandboxed_refusal(spec.name, f"installing its {d.what}", backend))
         about: dict[str, object] = {"kind": d.kind, "interpreter": d.interpreter, "inputs": list(d.inputs),
-                                    "bot": spec.name, "directory": d.directory}
+                                    "bot": spec.name, "directory": d.directory, "sandbox": backend.name}
         try:
-            install = functools.partial(_install, spec.name, d, key, timeout=timeout)
+            install = functools.partial(_install, spec.name, d, key, timeout=timeout, backend=backend,
+                                        image=spec.image)
             path = cache.publish(key, install, timeout, about)
         except BotBusy as exc:
             raise BotConfigError(f"bot {spec.name!r}: {exc}") from None
+        except SandboxError as exc:
+            raise BotConfigError(f"bot {spec.name!r}: installing its {d.what} under sandbox {backend.name}: "
+                                 f"{exc}") from None
         except OSError as exc:
             raise BotConfigError(f"bot {spec.name!r}: cannot make the environment for its {d.what} in "
                                  f"{cache.envs()}: {exc} (set {cache.ENV_VAR} to a writable folder)") from None
         built.append((d, path))
     return _environment(built)
+
+
+def unsandboxed_refusal(name: str, what: str, backend: Backend) -> str:
+    """The one line refusing an install or build that would run unsandboxed (for a ladder's submissions)."""
+    return (f"bot {name!r}: refused: {what} would run unsandboxed as the arena's user (sandbox {backend.name}); "
+            "run the ladder under bwrap or docker, or set unsandboxed_builds: true in the ladder file to allow it")
 
 
 def python_for(spec: BotSpec) -> str:
@@ -121,52 +146,83 @@ def _environment(built: list[tuple[Deps, str]]) -> Environment:
 
 
 # ----------------------------------------------------------------- installing
-def _install(name: str, d: Deps, key: str, folder: str, timeout: float) -> None:
-    """Build the entry in ``folder``: copy the inputs, run the steps, make everything readable."""
+def _install(name: str, d: Deps, key: str, folder: str, timeout: float, backend: Backend,
+             image: str | None = None) -> None:
+    """Build the entry in ``folder``: copy the inputs, run the steps under ``backend`` (the folder owned by
+    its step uid meanwhile), make everything the arena's and readable."""
     end = time.monotonic() + timeout
     failed_log = os.path.join(os.path.dirname(folder), f"{key}.failed.log")
+    uid = backend.step_uid
     with open(os.path.join(folder, cache.LOG), "w") as log:
         os.fchmod(log.fileno(), 0o644)
         if d.kind == deps.PYTHON:
             _copy_inputs(d, os.path.join(folder, SOURCE))
-            steps = _python_steps(d, folder)
+            steps = _python_steps(d, folder, backend)
         else:
             _copy_inputs(d, folder)
-            steps = _node_steps(d)
-        for label, argv, cwd in steps:
-            log.write(f"$ {' '.join(argv)}\n")
-            log.flush()
-            code = _run(argv, cwd or folder, log, end - time.monotonic())
-            if code != 0:
-                log.close()
-                shutil.copyfile(os.path.join(folder, cache.LOG), failed_log)
-                raise BotConfigError(_failure(name, d, label, code, failed_log, timeout))
+            steps = _node_steps(d, folder)
+        config = pkgconfig.for_install(never=[str(cache.root())])
+        if uid is not None:
+            chown_tree(folder, uid, uid)
+        try:
+            for label, argv, cwd, network, readable, extra in steps:
+                log.write(f"$ {' '.join(argv)}\n")
+                log.flush()
+                step = Step(argv=tuple(argv), cwd=cwd or folder, writable=(folder,),
+                            readable=tuple(dict.fromkeys((*readable, *(config.paths if network else ())))),
+                            network=network, env=(*(config.env if network else ()), *extra),
+                            timeout=max(end - time.monotonic(), 1.0), image=image, label=label)
+                code = backend.run_step(step, log)
+                if code != 0:
+                    log.close()
+                    shutil.copyfile(os.path.join(folder, cache.LOG), failed_log)
+                    raise BotConfigError(_failure(name, d, label, code, failed_log, timeout))
+        finally:
+            if uid is not None:
+                chown_tree(folder, os.getuid(), os.getgid())
     _make_readable(folder)
     if os.path.exists(failed_log):
         os.remove(failed_log)
 
 
-def _python_steps(d: Deps, folder: str) -> list[tuple[str, list[str], str | None]]:
+_StepPlan = tuple[str, list[str], "str | None", bool, list[str], list[tuple[str, str]]]
+"""``(label, argv, cwd, network, readable, env)`` of one install step."""
+
+
+def _python_steps(d: Deps, folder: str, backend: Backend) -> list[_StepPlan]:
     """A venv made by the bot's interpreter, then pip: the arena's own (``--python``) when it can, which
-    spares the venv a pip of its own and saves seconds, else the pip ``venv`` puts there."""
+    spares the venv a pip of its own and saves seconds, else the pip ``venv`` puts there.
+
+    Under ``docker`` the arena's interpreter is not in the image: the venv's python runs the
+    arena's pip package, found through ``PYTHONPATH``.
+    """
     python = os.path.join(folder, "bin", "python")
     requirement = ["install", "--no-input", "--disable-pip-version-check", "--no-warn-script-location",
                    "-r", d.manifest]
     source = os.path.join(folder, SOURCE)
     venv = f"{d.interpreter} -m venv"
+    base = allowlist.program_paths(d.interpreter)
     if _arena_pip():
-        return [(venv, [d.interpreter, "-m", "venv", "--without-pip", folder], None),
-                (d.step, [sys.executable, "-m", "pip", "--python", python, *requirement], source)]
-    return [(venv, [d.interpreter, "-m", "venv", folder], None),
-            (d.step, [python, "-m", "pip", *requirement], source)]
+        make = (venv, [d.interpreter, "-m", "venv", "--without-pip", folder], None, False, base, [])
+        packages = os.path.dirname(os.path.dirname(importlib.util.find_spec("pip").origin or ""))
+        if backend.name == "docker":
+            return [make, (d.step, [python, "-m", "pip", *requirement], source, True, [*base, packages],
+                           [("PYTHONPATH", packages)])]
+        arena = [*allowlist.program_paths(sys.executable), sys.prefix, sys.base_prefix, packages]
+        return [make, (d.step, [sys.executable, "-m", "pip", "--python", python, *requirement], source, True,
+                       [*base, *arena], [])]
+    return [(venv, [d.interpreter, "-m", "venv", folder], None, False, base, []),
+            (d.step, [python, "-m", "pip", *requirement], source, True, base, [])]
 
 
-def _node_steps(d: Deps) -> list[tuple[str, list[str], str | None]]:
+def _node_steps(d: Deps, folder: str) -> list[_StepPlan]:
     npm = shutil.which("npm")
     if npm is None:
         raise BotConfigError(f"{os.path.join(d.directory, d.manifest)}: the bot needs Node packages but there is no "
                              "npm on this machine's PATH to install them (Debian: apt-get install npm)")
-    return [(d.step, [npm, "ci", "--omit=dev", "--no-audit", "--no-fund", "--no-update-notifier"], None)]
+    readable = [*allowlist.program_paths(npm), *allowlist.program_paths(d.interpreter)]
+    return [(d.step, [npm, "ci", "--omit=dev", "--no-audit", "--no-fund", "--no-update-notifier"], folder, True,
+             readable, [])]
 
 
 _PIP: list[bool] = []
@@ -182,19 +238,6 @@ def _arena_pip() -> bool:
             found, version = False, ()
         _PIP.append(found and version >= _PIP_PYTHON_OPTION)
     return _PIP[0]
-
-
-def _run(argv: list[str], cwd: str, log: IO[str], timeout: float) -> int:
-    """Run one step with its output in ``log``; its exit status (124 when it ran out of time)."""
-    try:
-        return subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                              timeout=max(timeout, 1.0), umask=0o022).returncode
-    except subprocess.TimeoutExpired:
-        log.write(f"\n(stopped: the install took over {timeout:.0f} s)\n")
-        return 124
-    except OSError as exc:
-        log.write(f"\ncannot run {argv[0]}: {exc}\n")
-        return 127
 
 
 def _failure(name: str, d: Deps, label: str, code: int, log: str, timeout: float) -> str:

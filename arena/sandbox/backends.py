@@ -181,6 +181,10 @@ class NoneBackend(Backend):
                 return TIMED_OUT
             return status
         finally:
+            try:
+                log.seek(0, os.SEEK_END)  # past what the step wrote through the shared file description
+            except (OSError, ValueError):
+                pass
             if popen is not None:
                 orphans.unregister(token)
             if cgroup is not None:
@@ -496,6 +500,11 @@ class BwrapBackend(NoneBackend):
         return argv
 
     # ------------------------------------------------------------------ steps
+    @property
+    def contains_steps(self) -> bool:
+        """True: steps run behind the same walls as the bot's matches."""
+        return True
+
     @property
     def step_uid(self) -> int | None:
         """``bot_uid`` when the arena is root; else None (the user namespace maps the arena's own uid)."""
