@@ -199,6 +199,19 @@ def build_bot(spec: BotSpec, backend: Backend | None = None, timeout: float = 30
     _built[key] = outputs
 
 
+def unsandboxed_refusal(spec: BotSpec, backend: Backend) -> str | None:
+    """The one line refusing what ``backend`` would run of ``spec`` without walls (an install not in the
+    cache yet, a build command); None when it walls them in or nothing would run."""
+    if backend.contains_steps:
+        return None
+    for d in env.declared(spec):
+        if env.cache.lookup(deps.key(d)) is None:
+            return env.unsandboxed_refusal(spec.name, f"installing its {d.what}", backend)
+    if spec.build and spec.directory and (spec.directory, spec.build) not in _built:
+        return env.unsandboxed_refusal(spec.name, f"its build command {spec.build!r}", backend)
+    return None
+
+
 def _run_build(spec: BotSpec, command: str, python: str, backend: Backend, timeout: float) -> tuple[int, str]:
     """Run the build command under ``backend``: its exit status and output. A walled-in build gets a
     private copy of the bot directory at its own path, no network, and reads its environments and

@@ -98,13 +98,16 @@ def _values(path: str) -> list[str]:
 
 
 def _local_paths(value: str) -> list[str]:
-    """Absolute paths and ``file://`` URLs among the words of a value."""
+    """Absolute paths and ``file://`` URLs among the words of a value. A local index's ``simple`` folder
+    counts as the folder above it: its pages link to the packages beside it (``../../files/...``)."""
     out = []
     for word in value.split():
-        if word.startswith("file:"):
+        url = word.startswith("file:")
+        if url:
             word = unquote(urlparse(word).path)
         if os.path.isabs(word):
-            out.append(os.path.normpath(word))
+            path = os.path.normpath(word)
+            out.append(os.path.dirname(path) if url and os.path.basename(path) == "simple" else path)
     return out
 
 
