@@ -21,6 +21,7 @@ import pytest
 from arena.bots import BotConfigError, build_bot, files, load_bot, resolve_command
 from arena.bots import cache, deps, env
 from arena.faults import FaultKind
+from arena.sandbox import NoneBackend
 
 from .conftest import ROOT, entries, make_wheel, need_backend, play, python_bot, readable
 
@@ -81,7 +82,7 @@ def test_a_second_build_installs_nothing(tmp_path: Path, own_cache: Path, monkey
     marker = entry / cache.MARKER
     stamp = (marker.stat().st_ino, marker.stat().st_mtime_ns)
     runs: list[list[str]] = []
-    monkeypatch.setattr(env, "_run", lambda argv, *rest: runs.append(argv) or 1)
+    monkeypatch.setattr(NoneBackend, "run_step", lambda self, step, log: runs.append(list(step.argv)) or 1)
     build_bot(load_bot(str(tmp_path / "bot")))  # as a later arena process would
     assert runs == [] and entries(own_cache) == [entry]
     assert (marker.stat().st_ino, marker.stat().st_mtime_ns) == stamp
