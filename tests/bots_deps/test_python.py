@@ -21,7 +21,7 @@ import pytest
 from arena.bots import BotConfigError, build_bot, files, load_bot, resolve_command
 from arena.bots import cache, deps, env
 from arena.faults import FaultKind
-from arena.sandbox import NoneBackend
+from arena.sandbox import NoneBackend, get_backend
 
 from .conftest import ROOT, entries, make_wheel, need_backend, play, python_bot, readable
 
@@ -42,13 +42,13 @@ def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])  # bwrap first: it installs into the shared cache
 def test_a_bot_importing_its_requirement_plays_without_a_fault(location: Path, sandbox: str,
                                                               shared_cache: Path) -> None:
     need_backend(sandbox)
     spec = load_bot(str(python_bot(location / "bot")))
     before = files.stamps(spec.directory or "")
-    build_bot(spec)
+    build_bot(spec, get_backend(sandbox))
     outcome = play(spec, sandbox)
     assert outcome.faults == () and outcome.stats[0].decisions > 0, outcome.faults
     python = resolve_command(spec)[0]
@@ -260,7 +260,7 @@ def test_the_named_interpreter_makes_the_environment_and_bwrap_shows_its_prefix(
     directory = python_bot(tmp_path / "bot", manifest=f"python: {base}\n")
     spec = load_bot(str(directory))
     assert spec.python == base
-    build_bot(spec)
+    build_bot(spec, get_backend("bwrap"))
     python = resolve_command(spec)[0]
     assert os.path.realpath(python) == base
     outcome = play(spec, "bwrap")
