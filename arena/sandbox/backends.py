@@ -11,6 +11,10 @@
   only when asked for by name, never chosen by ``auto``.
 
 ``resolve_backend("auto")`` prefers bwrap when a real test sandbox runs here.
+
+A bot's installs and build run under its backend too (``run_step``, :mod:`.steps`): under
+``none`` as the arena's user, capped and killed whole; under ``bwrap`` behind the bot's walls,
+with its output folders writable and, for installs only, the host's network.
 """
 
 from __future__ import annotations
