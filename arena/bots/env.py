@@ -165,18 +165,19 @@ def _install(name: str, d: Deps, key: str, folder: str, timeout: float, backend:
         if uid is not None:
             chown_tree(folder, uid, uid)
         try:
-            for label, argv, cwd, network, readable, extra in steps:
-                log.write(f"$ {' '.join(argv)}\n")
+            for plan in steps:
+                log.write(f"$ {' '.join(plan.argv)}\n")
                 log.flush()
-                step = Step(argv=tuple(argv), cwd=cwd or folder, writable=(folder,),
-                            readable=tuple(dict.fromkeys((*readable, *(config.paths if network else ())))),
-                            network=network, env=(*(config.env if network else ()), *extra),
-                            timeout=max(end - time.monotonic(), 1.0), image=image, label=label)
+                networked = plan.network
+                step = Step(argv=tuple(plan.argv), cwd=plan.cwd or folder, writable=(folder,),
+                            readable=tuple(dict.fromkeys((*plan.readable, *(config.paths if networked else ())))),
+                            network=networked, env=(*(config.env if networked else ()), *plan.env),
+                            timeout=max(end - time.monotonic(), 1.0), image=image, label=plan.label)
                 code = backend.run_step(step, log)
                 if code != 0:
                     log.close()
                     shutil.copyfile(os.path.join(folder, cache.LOG), failed_log)
-                    raise BotConfigError(_failure(name, d, label, code, failed_log, timeout))
+                    raise BotConfigError(_failure(name, d, plan.label, code, failed_log, timeout))
         finally:
             if uid is not None:
                 chown_tree(folder, os.getuid(), os.getgid())
@@ -185,11 +186,20 @@ def _install(name: str, d: Deps, key: str, folder: str, timeout: float, backend:
         os.remove(failed_log)
 
 
-_StepPlan = tuple[str, list[str], "str | None", bool, list[str], list[tuple[str, str]]]
-"""``(label, argv, cwd, network, readable, env)`` of one install step."""
+@dataclass(frozen=True)
+class _Plan:
+    """One install step before it becomes a :class:`Step` of the entry being built."""
+
+    label: str
+    argv: list[str]
+    cwd: str | None = None
+    """None: the entry's folder."""
+    network: bool = False
+    readable: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
 
 
-def _python_steps(d: Deps, folder: str, backend: Backend) -> list[_StepPlan]:
+def _python_steps(d: Deps, folder: str, backend: Backend) -> list[_Plan]:
     """A venv made by the bot's interpreter, then pip: the arena's own (``--python``) when it can, which
     spares the venv a pip of its own and saves seconds, else the pip ``venv`` puts there.
 
@@ -201,28 +211,35 @@ def _python_steps(d: Deps, folder: str, backend: Backend) -> list[_StepPlan]:
                    "-r", d.manifest]
     source = os.path.join(folder, SOURCE)
     venv = f"{d.interpreter} -m venv"
-    base = allowlist.program_paths(d.interpreter)
-    if _arena_pip():
-        make = (venv, [d.interpreter, "-m", "venv", "--without-pip", folder], None, False, base, [])
-        packages = os.path.dirname(os.path.dirname(importlib.util.find_spec("pip").origin or ""))
-        if backend.name == "docker":
-            return [make, (d.step, [python, "-m", "pip", *requirement], source, True, [*base, packages],
-                           [("PYTHONPATH", packages)])]
-        arena = [*allowlist.program_paths(sys.executable), sys.prefix, sys.base_prefix, packages]
-        return [make, (d.step, [sys.executable, "-m", "pip", "--python", python, *requirement], source, True,
-                       [*base, *arena], [])]
-    return [(venv, [d.interpreter, "-m", "venv", folder], None, False, base, []),
-            (d.step, [python, "-m", "pip", *requirement], source, True, base, [])]
+    base = tuple(allowlist.program_paths(d.interpreter))
+    if not _arena_pip():
+        return [_Plan(venv, [d.interpreter, "-m", "venv", folder], readable=base),
+                _Plan(d.step, [python, "-m", "pip", *requirement], source, True, base)]
+    make = _Plan(venv, [d.interpreter, "-m", "venv", "--without-pip", folder], readable=base)
+    packages = _pip_home()
+    if backend.name == "docker":
+        return [make, _Plan(d.step, [python, "-m", "pip", *requirement], source, True, (*base, packages),
+                            (("PYTHONPATH", packages),))]
+    arena = (*allowlist.program_paths(sys.executable), sys.prefix, sys.base_prefix, packages)
+    return [make, _Plan(d.step, [sys.executable, "-m", "pip", "--python", python, *requirement], source, True,
+                        (*base, *arena))]
 
 
-def _node_steps(d: Deps, folder: str) -> list[_StepPlan]:
+def _node_steps(d: Deps, folder: str) -> list[_Plan]:
     npm = shutil.which("npm")
     if npm is None:
         raise BotConfigError(f"{os.path.join(d.directory, d.manifest)}: the bot needs Node packages but there is no "
                              "npm on this machine's PATH to install them (Debian: apt-get install npm)")
-    readable = [*allowlist.program_paths(npm), *allowlist.program_paths(d.interpreter)]
-    return [(d.step, [npm, "ci", "--omit=dev", "--no-audit", "--no-fund", "--no-update-notifier"], folder, True,
-             readable, [])]
+    readable = (*allowlist.program_paths(npm), *allowlist.program_paths(d.interpreter))
+    return [_Plan(d.step, [npm, "ci", "--omit=dev", "--no-audit", "--no-fund", "--no-update-notifier"], folder, True,
+                  readable)]
+
+
+def _pip_home() -> str:
+    """The folder holding the arena's ``pip`` package (its site-packages), which ``--python`` runs."""
+    found = importlib.util.find_spec("pip")
+    assert found is not None and found.origin
+    return os.path.dirname(os.path.dirname(found.origin))
 
 
 _PIP: list[bool] = []

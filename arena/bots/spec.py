@@ -21,7 +21,7 @@ from ..sandbox import allowlist
 from ..sandbox.backends import Backend, NoneBackend
 from ..sandbox.errors import SandboxError
 from ..sandbox.steps import TIMED_OUT, Step
-from . import buildcopy, deps, env, files
+from . import buildcopy, cache, deps, env, files
 from .buildlock import BotBusy, bot_lock
 from .deps import bot_python as bot_python  # where it was defined before; re-exported
 from .errors import BotConfigError as BotConfigError  # likewise
@@ -205,7 +205,7 @@ def unsandboxed_refusal(spec: BotSpec, backend: Backend) -> str | None:
     if backend.contains_steps:
         return None
     for d in env.declared(spec):
-        if env.cache.lookup(deps.key(d)) is None:
+        if cache.lookup(deps.key(d)) is None:
             return env.unsandboxed_refusal(spec.name, f"installing its {d.what}", backend)
     if spec.build and spec.directory and (spec.directory, spec.build) not in _built:
         return env.unsandboxed_refusal(spec.name, f"its build command {spec.build!r}", backend)
