@@ -29,9 +29,10 @@ import os
 import shutil
 import stat
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from ..sandbox import allowlist, pkgconfig
 from ..sandbox.backends import Backend, NoneBackend
@@ -153,37 +154,69 @@ def _install(name: str, d: Deps, key: str, folder: str, timeout: float, backend:
     end = time.monotonic() + timeout
     failed_log = os.path.join(os.path.dirname(folder), f"{key}.failed.log")
     uid = backend.step_uid
-    with open(os.path.join(folder, cache.LOG), "w") as log:
-        os.fchmod(log.fileno(), 0o644)
-        if d.kind == deps.PYTHON:
-            _copy_inputs(d, os.path.join(folder, SOURCE))
-            steps = _python_steps(d, folder, backend)
-        else:
-            _copy_inputs(d, folder)
-            steps = _node_steps(d, folder)
-        config = pkgconfig.for_install(never=[str(cache.root())])
+    if d.kind == deps.PYTHON:
+        _copy_inputs(d, os.path.join(folder, SOURCE))
+        steps = _python_steps(d, folder, backend)
+    else:
+        _copy_inputs(d, folder)
+        steps = _node_steps(d, folder)
+    config = pkgconfig.for_install(never=[str(cache.root())])
+    # The log is kept where the steps cannot reach it by name: a step could replace a log in the entry
+    # with a symlink to a secret, which the arena would then quote in its error.
+    with tempfile.TemporaryFile("w+", dir=os.path.dirname(folder), errors="replace") as log:
         if uid is not None:
             chown_tree(folder, uid, uid)
         try:
-            for plan in steps:
-                log.write(f"$ {' '.join(plan.argv)}\n")
-                log.flush()
-                networked = plan.network
-                step = Step(argv=tuple(plan.argv), cwd=plan.cwd or folder, writable=(folder,),
-                            readable=tuple(dict.fromkeys((*plan.readable, *(config.paths if networked else ())))),
-                            network=networked, env=(*(config.env if networked else ()), *plan.env),
-                            timeout=max(end - time.monotonic(), 1.0), image=image, label=plan.label)
-                code = backend.run_step(step, log)
-                if code != 0:
-                    log.close()
-                    shutil.copyfile(os.path.join(folder, cache.LOG), failed_log)
-                    raise BotConfigError(_failure(name, d, plan.label, code, failed_log, timeout))
+            code, label = _run_steps(steps, folder, log, backend, config, end, image)
         finally:
             if uid is not None:
                 chown_tree(folder, os.getuid(), os.getgid())
+            for planted in (cache.LOG, cache.MARKER):  # the arena writes these: never through what a step left
+                _remove(os.path.join(folder, planted))
+        log.seek(0)
+        text = log.read()
+    if code != 0:
+        _write(failed_log, text)
+        raise BotConfigError(_failure(name, d, label, code, failed_log, timeout))
+    _write(os.path.join(folder, cache.LOG), text)
     _make_readable(folder)
     if os.path.exists(failed_log):
         os.remove(failed_log)
+
+
+def _run_steps(steps: list[_Plan], folder: str, log: IO[str], backend: Backend, config: pkgconfig.PackageConfig,
+               end: float, image: str | None) -> tuple[int, str]:
+    """Run the steps in turn until one fails: the exit status of the last and its label."""
+    code, label = 0, ""
+    for plan in steps:
+        log.write(f"$ {' '.join(plan.argv)}\n")
+        log.flush()
+        networked = plan.network
+        step = Step(argv=tuple(plan.argv), cwd=plan.cwd or folder, writable=(folder,),
+                    readable=tuple(dict.fromkeys((*plan.readable, *(config.paths if networked else ())))),
+                    network=networked, env=(*(config.env if networked else ()), *plan.env),
+                    timeout=max(end - time.monotonic(), 1.0), image=image, label=plan.label)
+        code, label = backend.run_step(step, log), plan.label
+        if code != 0:
+            break
+    return code, label
+
+
+def _remove(path: str) -> None:
+    """Remove whatever is at ``path`` (a file, a symlink, a folder), without following a symlink."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+
+
+def _write(path: str, text: str) -> None:
+    """A new file of ``text`` at ``path``, readable by every user; never written through a symlink."""
+    _remove(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o644)
 
 
 @dataclass(frozen=True)

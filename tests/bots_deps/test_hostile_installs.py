@@ -279,3 +279,43 @@ def test_unsandboxed_builds_must_be_a_boolean_and_is_for_ladders_only(tmp_path: 
         load_config(path)
 
 
+
+
+@pytest.mark.parametrize("fails", [True, False])
+def test_files_an_install_plants_in_its_entry_are_never_followed_by_the_arena(
+        tmp_path: Path, host: Path, own_cache: Path, fails: bool) -> None:
+    """A step may leave ``build.log`` or ``arena-env.json`` as symlinks to host files: the arena neither
+    quotes what they lead to nor writes through them."""
+    backend = bwrap_or_skip()
+    secret, target = tmp_path / "secret", host / "target"
+    secret.write_text("TOPSECRET\n")
+    os.chmod(secret, 0o600)
+    target.write_text("original\n")
+    package = tmp_path / "bot" / "plantpkg"
+    package.mkdir(parents=True)
+    (package / "setup.py").write_text(textwrap.dedent(f"""\
+        import os, sys
+        from setuptools import setup
+        entry = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        for name, to in (("build.log", {str(secret)!r}), ("arena-env.json", {str(target)!r})):
+            if os.path.lexists(os.path.join(entry, name)):
+                os.remove(os.path.join(entry, name))
+            os.symlink(to, os.path.join(entry, name))
+        if {fails!r}:
+            sys.exit(1)
+        setup(name="plantpkg", version="1.0", py_modules=[])
+        """))
+    (tmp_path / "bot" / "requirements.txt").write_text("./plantpkg\n")
+    (tmp_path / "bot" / "bot.py").write_text("")
+    (tmp_path / "bot" / "bot.yaml").write_text('name: planter\nrun: ["{python}", "bot.py"]\n')
+    spec = load_bot(str(readable(tmp_path / "bot")))
+    if fails:
+        with pytest.raises(BotConfigError) as failed:
+            build_bot(spec, backend)
+        assert "TOPSECRET" not in str(failed.value) and "pip install -r requirements.txt failed" in str(failed.value)
+    else:
+        build_bot(spec, backend)
+        (entry,) = env.environment(spec).paths
+        assert not os.path.islink(os.path.join(entry, "build.log"))
+        assert "TOPSECRET" not in Path(entry, "build.log").read_text()
+    assert target.read_text() == "original\n"
