@@ -301,12 +301,22 @@ def _failure(name: str, d: Deps, label: str, code: int, log: str, timeout: float
 
 
 def _copy_inputs(d: Deps, target: str) -> None:
-    """Copy the files the install reads to the same relative places under ``target``."""
+    """Copy the files the install reads to the same relative places under ``target``.
+
+    The arena copies them as its own user, before any sandbox: a symlink leading out of the
+    bot directory (``requirements.txt -> /etc/shadow``) would copy a host file into the
+    entry, where pip would quote it, so it is refused.
+    """
+    root = os.path.realpath(d.directory)
     for name in d.inputs:
         for file in deps.files_of(d.directory, name):
+            source = os.path.join(d.directory, file)
+            if not os.path.realpath(source).startswith(root + os.sep):
+                raise BotConfigError(f"{source}: the install would read this file, a symlink leading out of the "
+                                     f"bot directory (to {os.path.realpath(source)}); put the file itself there")
             destination = os.path.join(target, file)
             os.makedirs(os.path.dirname(destination), exist_ok=True)
-            shutil.copyfile(os.path.join(d.directory, file), destination)
+            shutil.copyfile(source, destination)
 
 
 def _make_readable(folder: str) -> None:

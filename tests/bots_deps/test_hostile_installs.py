@@ -319,3 +319,18 @@ def test_files_an_install_plants_in_its_entry_are_never_followed_by_the_arena(
         assert not os.path.islink(os.path.join(entry, "build.log"))
         assert "TOPSECRET" not in Path(entry, "build.log").read_text()
     assert target.read_text() == "original\n"
+
+
+def test_an_install_input_that_is_a_symlink_out_of_the_bot_directory_is_refused(tmp_path: Path, own_cache: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text("TOPSECRET==1.0\n")
+    os.chmod(secret, 0o600)
+    directory = tmp_path / "bot"
+    directory.mkdir()
+    os.symlink(secret, directory / "requirements.txt")
+    (directory / "bot.py").write_text("")
+    (directory / "bot.yaml").write_text('name: linked\nrun: ["{python}", "bot.py"]\n')
+    with pytest.raises(BotConfigError, match=r"requirements.txt: the install would read this file, a symlink leading "
+                                             r"out of the bot directory") as refused:
+        build_bot(load_bot(str(directory)), NoneBackend())
+    assert "TOPSECRET" not in str(refused.value) and "\n" not in str(refused.value)
