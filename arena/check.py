@@ -17,11 +17,13 @@ from typing import Callable, Sequence
 
 from .bot import TimeControl
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
+from .bots import env as bot_env
 from .bots.supports import seat_text
 from .diagnosis import STDERR_LINES, Diagnosis, diagnose, stderr_tail
 from .faults import FaultKind
 from .game import Rules, make_rules
 from .runner import MatchJob, MatchOutcome, play_batch, play_match
+from .sandbox import get_backend
 
 RANDOM_BOT = Path("bots") / "random"
 """The default opponent: the bundled random bot, looked up from the current directory, then beside the package."""
@@ -198,9 +200,12 @@ class _Checker:
 
 def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_per_preset: int = 2,
               echo: Callable[[str], None] | None = None, opponent_dir: Path | None = None,
-              venue: Rules | None = None, seats: Sequence[int] = ()) -> CheckReport:
+              venue: Rules | None = None, seats: Sequence[int] = (), unsandboxed_builds: bool = True) -> CheckReport:
     """Play the bot at the tables it supports against the bundled random bot and explain what went wrong;
-    ``venue`` and ``seats``: only at the tables of a ladder it is submitted to (its rules and options)."""
+    ``venue`` and ``seats``: only at the tables of a ladder it is submitted to (its rules and options).
+
+    The bot's install and build run under ``sandbox`` too; where that walls nothing in (``none``) a
+    line says so, and without ``unsandboxed_builds`` (a ladder's submission) they are refused."""
     report = CheckReport()
 
     def say(line: str) -> None:
@@ -221,10 +226,13 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
         raise BotConfigError(f"the opponent {opponent.name} does not play {', '.join(missing)}, which "
                              f"{spec.name} supports; choose another --opponent")
     say(supports_line(spec))
-    build_bot(opponent)
+    backend = get_backend(sandbox)
+    build_bot(opponent, backend)
     checker = _Checker(spec, opponent, sandbox, time_control, say, report, venue)
+    if not backend.contains_steps and (spec.build or bot_env.declared(spec)):
+        say(f"note: the bot's install and build run unsandboxed, as the arena's user (sandbox {backend.name})")
     try:
-        build_bot(spec)
+        build_bot(spec, backend, allow_unsandboxed=unsandboxed_builds)
     except BotConfigError as exc:
         _build_finding(report, str(exc))
     else:

@@ -26,7 +26,7 @@ from .clierrors import ArenaGroup
 from .faults import FAULT_POLICIES
 from .kits import LANGUAGES, KitError, new_bot
 from .game.replay import ReplayError, load_replay
-from .sandbox import BACKEND_NAMES, Limits, SandboxError, resolve_backend
+from .sandbox import BACKEND_NAMES, Limits, SandboxError, get_backend, resolve_backend
 from .selfplay import self_play
 
 
@@ -98,9 +98,10 @@ def selfplay_cmd(preset: str, options: tuple[str, ...], players: int, matches: i
     click.echo(f"  average place: {avg}")
 
 
-def _load_bots(refs: tuple[str, ...], players: int | None, preset: str) -> list[BotSpec]:
+def _load_bots(refs: tuple[str, ...], players: int | None, preset: str, sandbox: str = "none") -> list[BotSpec]:
     """Bots for the seats: the references in order, repeated to fill ``players`` seats, names made unique;
-    a bot whose manifest does not support this preset and table size is refused before anything is built."""
+    a bot whose manifest does not support this preset and table size is refused before anything is built,
+    and the others are built under ``sandbox``."""
     try:
         specs = [load_bot(ref) for ref in refs]
     except BotConfigError as exc:
@@ -124,7 +125,7 @@ def _load_bots(refs: tuple[str, ...], players: int | None, preset: str) -> list[
         unique.append(spec if seen[spec.name] == 1 else dataclasses.replace(spec, name=f"{spec.name}-{seen[spec.name]}"))
     for spec in {s.directory or s.name: s for s in seats}.values():
         try:
-            build_bot(spec)
+            build_bot(spec, get_backend(sandbox))
         except BotConfigError as exc:
             raise click.ClickException(str(exc)) from None
     return unique
@@ -172,8 +173,8 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
     from .runner import MatchJob, play_match
 
     rules = _rules_from(preset, options)
-    specs = _load_bots(bots, players, preset)
     backend = _sandbox(sandbox)
+    specs = _load_bots(bots, players, preset, backend)
     if seed is None:  # a fixed default would let a bot that knows it recompute the deal
         seed = str(secrets.randbelow(2**31))
     match_seed: int | str = int(seed) if seed.lstrip("-").isdigit() else seed

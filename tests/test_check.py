@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
+import pytest
 
 from arena.bots import load_bot
 from arena.check import plan
 from arena.diagnosis import diagnose
 from arena.faults import Fault, FaultKind
 from arena.cli import main
+from arena.sandbox import BwrapBackend
 
 # Plays index 0 (always legal) at two-seat standard tables and exits at any other hello.
 PICKY = """import json, sys
@@ -90,11 +92,22 @@ def test_a_bot_that_does_not_build_is_one_finding(tmp_path: Path) -> None:
     broken = make_bot(tmp_path, "", "build: \"echo 'bot.c:3: error: expected ;' >&2; exit 2\"\n")
     code, lines = check(str(broken))
     assert code == 1
-    assert lines[2] == "finding 1: the build failed (before any match)"
-    assert lines[3].startswith("  cause: build command ") and lines[3].endswith(
+    assert lines[2] == "note: the bot's install and build run unsandboxed, as the arena's user (sandbox none)"
+    assert lines[3] == "finding 1: the build failed (before any match)"
+    assert lines[4].startswith("  cause: build command ") and lines[4].endswith(
         "failed (exit 2): bot.c:3: error: expected ;")
-    assert lines[4].startswith("  remedy: run the build command by hand in the bot directory")
+    assert lines[5].startswith("  remedy: run the build command by hand in the bot directory")
     assert lines[-1] == "result: 1 finding: nothing else was checked, since the bot did not build"
+
+
+@pytest.mark.skipif(not BwrapBackend().available()[0], reason="bwrap unavailable here")
+def test_a_build_under_bwrap_gets_no_unsandboxed_note_and_its_failure_is_one_finding(tmp_path: Path) -> None:
+    broken = make_bot(tmp_path, "", "build: \"echo 'bot.c:3: error: expected ;' >&2; exit 2\"\n")
+    result = CliRunner().invoke(main, ["bot", "check", str(broken), "--sandbox", "bwrap"])
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and not any(line.startswith("note: ") for line in lines)
+    assert lines[2] == "finding 1: the build failed (before any match)"
+    assert lines[3].endswith("failed (exit 2): bot.c:3: error: expected ;")
 
 
 def test_an_opponent_that_does_not_play_the_declared_tables_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -83,7 +83,9 @@ def publish(key: str, build: Callable[[str], None], timeout: float, about: dict[
         try:
             os.chmod(work, 0o755)  # mkdtemp's 0700 would lock out a sandboxed bot running as another user
             build(work)
-            with open(os.path.join(work, MARKER), "w") as f:
+            # O_EXCL | O_NOFOLLOW: never written through a file or symlink that an install step left here
+            fd = os.open(os.path.join(work, MARKER), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "w") as f:
                 json.dump({"key": key, "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **about}, f, indent=1)
             os.chmod(os.path.join(work, MARKER), 0o644)
             link = folder / f".{key}.{secrets.token_hex(4)}.link"

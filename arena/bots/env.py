@@ -10,9 +10,14 @@ plays. Entries live in the cache (:mod:`arena.bots.cache`), are built with umask
 made readable by every user, because a sandboxed bot runs as another user, and are
 bound read-only into its sandbox (:func:`arena.bots.launch.launch_spec`).
 
-The install runs as the arena's user with the arena's environment, like a bot's
-``build`` command: it is not sandboxed (pip and npm run packages' build and install
-scripts).
+pip and npm run code the bot's author chose (a package's ``setup.py``, npm ``postinstall``
+scripts), so every install step runs under the backend the bot will play under
+(:meth:`arena.sandbox.Backend.run_step`): under ``bwrap`` as the bot's uid, writing only the
+entry being built (owned by that uid for the install, by the arena's again afterwards),
+reading play's system allowlist, the copied inputs, the interpreters, and the machine's
+package configuration (:mod:`arena.sandbox.pkgconfig`), with the network. Under ``none``
+nothing walls it in: it runs as the arena's user, which a ladder refuses for submitted
+bots unless its file says ``unsandboxed_builds: true``.
 """
 
 from __future__ import annotations
@@ -23,13 +28,18 @@ import importlib.util
 import os
 import shutil
 import stat
-import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
+from ..sandbox import allowlist, pkgconfig
+from ..sandbox.backends import Backend, NoneBackend
+from ..sandbox.errors import SandboxError
+from ..sandbox.steps import Step
 from . import cache, deps
+from .buildcopy import chown_tree
 from .buildlock import BotBusy
 from .deps import Deps
 from .errors import BotConfigError
@@ -80,27 +90,43 @@ def environment(spec: BotSpec) -> Environment:
     return _environment([(d, p) for d, p in found if p is not None])
 
 
-def prepare(spec: BotSpec, timeout: float = INSTALL_TIMEOUT) -> Environment:
-    """Install what ``spec`` declares unless this version is in the cache already; its environment.
+def prepare(spec: BotSpec, backend: Backend | None = None, timeout: float = INSTALL_TIMEOUT,
+            allow_unsandboxed: bool = True) -> Environment:
+    """Install what ``spec`` declares unless this version is in the cache already, under ``backend`` (the
+    sandbox the bot plays under; None: ``none``); its environment.
 
     A failed install raises one :class:`BotConfigError` naming the bot, the step and the
-    last lines of its log.
+    last lines of its log. Without ``allow_unsandboxed``, an install that would run under a backend
+    that does not wall it in (``none``) is refused with one :class:`BotConfigError`.
     """
+    backend = backend or NoneBackend()
     built: list[tuple[Deps, str]] = []
     for d in declared(spec):
         key = deps.key(d)
+        if not allow_unsandboxed and not backend.contains_steps and cache.lookup(key) is None:
+            raise BotConfigError(unsandboxed_refusal(spec.name, f"installing its {d.what}", backend))
         about: dict[str, object] = {"kind": d.kind, "interpreter": d.interpreter, "inputs": list(d.inputs),
-                                    "bot": spec.name, "directory": d.directory}
+                                    "bot": spec.name, "directory": d.directory, "sandbox": backend.name}
         try:
-            install = functools.partial(_install, spec.name, d, key, timeout=timeout)
+            install = functools.partial(_install, spec.name, d, key, timeout=timeout, backend=backend,
+                                        image=spec.image)
             path = cache.publish(key, install, timeout, about)
         except BotBusy as exc:
             raise BotConfigError(f"bot {spec.name!r}: {exc}") from None
+        except SandboxError as exc:
+            raise BotConfigError(f"bot {spec.name!r}: installing its {d.what} under sandbox {backend.name}: "
+                                 f"{exc}") from None
         except OSError as exc:
             raise BotConfigError(f"bot {spec.name!r}: cannot make the environment for its {d.what} in "
                                  f"{cache.envs()}: {exc} (set {cache.ENV_VAR} to a writable folder)") from None
         built.append((d, path))
     return _environment(built)
+
+
+def unsandboxed_refusal(name: str, what: str, backend: Backend) -> str:
+    """The one line refusing an install or build that would run unsandboxed (for a ladder's submissions)."""
+    return (f"bot {name!r}: refused: {what} would run unsandboxed as the arena's user (sandbox {backend.name}); "
+            "run the ladder under bwrap or docker, or set unsandboxed_builds: true in the ladder file to allow it")
 
 
 def python_for(spec: BotSpec) -> str:
@@ -121,52 +147,132 @@ def _environment(built: list[tuple[Deps, str]]) -> Environment:
 
 
 # ----------------------------------------------------------------- installing
-def _install(name: str, d: Deps, key: str, folder: str, timeout: float) -> None:
-    """Build the entry in ``folder``: copy the inputs, run the steps, make everything readable."""
+def _install(name: str, d: Deps, key: str, folder: str, timeout: float, backend: Backend,
+             image: str | None = None) -> None:
+    """Build the entry in ``folder``: copy the inputs, run the steps under ``backend`` (the folder owned by
+    its step uid meanwhile), make everything the arena's and readable."""
     end = time.monotonic() + timeout
     failed_log = os.path.join(os.path.dirname(folder), f"{key}.failed.log")
-    with open(os.path.join(folder, cache.LOG), "w") as log:
-        os.fchmod(log.fileno(), 0o644)
-        if d.kind == deps.PYTHON:
-            _copy_inputs(d, os.path.join(folder, SOURCE))
-            steps = _python_steps(d, folder)
-        else:
-            _copy_inputs(d, folder)
-            steps = _node_steps(d)
-        for label, argv, cwd in steps:
-            log.write(f"$ {' '.join(argv)}\n")
-            log.flush()
-            code = _run(argv, cwd or folder, log, end - time.monotonic())
-            if code != 0:
-                log.close()
-                shutil.copyfile(os.path.join(folder, cache.LOG), failed_log)
-                raise BotConfigError(_failure(name, d, label, code, failed_log, timeout))
+    uid = backend.step_uid
+    if d.kind == deps.PYTHON:
+        _copy_inputs(d, os.path.join(folder, SOURCE))
+        steps = _python_steps(d, folder, backend)
+    else:
+        _copy_inputs(d, folder)
+        steps = _node_steps(d, folder)
+    config = pkgconfig.for_install(never=[str(cache.root())])
+    # The log is kept where the steps cannot reach it by name: a step could replace a log in the entry
+    # with a symlink to a secret, which the arena would then quote in its error.
+    with tempfile.TemporaryFile("w+", dir=os.path.dirname(folder), errors="replace") as log:
+        if uid is not None:
+            chown_tree(folder, uid, uid)
+        try:
+            code, label = _run_steps(steps, folder, log, backend, config, end, image)
+        finally:
+            if uid is not None:
+                chown_tree(folder, os.getuid(), os.getgid())
+            for planted in (cache.LOG, cache.MARKER):  # the arena writes these: never through what a step left
+                _remove(os.path.join(folder, planted))
+        log.seek(0)
+        text = log.read()
+    if code != 0:
+        _write(failed_log, text)
+        raise BotConfigError(_failure(name, d, label, code, failed_log, timeout))
+    _write(os.path.join(folder, cache.LOG), text)
     _make_readable(folder)
     if os.path.exists(failed_log):
         os.remove(failed_log)
 
 
-def _python_steps(d: Deps, folder: str) -> list[tuple[str, list[str], str | None]]:
+def _run_steps(steps: list[_Plan], folder: str, log: IO[str], backend: Backend, config: pkgconfig.PackageConfig,
+               end: float, image: str | None) -> tuple[int, str]:
+    """Run the steps in turn until one fails: the exit status of the last and its label."""
+    code, label = 0, ""
+    for plan in steps:
+        log.write(f"$ {' '.join(plan.argv)}\n")
+        log.flush()
+        networked = plan.network
+        step = Step(argv=tuple(plan.argv), cwd=plan.cwd or folder, writable=(folder,),
+                    readable=tuple(dict.fromkeys((*plan.readable, *(config.paths if networked else ())))),
+                    network=networked, env=(*(config.env if networked else ()), *plan.env),
+                    timeout=max(end - time.monotonic(), 1.0), image=image, label=plan.label)
+        code, label = backend.run_step(step, log), plan.label
+        if code != 0:
+            break
+    return code, label
+
+
+def _remove(path: str) -> None:
+    """Remove whatever is at ``path`` (a file, a symlink, a folder), without following a symlink."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+
+
+def _write(path: str, text: str) -> None:
+    """A new file of ``text`` at ``path``, readable by every user; never written through a symlink."""
+    _remove(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o644)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One install step before it becomes a :class:`Step` of the entry being built."""
+
+    label: str
+    argv: list[str]
+    cwd: str | None = None
+    """None: the entry's folder."""
+    network: bool = False
+    readable: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def _python_steps(d: Deps, folder: str, backend: Backend) -> list[_Plan]:
     """A venv made by the bot's interpreter, then pip: the arena's own (``--python``) when it can, which
-    spares the venv a pip of its own and saves seconds, else the pip ``venv`` puts there."""
+    spares the venv a pip of its own and saves seconds, else the pip ``venv`` puts there.
+
+    Under ``docker`` the arena's interpreter is not in the image: the venv's python runs the
+    arena's pip package, found through ``PYTHONPATH``.
+    """
     python = os.path.join(folder, "bin", "python")
     requirement = ["install", "--no-input", "--disable-pip-version-check", "--no-warn-script-location",
                    "-r", d.manifest]
     source = os.path.join(folder, SOURCE)
     venv = f"{d.interpreter} -m venv"
-    if _arena_pip():
-        return [(venv, [d.interpreter, "-m", "venv", "--without-pip", folder], None),
-                (d.step, [sys.executable, "-m", "pip", "--python", python, *requirement], source)]
-    return [(venv, [d.interpreter, "-m", "venv", folder], None),
-            (d.step, [python, "-m", "pip", *requirement], source)]
+    base = tuple(allowlist.program_paths(d.interpreter))
+    if not _arena_pip():
+        return [_Plan(venv, [d.interpreter, "-m", "venv", folder], readable=base),
+                _Plan(d.step, [python, "-m", "pip", *requirement], source, True, base)]
+    make = _Plan(venv, [d.interpreter, "-m", "venv", "--without-pip", folder], readable=base)
+    packages = _pip_home()
+    if backend.name == "docker":
+        return [make, _Plan(d.step, [python, "-m", "pip", *requirement], source, True, (*base, packages),
+                            (("PYTHONPATH", packages),))]
+    arena = (*allowlist.program_paths(sys.executable), sys.prefix, sys.base_prefix, packages)
+    return [make, _Plan(d.step, [sys.executable, "-m", "pip", "--python", python, *requirement], source, True,
+                        (*base, *arena))]
 
 
-def _node_steps(d: Deps) -> list[tuple[str, list[str], str | None]]:
+def _node_steps(d: Deps, folder: str) -> list[_Plan]:
     npm = shutil.which("npm")
     if npm is None:
         raise BotConfigError(f"{os.path.join(d.directory, d.manifest)}: the bot needs Node packages but there is no "
                              "npm on this machine's PATH to install them (Debian: apt-get install npm)")
-    return [(d.step, [npm, "ci", "--omit=dev", "--no-audit", "--no-fund", "--no-update-notifier"], None)]
+    readable = (*allowlist.program_paths(npm), *allowlist.program_paths(d.interpreter))
+    return [_Plan(d.step, [npm, "ci", "--omit=dev", "--no-audit", "--no-fund", "--no-update-notifier"], folder, True,
+                  readable)]
+
+
+def _pip_home() -> str:
+    """The folder holding the arena's ``pip`` package (its site-packages), which ``--python`` runs."""
+    found = importlib.util.find_spec("pip")
+    assert found is not None and found.origin
+    return os.path.dirname(os.path.dirname(found.origin))
 
 
 _PIP: list[bool] = []
@@ -184,19 +290,6 @@ def _arena_pip() -> bool:
     return _PIP[0]
 
 
-def _run(argv: list[str], cwd: str, log: IO[str], timeout: float) -> int:
-    """Run one step with its output in ``log``; its exit status (124 when it ran out of time)."""
-    try:
-        return subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                              timeout=max(timeout, 1.0), umask=0o022).returncode
-    except subprocess.TimeoutExpired:
-        log.write(f"\n(stopped: the install took over {timeout:.0f} s)\n")
-        return 124
-    except OSError as exc:
-        log.write(f"\ncannot run {argv[0]}: {exc}\n")
-        return 127
-
-
 def _failure(name: str, d: Deps, label: str, code: int, log: str, timeout: float) -> str:
     """One error: the bot, the step, why, and the end of the log."""
     with open(log, errors="replace") as f:
@@ -208,12 +301,22 @@ def _failure(name: str, d: Deps, label: str, code: int, log: str, timeout: float
 
 
 def _copy_inputs(d: Deps, target: str) -> None:
-    """Copy the files the install reads to the same relative places under ``target``."""
+    """Copy the files the install reads to the same relative places under ``target``.
+
+    The arena copies them as its own user, before any sandbox: a symlink leading out of the
+    bot directory (``requirements.txt -> /etc/shadow``) would copy a host file into the
+    entry, where pip would quote it, so it is refused.
+    """
+    root = os.path.realpath(d.directory)
     for name in d.inputs:
         for file in deps.files_of(d.directory, name):
+            source = os.path.join(d.directory, file)
+            if not os.path.realpath(source).startswith(root + os.sep):
+                raise BotConfigError(f"{source}: the install would read this file, a symlink leading out of the "
+                                     f"bot directory (to {os.path.realpath(source)}); put the file itself there")
             destination = os.path.join(target, file)
             os.makedirs(os.path.dirname(destination), exist_ok=True)
-            shutil.copyfile(os.path.join(d.directory, file), destination)
+            shutil.copyfile(source, destination)
 
 
 def _make_readable(folder: str) -> None:

@@ -10,13 +10,17 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import yamlsafe
-from . import deps, env, files, inside
+from ..sandbox import allowlist
+from ..sandbox.backends import Backend, NoneBackend
+from ..sandbox.errors import SandboxError
+from ..sandbox.steps import TIMED_OUT, Step
+from . import buildcopy, cache, deps, env, files, inside
 from .buildlock import BotBusy, bot_lock
 from .deps import bot_python as bot_python  # where it was defined before; re-exported
 from .errors import BotConfigError as BotConfigError  # likewise
@@ -157,30 +161,86 @@ _built: dict[tuple[str, str], frozenset[str]] = {}
 """Builds run by this process: (directory, command) -> files the build wrote."""
 
 
-def build_bot(spec: BotSpec, timeout: float = 300.0) -> None:
+def build_bot(spec: BotSpec, backend: Backend | None = None, timeout: float = 300.0,
+              allow_unsandboxed: bool = True) -> None:
     """Install the bot's dependencies unless built already (:mod:`arena.bots.env`), then run its build
-    command once per process; raise :class:`BotConfigError` with the output on failure."""
-    env.prepare(spec)
+    command once per process; raise :class:`BotConfigError` with the output on failure.
+
+    Both run under ``backend``, the sandbox the bot plays under (None: ``none``). A walled-in build
+    (:attr:`Backend.contains_steps`) runs without network in a private copy of the bot directory,
+    and only the files it made come back (:mod:`arena.bots.buildcopy`); under ``none`` it runs in
+    the bot directory itself. Without ``allow_unsandboxed`` an install or build that ``backend``
+    would not wall in is refused with one :class:`BotConfigError` (a ladder's submissions).
+    """
+    backend = backend or NoneBackend()
+    env.prepare(spec, backend, allow_unsandboxed=allow_unsandboxed)
     if not spec.build or not spec.directory:
         return
     key = (spec.directory, spec.build)
     if key in _built:
         return
-    command = spec.build.replace(_PYTHON_PLACEHOLDER, shlex.quote(env.python_for(spec)))
+    if not allow_unsandboxed and not backend.contains_steps:
+        raise BotConfigError(env.unsandboxed_refusal(spec.name, f"its build command {spec.build!r}", backend))
+    python = env.python_for(spec)
+    command = spec.build.replace(_PYTHON_PLACEHOLDER, shlex.quote(python))
     try:
         with bot_lock([spec.directory], exclusive=True, timeout=timeout):  # no other arena is starting it
             before = files.stamps(spec.directory)
-            proc = subprocess.run(command, shell=True, cwd=spec.directory, capture_output=True, text=True,
-                                  timeout=timeout, stdin=subprocess.DEVNULL)
+            code, output = _run_build(spec, command, python, backend, timeout)
             outputs = files.changed_by(before, files.stamps(spec.directory))
-    except subprocess.TimeoutExpired:
-        raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} took over {timeout:.0f} s") from None
     except BotBusy as exc:
         raise BotConfigError(f"bot {spec.name!r}: {exc}") from None
-    if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip()[-800:]
-        raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} failed (exit {proc.returncode}):\n{tail}")
+    except SandboxError as exc:
+        raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} under sandbox {backend.name}: "
+                             f"{exc}") from None
+    except buildcopy.OutputTooLarge as exc:
+        raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r}: {exc}") from None
+    if code == TIMED_OUT:
+        raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} took over {timeout:.0f} s") from None
+    if code != 0:
+        tail = output.strip()[-800:]
+        raise BotConfigError(f"bot {spec.name!r}: build command {spec.build!r} failed (exit {code}):\n{tail}")
     _built[key] = outputs
+
+
+def unsandboxed_refusal(spec: BotSpec, backend: Backend) -> str | None:
+    """The one line refusing what ``backend`` would run of ``spec`` without walls (an install not in the
+    cache yet, a build command); None when it walls them in or nothing would run."""
+    if backend.contains_steps:
+        return None
+    for d in env.declared(spec):
+        if cache.lookup(deps.key(d)) is None:
+            return env.unsandboxed_refusal(spec.name, f"installing its {d.what}", backend)
+    if spec.build and spec.directory and (spec.directory, spec.build) not in _built:
+        return env.unsandboxed_refusal(spec.name, f"its build command {spec.build!r}", backend)
+    return None
+
+
+def _run_build(spec: BotSpec, command: str, python: str, backend: Backend, timeout: float) -> tuple[int, str]:
+    """Run the build command under ``backend``: its exit status and output. A walled-in build gets a
+    private copy of the bot directory at its own path, no network, and reads its environments and
+    interpreter; what it made is copied back."""
+    assert spec.directory
+    label = f"build command {spec.build!r}"
+    with tempfile.TemporaryFile("w+", errors="replace") as log:
+        if not backend.contains_steps:
+            code = backend.run_step(Step(argv=("/bin/sh", "-c", command), cwd=spec.directory, timeout=timeout,
+                                         label=label), log)
+        else:
+            holder, pairs = buildcopy.make(spec.directory, backend.step_uid)
+            try:
+                readable = [*env.environment(spec).paths, *allowlist.program_paths(python)]
+                before = buildcopy.stamps(pairs)
+                code = backend.run_step(Step(argv=("/bin/sh", "-c", command), cwd=os.path.realpath(spec.directory),
+                                             copies=tuple(pairs), readable=tuple(readable), network=False,
+                                             timeout=timeout, image=spec.image, label=label), log)
+                if code == 0:
+                    for note in buildcopy.copy_back(pairs, before):
+                        log.write(note + "\n")
+            finally:
+                shutil.rmtree(holder, ignore_errors=True)
+        log.seek(0)
+        return code, log.read()
 
 
 def build_outputs(spec: BotSpec) -> frozenset[str]:

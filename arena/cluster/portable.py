@@ -22,7 +22,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 from ..bots import BotConfigError, BotSpec, build_bot, build_outputs, load_bot
 from ..bots import cache as bot_cache
 from ..runner import MatchJob, MatchOutcome, play_batch
-from ..sandbox import resolve_backend
+from ..sandbox import get_backend, resolve_backend
 from .archive import Archive, pack, unpack
 
 CACHE_DIR = "cluster-bots"
@@ -74,8 +74,9 @@ def cache_dir() -> Path:
     return bot_cache.root() / CACHE_DIR
 
 
-def local_spec(remote: BotSpec, digest: str | None, archives: Mapping[str, Archive]) -> BotSpec:
-    """The bot as this machine runs it: unpacked, loaded from its own manifest, built."""
+def local_spec(remote: BotSpec, digest: str | None, archives: Mapping[str, Archive], sandbox: str = "none") -> BotSpec:
+    """The bot as this machine runs it: unpacked, loaded from its own manifest, built under ``sandbox`` (the
+    match's: the worker refuses the batch earlier when it cannot run it)."""
     if digest is None:
         return remote
     with _lock:
@@ -90,14 +91,14 @@ def local_spec(remote: BotSpec, digest: str | None, archives: Mapping[str, Archi
             spec = load_bot(directory, name=remote.name)
         except BotConfigError:  # a manifest under another name than bot.yaml: the driver's reading of it
             spec = dataclasses.replace(remote, directory=directory)
-        build_bot(spec)
+        build_bot(spec, get_backend(sandbox))
         _specs[(digest, remote.name)] = spec
         return spec
 
 
 def local_job(remote: RemoteJob, archives: Mapping[str, Archive], private: Sequence[str]) -> MatchJob:
     """The job as this machine plays it."""
-    bots = tuple(local_spec(spec, d, archives) for spec, d in zip(remote.job.bots, remote.digests))
+    bots = tuple(local_spec(spec, d, archives, remote.job.sandbox) for spec, d in zip(remote.job.bots, remote.digests))
     return dataclasses.replace(remote.job, bots=bots, private=tuple(private))
 
 

@@ -27,6 +27,12 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "local
 """What runtimes read from ``/etc``: the dynamic linker's cache, alternatives symlinks, the
 time zone, and a JVM's configuration (linked from ``/usr/lib/jvm``). No secrets, no accounts."""
 
+NETWORK_ETC = ("resolv.conf", "hosts", "host.conf", "gai.conf", "ssl", "ca-certificates", "ca-certificates.conf")
+"""What name resolution and TLS read from ``/etc``: added for a step that downloads packages."""
+
+SANDBOX_DIRS = ("/tmp", "/dev", "/proc")
+"""The sandbox's own folders, made before the binds: never recreated as a bound path's parent."""
+
 SHARED_LIB = "lib"
 """A folder of this name next to a bot's directory is readable by the bot (shared helpers)."""
 
@@ -40,6 +46,12 @@ def mount_args(spec: LaunchSpec, hidden: Iterable[str] = ()) -> list[str]:
     ``hidden``: directories that must stay empty even where they lie inside an exposed
     path (a tournament's results or configuration inside a bot directory).
     """
+    exposed = exposed_paths(spec)
+    return system_args() + bind_args([("--ro-bind", path, path) for path in exposed]) + hidden_args(hidden, exposed)
+
+
+def system_args(etc: Iterable[str] = ETC_FILES) -> list[str]:
+    """bwrap arguments for the system directories and the ``etc`` files (glob patterns under ``/etc``)."""
     args: list[str] = []
     for path in SYSTEM_DIRS:
         if os.path.islink(path):
@@ -47,20 +59,54 @@ def mount_args(spec: LaunchSpec, hidden: Iterable[str] = ()) -> list[str]:
         elif os.path.isdir(path):
             args += ["--ro-bind", path, path]
     args += ["--perms", "0755", "--dir", "/etc"]
-    for pattern in ETC_FILES:
+    for pattern in etc:
         for path in sorted(glob.glob(os.path.join("/etc", pattern))):
             args += ["--ro-bind", path, path]
-    exposed = exposed_paths(spec)
+    return args
+
+
+def bind_args(binds: Iterable[tuple[str, str, str]]) -> list[str]:
+    """bwrap arguments for ``(flag, source, target)`` binds, outermost target first, each target's
+    missing parents created 0755 so that the sandbox can walk down to it."""
+    args: list[str] = []
     made: set[str] = set()
-    for path in exposed:
-        for parent in _ancestors(path):  # created 0755 so the bot can walk down to what is exposed
-            if parent not in made and not _under(parent, SYSTEM_DIRS):
+    for flag, source, target in sorted(binds, key=lambda b: b[2].count("/")):
+        for parent in _ancestors(target):
+            if parent not in made and not under(parent, SYSTEM_DIRS) and parent not in SANDBOX_DIRS:
                 made.add(parent)
                 args += ["--perms", "0755", "--dir", parent]
-        args += ["--ro-bind", path, path]
+        made.add(target)
+        args += (["--perms", "0444"] if flag == "--ro-bind-data" else []) + [flag, source, target]
+    return args
+
+
+def hidden_args(hidden: Iterable[str], exposed: list[str]) -> list[str]:
+    """bwrap arguments that empty (read-only) the ``hidden`` directories lying inside an exposed path."""
+    args: list[str] = []
     for path in _inside(hidden, exposed):
         args += ["--tmpfs", path, "--remount-ro", path]
     return args
+
+
+def program_paths(program: str) -> list[str]:
+    """The install prefix of ``program`` (a path or a name on the sandbox's PATH), as named and as its
+    real path (a venv's ``python`` is a symlink to its base interpreter); none for a missing program."""
+    if "/" not in program:
+        program = shutil.which(program, path=SANDBOX_PATH) or program
+    if not (os.path.isabs(program) and os.path.exists(program)):
+        return []
+    return [_prefix(path) for path in dict.fromkeys((os.path.abspath(program), os.path.realpath(program)))]
+
+
+def outermost(paths: Iterable[str]) -> list[str]:
+    """Real paths of ``paths``, without the system directories, duplicates and paths inside another one
+    (binding one again would cover a hidden one)."""
+    out: list[str] = []
+    for path in (os.path.realpath(p) for p in paths):
+        if path == "/" or under(path, SYSTEM_DIRS) or path in out:
+            continue
+        out.append(path)
+    return [p for p in out if not any(under(p, (o,)) and p != o for o in out)]
 
 
 def exposed_paths(spec: LaunchSpec) -> list[str]:
@@ -82,19 +128,8 @@ def exposed_paths(spec: LaunchSpec) -> list[str]:
     else:
         paths += [os.path.dirname(arg) for arg in spec.command[1:] if os.path.isabs(arg) and os.path.isfile(arg)]
     paths += [path for path in spec.extra_paths if os.path.isdir(path)]
-    program = spec.command[0]
-    if "/" not in program:
-        program = shutil.which(program, path=SANDBOX_PATH) or program
-    if os.path.isabs(program) and os.path.exists(program):
-        for path in dict.fromkeys((os.path.abspath(program), os.path.realpath(program))):
-            paths.append(_prefix(path))
-    out: list[str] = []
-    for path in (os.path.realpath(p) for p in paths):
-        if path == "/" or _under(path, SYSTEM_DIRS) or path in out:
-            continue
-        out.append(path)
-    # A path inside another one is already there; binding it again would cover a hidden one.
-    return [p for p in out if not any(_under(p, (o,)) and p != o for o in out)]
+    paths += program_paths(spec.command[0])
+    return outermost(paths)
 
 
 def _prefix(program: str) -> str:
@@ -109,7 +144,7 @@ def _ancestors(path: str) -> list[str]:
     return ["/" + "/".join(parts[:i + 1]) for i in range(len(parts))]
 
 
-def _under(path: str, roots: Iterable[str]) -> bool:
+def under(path: str, roots: Iterable[str]) -> bool:
     """Whether ``path`` is one of ``roots`` or lies below one."""
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
@@ -118,6 +153,6 @@ def _inside(hidden: Iterable[str], exposed: list[str]) -> list[str]:
     """The hidden directories that lie strictly inside an exposed path (the rest are not there anyway)."""
     out: list[str] = []
     for path in (os.path.realpath(h) for h in hidden):
-        if os.path.isdir(path) and path not in out and any(path != e and _under(path, (e,)) for e in exposed):
+        if os.path.isdir(path) and path not in out and any(path != e and under(path, (e,)) for e in exposed):
             out.append(path)
     return out

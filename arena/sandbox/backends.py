@@ -11,6 +11,10 @@
   only when asked for by name, never chosen by ``auto``.
 
 ``resolve_backend("auto")`` prefers bwrap when a real test sandbox runs here.
+
+A bot's installs and build run under its backend too (``run_step``, :mod:`.steps`): under
+``none`` as the arena's user, capped and killed whole; under ``bwrap`` behind the bot's walls,
+with its output folders writable and, for installs only, the host's network.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from .channel import Channel
 from .errors import ChannelClosed, ChannelError, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits, apply_rlimits
 from .process import BotProcess
-from .steps import Step
+from .steps import TIMED_OUT, Step
 
 BACKEND_NAMES: tuple[str, ...] = ("auto", "none", "bwrap", "docker")
 """Names accepted by ``get_backend`` and ``resolve_backend`` (and so by the CLI)."""
@@ -64,6 +68,12 @@ class Backend(abc.ABC):
         """Run an install or build step (:mod:`arena.sandbox.steps`) with its output in ``log``; its exit status."""
         raise SandboxUnavailable(f"the {self.name} sandbox cannot run install or build steps")
 
+    @property
+    def step_uid(self) -> int | None:
+        """The host uid a step runs as when that is not the arena's own (None): what must own its output
+        folders while it runs."""
+        return None
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
 
@@ -74,6 +84,11 @@ class NoneBackend(Backend):
     name = "none"
     _bot_is_subreaper = True  # keeps every descendant under the bot's main process
     _wants_info_fd = False
+
+    @property
+    def contains_steps(self) -> bool:
+        """False: an install or build runs as the arena's user and sees everything it can."""
+        return False
 
     def available(self) -> tuple[bool, str]:
         """Always available on Linux."""
@@ -123,6 +138,87 @@ class NoneBackend(Backend):
             related = _InfoReader(info_r)
         return BotProcess(popen, limits=spec.limits, token=token, workdir=workdir, backend=self.name,
                           related=related, cgroup=cgroup)
+
+    def run_step(self, step: Step, log: IO[str]) -> int:
+        """Run ``step`` in its own session and cgroup with ``step.limits``, a scrubbed environment and
+        a private ``HOME``; kill everything it started when it ends or runs out of time."""
+        if not isinstance(step, Step):
+            raise TypeError(f"run_step() needs a Step, got {type(step).__name__}")
+        self._check_step(step)
+        reaper.ensure_subreaper()
+        orphans.sweep()
+        token = orphans.new_token()
+        tmp = self._host_tmp()
+        info_r, info_w = os.pipe() if self._wants_info_fd else (-1, -1)
+        inputs: dict[str, int] = {}
+        cgroup = None
+        popen = None
+        try:
+            inputs = {name: _feed(data) for name, data in self._step_inputs(step).items()}
+            cgroup = cgroups.create(token, step.limits.processes)
+            argv = self._step_argv(step, info_w, inputs)
+            env = self._step_env(step, tmp or "/tmp", token)
+            log.flush()
+            try:
+                popen = subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=step.cwd if tmp is not None else "/",
+                    env=env, close_fds=True, start_new_session=True,
+                    pass_fds=tuple(fd for fd in (info_w, *inputs.values()) if fd >= 0),
+                    preexec_fn=_child_setup(step.limits, os.getpid(), self._bot_is_subreaper, cgroup, umask=0o022))
+            except (OSError, subprocess.SubprocessError) as exc:
+                log.write(f"\ncannot run {step.argv[0]}: {exc}\n")
+                return 127
+            orphans.register(token, popen.pid)
+            for fd in (info_w, *inputs.values()):
+                if fd >= 0:
+                    os.close(fd)
+            info_w, inputs = -1, {}
+            related = _InfoReader(info_r) if info_r >= 0 else None
+            info_r = -1
+            code = _wait_pinned(popen.pid, step.timeout)
+            inits = list(related()) if related else []
+            if not reaper.kill_tree(popen.pid, token, ns_inits=inits):
+                log.write(f"\n(processes of {step.label or step.argv[0]} survived SIGKILL)\n")
+            status = popen.wait()
+            if code is None:
+                log.write(f"\n(stopped: {step.label or step.argv[0]} took over {step.timeout:.0f} s)\n")
+                return TIMED_OUT
+            return status
+        finally:
+            try:
+                log.seek(0, os.SEEK_END)  # past what the step wrote through the shared file description
+            except (OSError, ValueError):
+                pass
+            if popen is not None:
+                orphans.unregister(token)
+            if cgroup is not None:
+                cgroups.remove(cgroup)
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+            for fd in (info_r, info_w, *inputs.values()):
+                if fd >= 0:
+                    os.close(fd)
+
+    def _check_step(self, step: Step) -> None:
+        """Refuse a step that cannot run here (``bwrap``: when bwrap is unavailable)."""
+        if not os.path.isdir(step.cwd):
+            raise SandboxError(f"{step.label or step.argv[0]}: working directory {step.cwd} does not exist")
+
+    def _step_inputs(self, step: Step) -> dict[str, bytes]:
+        """Data the launcher reads from pipes at start, for a step."""
+        return {}
+
+    def _step_argv(self, step: Step, info_fd: int, inputs: dict[str, int]) -> list[str]:
+        """The command line of a step: its own, run directly."""
+        return list(step.argv)
+
+    @staticmethod
+    def _step_env(step: Step, tmp: str, token: str) -> dict[str, str]:
+        """Scrubbed environment of a step: ``PATH``, a private ``HOME`` and ``TMPDIR``, then ``step.env``."""
+        env = {"PATH": SANDBOX_PATH, "HOME": tmp, "TMPDIR": tmp, "LANG": "C.UTF-8"}
+        env.update(step.env)
+        env[reaper.TOKEN_VAR] = token
+        return env
 
     def _host_tmp(self) -> str | None:
         """A fresh private host directory: the bot's cwd, ``HOME`` and ``TMPDIR``, named after this arena
@@ -209,7 +305,8 @@ def _process_cap() -> str:
     return f"processes capped by {why}" if parent else f"process count not capped: {why}"
 
 
-def _child_setup(limits: Limits, parent_pid: int, subreaper: bool, cgroup: str | None) -> Callable[[], None]:
+def _child_setup(limits: Limits, parent_pid: int, subreaper: bool, cgroup: str | None,
+                 umask: int = 0o077) -> Callable[[], None]:
     """Build the preexec hook that runs in the child between fork and exec."""
 
     def setup() -> None:
@@ -217,9 +314,39 @@ def _child_setup(limits: Limits, parent_pid: int, subreaper: bool, cgroup: str |
             cgroups.join(cgroup)
         apply_rlimits(limits)
         reaper.prepare_child(parent_pid, subreaper=subreaper)
-        os.umask(0o077)
+        os.umask(umask)
 
     return setup
+
+
+def _wait_pinned(pid: int, timeout: float) -> int | None:
+    """Wait up to ``timeout`` seconds for the child ``pid`` to exit, without reaping it (its zombie keeps
+    the pid for :func:`reaper.kill_tree`); None when it is still running."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = -1
+    end = time.monotonic() + max(timeout, 0.0)
+    try:
+        while True:
+            try:
+                info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return 0
+            if info is not None:
+                return 0
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            if pidfd >= 0:
+                poll = select.poll()
+                poll.register(pidfd, select.POLLIN)
+                poll.poll(min(left, 60.0) * 1000.0)
+            else:
+                time.sleep(min(left, 0.05))
+    finally:
+        if pidfd >= 0:
+            os.close(pidfd)
 
 
 _BWRAP_PROBES: dict[tuple[str, bool, int], tuple[bool, str]] = {}  # (bwrap, as root, uid) -> available()
@@ -331,37 +458,115 @@ class BwrapBackend(NoneBackend):
     def _argv(self, spec: LaunchSpec, workdir: str | None, info_fd: int = -1,
               inputs: dict[str, int] | None = None) -> list[str]:
         """bwrap flags: namespaces and identity, then the allowlisted file system, then the command."""
-        assert self._bwrap
         fds = inputs or {}
+        argv = self._walls(fds, info_fd, spec.limits.tmp_mb, network=False)
+        argv += allowlist.mount_args(spec, [*spec.hidden, *_cwd()])
+        return argv + self._enter(fds, "/tmp") + list(spec.command)
+
+    def _walls(self, fds: dict[str, int], info_fd: int, tmp_mb: int, network: bool) -> list[str]:
+        """bwrap flags shared by bots and steps: namespaces and identity, ``/dev``, ``/proc`` and a private
+        ``/tmp``; the network namespace is the host's only for a step that downloads (``network``)."""
+        assert self._bwrap
         argv = [self._bwrap]
         if info_fd >= 0:
             argv += ["--info-fd", str(info_fd)]
         if self.as_root:
-            argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            argv += ["--unshare-pid", *([] if network else ["--unshare-net"]), "--unshare-ipc", "--unshare-uts",
+                     "--unshare-cgroup-try",
                      # setpriv needs these three to become the bot's uid; it drops them with root
                      "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
                      "--cap-add", "CAP_SETPCAP"]
             if "seccomp" in fds:
                 argv += ["--seccomp", str(fds["seccomp"])]
         else:
-            argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(_NS_UID),
-                     "--gid", str(_NS_UID), "--cap-drop", "ALL"]
+            argv += ["--unshare-all", *(["--share-net"] if network else []), "--unshare-user", "--disable-userns",
+                     "--uid", str(_NS_UID), "--gid", str(_NS_UID), "--cap-drop", "ALL"]
         argv += ["--die-with-parent", "--new-session", "--dev", "/dev", "--proc", "/proc"]
         # A size-capped tmpfs, not a host directory: a bot filling its /tmp cannot fill the host's disk.
         # As root the tmpfs belongs to root, so it is world-writable (sticky); nobody else is in the sandbox.
         # It comes before the allowlist, so that a bot directory under the host's /tmp is bound over it.
-        argv += ["--size", str(spec.limits.tmp_mb * 1024 * 1024), "--perms", "1777" if self.as_root else "0700",
+        argv += ["--size", str(tmp_mb * 1024 * 1024), "--perms", "1777" if self.as_root else "0700",
                  "--tmpfs", "/tmp"]
-        argv += allowlist.mount_args(spec, [*spec.hidden, *_cwd()])
+        return argv
+
+    def _enter(self, fds: dict[str, int], cwd: str) -> list[str]:
+        """bwrap flags after the file system: the account files, a read-only root, the working directory,
+        then (as root) ``setpriv`` turning the process into the bot's uid before it runs the command."""
+        argv: list[str] = []
         for name in ("passwd", "group"):
             if name in fds:
                 argv += ["--ro-bind-data", str(fds[name]), f"/etc/{name}"]
-        argv += ["--remount-ro", "/", "--chdir", "/tmp", "--"]
+        argv += ["--remount-ro", "/", "--chdir", cwd, "--"]
         if self.as_root:
             assert self._setpriv
             argv += [self._setpriv, f"--reuid={self.bot_uid}", f"--regid={self.bot_uid}", "--clear-groups",
                      "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
-        return argv + list(spec.command)
+        return argv
+
+    # ------------------------------------------------------------------ steps
+    @property
+    def contains_steps(self) -> bool:
+        """True: steps run behind the same walls as the bot's matches."""
+        return True
+
+    @property
+    def step_uid(self) -> int | None:
+        """``bot_uid`` when the arena is root; else None (the user namespace maps the arena's own uid)."""
+        return self.bot_uid if self.as_root else None
+
+    def _check_step(self, step: Step) -> None:
+        """Refuse a step when bwrap cannot run here, or when its folders do not exist."""
+        ok, why = self.available()
+        if not ok:
+            raise SandboxUnavailable(why)
+        for path in (*step.writable, *(copy for copy, _ in step.copies)):
+            if not os.path.isdir(path):
+                raise SandboxError(f"{step.label or step.argv[0]}: folder {path} does not exist")
+
+    def _step_inputs(self, step: Step) -> dict[str, bytes]:
+        """The account and filter of a bot, and each small readable file the step's uid could not read
+        itself (``~/.npmrc`` is often private to the arena's user), fed by content."""
+        out = self._inputs(LaunchSpec(command=("/bin/true",)))
+        for index, path in enumerate(self._fed_files(step)):
+            with open(path, "rb") as f:
+                out[f"file{index}"] = f.read()
+        return out
+
+    def _fed_files(self, step: Step) -> list[str]:
+        """Readable regular files the step's uid cannot read on the host, small enough to feed by pipe."""
+        if not self.as_root:
+            return []
+        out = []
+        for path in step.readable:
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_mode & 0o004 == 0 and info.st_size <= _FED_BYTES:
+                out.append(path)
+        return out
+
+    def _step_argv(self, step: Step, info_fd: int, inputs: dict[str, int]) -> list[str]:
+        """bwrap flags of a step: the bot's walls (network only when ``step.network``), play's system
+        allowlist (plus name resolution and certificates when networked), ``step.readable`` read-only,
+        ``step.writable`` and ``step.copies`` read-write, the arena's working directory hidden."""
+        argv = self._walls(inputs, info_fd, step.limits.tmp_mb, network=step.network)
+        argv += allowlist.system_args((*allowlist.ETC_FILES, *(allowlist.NETWORK_ETC if step.network else ())))
+        fed = {path: inputs[f"file{i}"] for i, path in enumerate(self._fed_files(step)) if f"file{i}" in inputs}
+        written = [os.path.realpath(p) for p in (*step.writable, *(original for _, original in step.copies))]
+        read = [p for p in allowlist.outermost(p for p in step.readable if os.path.exists(p) and p not in fed)
+                if not any(allowlist.under(p, (w,)) for w in written)]
+        binds = [("--ro-bind", p, p) for p in read]
+        binds += [("--bind", os.path.realpath(p), os.path.realpath(p)) for p in step.writable]
+        binds += [("--bind", os.path.realpath(copy), os.path.realpath(original)) for copy, original in step.copies]
+        binds += [("--ro-bind-data", str(fd), path) for path, fd in fed.items()]
+        argv += allowlist.bind_args(binds)
+        argv += allowlist.hidden_args(_cwd(), [*read, *written])
+        return argv + self._enter(inputs, step.cwd) + list(step.argv)
+
+
+_FED_BYTES = select.PIPE_BUF * 8
+"""Largest readable file fed by content rather than bound (as :func:`_feed` takes it)."""
 
 
 _NS_UID = 65534

@@ -35,6 +35,9 @@ class Step:
     """Absolute working directory: inside one of ``writable`` or ``readable``."""
     writable: tuple[str, ...] = ()
     """Host directories the step writes (the output it makes), bound read-write at the same path."""
+    copies: tuple[tuple[str, str], ...] = ()
+    """``(copy, original)`` host directories: the private copy is bound read-write at the original's path
+    (a build runs in a copy of the bot directory, where the absolute paths it records stay true)."""
     readable: tuple[str, ...] = ()
     """Host paths it may read besides the system allowlist (inputs, interpreters, package configuration),
     bound read-only at the same path."""

@@ -62,7 +62,8 @@ DEFAULT_RULES = "standard"
 
 TOP_KEYS = ("name", "rules", "seats", "cycles", "schedule", "tables", "seed", "time", "sandbox", "workers",
             "executor", "matches_per_process", "fault_policy", "max_faults", "tell_opponents", "rating", "limits",
-            "log_bytes", "output", "bots", "placement_matches", "keep_versions", "fairness_floor", "submission")
+            "log_bytes", "output", "bots", "placement_matches", "keep_versions", "fairness_floor", "submission",
+            "unsandboxed_builds")
 """Allowed top-level keys, in documentation order."""
 MAX_LOG_BYTES = 16 * 1024 * 1024
 """Largest ``log_bytes``: each bot process holds up to this much of its stderr in the arena's memory."""
@@ -82,7 +83,7 @@ BOT_KEYS = ("name", "path", "command", "image")
 """Keys of the mapping form of a bot entry."""
 MIN_BOTS = 2
 """A tournament needs at least this many bots (a ladder may start with none: bots are submitted)."""
-LADDER_KEYS = ("placement_matches", "keep_versions", "fairness_floor", "submission")
+LADDER_KEYS = ("placement_matches", "keep_versions", "fairness_floor", "submission", "unsandboxed_builds")
 """Top-level keys only a ladder reads."""
 DEFAULT_PLACEMENT_MATCHES = 5
 """Matches a ladder entry plays before the leaderboard ranks it."""
@@ -163,6 +164,9 @@ class TournamentConfig:
     them. Not fingerprinted: it changes only what later submissions do."""
     submission: SubmissionLimits = SubmissionLimits()
     """Under ``ladder``: how big a bot ``arena submit`` takes. Not fingerprinted, like ``keep_versions``."""
+    unsandboxed_builds: bool = False
+    """Under ``ladder``: submitted bots may be installed and built under the ``none`` sandbox, as the
+    arena's user (else refused). Not fingerprinted: it changes only which submissions are accepted."""
 
     def describe(self) -> dict[str, Any]:
         """The fingerprinted settings as plain JSON, to store with results and diff on a refused resume.
@@ -444,7 +448,9 @@ class _Reader:
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
                                 rating=rating, limits=limits, output=output, bots=bots, path=self.file,
                                 schedule=schedule, tables=tables, placement_matches=placement, keep_versions=keep,
-                                fairness_floor=floor, executor=executor, submission=submission)
+                                fairness_floor=floor, executor=executor, submission=submission,
+                                unsandboxed_builds=schedule == LADDER and self.boolean(
+                                    ("unsandboxed_builds",), data.get("unsandboxed_builds", False)))
 
     def executor(self, value: Any) -> str | None:
         """``executor``: null or ``local`` (worker processes here), or ``{dask: ADDRESS}``."""

@@ -21,7 +21,7 @@ from typing import Callable, ContextManager, Iterable, Iterator, Mapping, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
 from ..runner import MatchJob
-from ..sandbox import resolve_backend
+from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from ..site import refresh as site_refresh
 from .config import TournamentConfig
 from .botfiles import check_bot_files
@@ -215,6 +215,15 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
         return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report)
 
 
+def _builder(sandbox: str) -> Backend:
+    """The backend a ladder on a cluster builds its joining entries under here: the file's sandbox where it
+    runs on this machine, else ``none`` (whose builds a ladder refuses for submissions without its opt-in)."""
+    try:
+        return resolve_backend(sandbox)[0]
+    except SandboxError:
+        return NoneBackend()
+
+
 def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say: Callable[[str], None] | None,
          accept_bot_changes: bool, max_matches: int | None, hours: float | None = None,
          report: bool = False) -> RunSummary:
@@ -225,17 +234,18 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
     stream = out or sys.stderr
     tell = say or (lambda line: print(line, file=stream, flush=True))
     remote = config.executor is not None  # Dask workers build the bots and resolve the sandbox themselves
-    for spec in [] if ladder or remote else {b.directory or b.name: b for b in config.bots}.values():
-        build_bot(spec)  # a ladder builds the snapshots it plays, as they join
     backend, why = resolve_backend("none" if remote else config.sandbox)
     sandbox = config.sandbox if remote else backend.name
+    for spec in [] if ladder or remote else {b.directory or b.name: b for b in config.bots}.values():
+        build_bot(spec, backend)  # a ladder builds the snapshots it plays, as they join
+    builder = _builder(config.sandbox) if remote and ladder else backend
     store = ResultStore(config.output)
     try:
         store.check_matches()  # a damaged row is refused before this run writes anything
         drawn = config.seed is None
         first_draw = drawn and store.meta(DRAWN_SEED) is None
         config = resolve_seed(config, store)
-        schedule = schedule_for(config)
+        schedule = schedule_for(config, builder)
         store.claim(config.fingerprint(), config.describe(), schedule.total)
         notes = enter_starting_field(store, config) if ladder else \
             check_bot_files(store, config.bots, accept_bot_changes)  # a ladder's snapshots never change

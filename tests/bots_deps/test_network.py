@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots import build_bot, load_bot
+from arena.sandbox import get_backend
 
 from .conftest import need_backend, play, readable
 
@@ -40,6 +41,6 @@ def test_a_bot_importing_numpy_from_the_index_plays_under_bwrap(tmp_path: Path, 
     (directory / "bot.py").write_text(NUMPY_BOT)
     (directory / "bot.yaml").write_text('name: numpy-bot\nrun: ["{python}", "bot.py"]\n')
     spec = load_bot(str(readable(directory)))
-    build_bot(spec)
+    build_bot(spec, get_backend("bwrap"))  # pip from the index, inside the sandbox
     outcome = play(spec, "bwrap")
     assert outcome.faults == () and outcome.stats[0].decisions > 0, outcome.faults

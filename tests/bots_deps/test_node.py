@@ -11,18 +11,18 @@ import pytest
 from arena.bots import BotConfigError, build_bot, files, load_bot
 from arena.bots import env
 from arena.bots.launch import launch_spec
-from arena.sandbox import Limits
+from arena.sandbox import Limits, get_backend
 
 from .conftest import entries, need_backend, need_node, node_bot, play, readable
 
 
-@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])  # bwrap first: it installs into the shared cache
 def test_a_bot_requiring_its_packages_plays_without_a_fault(tmp_path: Path, sandbox: str, shared_cache: Path) -> None:
     need_node()
     need_backend(sandbox)
     spec = load_bot(str(node_bot(tmp_path / "bot")))
     before = files.stamps(spec.directory or "")
-    build_bot(spec)
+    build_bot(spec, get_backend(sandbox))
     outcome = play(spec, sandbox)
     assert outcome.faults == () and outcome.stats[0].decisions > 0, outcome.faults
     assert files.stamps(spec.directory or "") == before  # no node_modules in the bot directory

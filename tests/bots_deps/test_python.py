@@ -21,6 +21,7 @@ import pytest
 from arena.bots import BotConfigError, build_bot, files, load_bot, resolve_command
 from arena.bots import cache, deps, env
 from arena.faults import FaultKind
+from arena.sandbox import NoneBackend, get_backend
 
 from .conftest import ROOT, entries, make_wheel, need_backend, play, python_bot, readable
 
@@ -41,13 +42,13 @@ def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])  # bwrap first: it installs into the shared cache
 def test_a_bot_importing_its_requirement_plays_without_a_fault(location: Path, sandbox: str,
                                                               shared_cache: Path) -> None:
     need_backend(sandbox)
     spec = load_bot(str(python_bot(location / "bot")))
     before = files.stamps(spec.directory or "")
-    build_bot(spec)
+    build_bot(spec, get_backend(sandbox))
     outcome = play(spec, sandbox)
     assert outcome.faults == () and outcome.stats[0].decisions > 0, outcome.faults
     python = resolve_command(spec)[0]
@@ -81,7 +82,7 @@ def test_a_second_build_installs_nothing(tmp_path: Path, own_cache: Path, monkey
     marker = entry / cache.MARKER
     stamp = (marker.stat().st_ino, marker.stat().st_mtime_ns)
     runs: list[list[str]] = []
-    monkeypatch.setattr(env, "_run", lambda argv, *rest: runs.append(argv) or 1)
+    monkeypatch.setattr(NoneBackend, "run_step", lambda self, step, log: runs.append(list(step.argv)) or 1)
     build_bot(load_bot(str(tmp_path / "bot")))  # as a later arena process would
     assert runs == [] and entries(own_cache) == [entry]
     assert (marker.stat().st_ino, marker.stat().st_mtime_ns) == stamp
@@ -259,7 +260,7 @@ def test_the_named_interpreter_makes_the_environment_and_bwrap_shows_its_prefix(
     directory = python_bot(tmp_path / "bot", manifest=f"python: {base}\n")
     spec = load_bot(str(directory))
     assert spec.python == base
-    build_bot(spec)
+    build_bot(spec, get_backend("bwrap"))
     python = resolve_command(spec)[0]
     assert os.path.realpath(python) == base
     outcome = play(spec, "bwrap")

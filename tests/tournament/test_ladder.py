@@ -36,7 +36,8 @@ def copy_bot(tmp_path: Path, name: str) -> Path:
 
 def write_ladder(tmp_path: Path, bots: list[Path], extra: str = "") -> Path:
     lines = ["name: lad", "schedule: ladder", "seats: [2, 3]", "seed: 5", "time: {move_ms: 2000, startup_ms: 10000}",
-             "sandbox: none", "workers: 2", "placement_matches: 2", f"output: {tmp_path / 'out'}", "bots:"]
+             "sandbox: none", "unsandboxed_builds: true",  # fast: the bots' builds are trusted here
+             "workers: 2", "placement_matches: 2", f"output: {tmp_path / 'out'}", "bots:"]
     lines += [f"  - {b}" for b in bots] or ["  []"]
     path = tmp_path / "ladder.yaml"
     path.write_text("\n".join(lines).replace("bots:\n  []", "bots: []") + "\n" + extra)
@@ -295,3 +296,25 @@ def test_a_bot_that_plays_none_of_the_ladders_tables_is_refused_in_one_line(tmp_
     code, output = submit(path, picky_bot(tmp_path, "supports: {seats: [5]}\n"))
     assert code == 1 and output.count("\n") == 1
     assert "plays none of these tables: standard at 2 or 3 seats" in output
+
+
+def test_under_none_the_files_own_bots_build_and_a_submission_is_refused_without_the_opt_in(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
+    path.write_text(path.read_text().replace("unsandboxed_builds: true\n", ""))
+    run(path, 2)  # the organiser's bots: built although nothing walls the build in
+    assert len(played(tmp_path / "out")) == 2
+    code, output = submit(path, copy_bot(tmp_path, "carl"))
+    assert code == 1
+    assert output.strip().splitlines()[-1] == (
+        "Error: bot 'carl': refused: its build command '{python} -m compileall -q . ../lib' would run unsandboxed "
+        "as the arena's user (sandbox none); run the ladder under bwrap or docker, or set unsandboxed_builds: true "
+        "in the ladder file to allow it")
+
+
+def test_a_submission_entered_with_the_opt_in_is_not_built_unsandboxed_once_it_is_withdrawn(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
+    assert submit(path, copy_bot(tmp_path, "carl"))[0] == 0
+    path.write_text(path.read_text().replace("unsandboxed_builds: true\n", ""))
+    run(path, 6)  # a fresh process: carl's snapshot would be built anew
+    seated = {name for table in played(tmp_path / "out") for name in table}
+    assert seated == {"ann@v1", "bob@v1"}

@@ -138,7 +138,7 @@ def test_an_open_ended_schedule_runs_through_the_same_driver(tmp_path, monkeypat
                     + "".join(f"  - {{name: {n}, command: \"{{python}} {bot}\"}}\n" for n in BOTS))
     config = load_config(path)
     schedule = OneAtATime(round_robin(BOTS, [3], 1, 2))
-    monkeypatch.setattr(driver, "schedule_for", lambda config: schedule)
+    monkeypatch.setattr(driver, "schedule_for", lambda config, *backend: schedule)
     monkeypatch.setattr(pool, "play_batch", fake_play)
     monkeypatch.setattr(pool, "POLL_SECONDS", 0.01)
     out = io.StringIO()

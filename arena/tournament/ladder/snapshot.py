@@ -16,9 +16,11 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
 from ...bots import BotSpec, build_bot, files, load_bot
+from ...sandbox.backends import Backend
 from .entries import Entry
 
 BOTS_DIR = "bots"
@@ -80,8 +82,13 @@ def snapshot(source: str, output: Path, name: str, listed: dict[str, str] | None
     return digest, target / BOT_SUBDIR
 
 
-def player_spec(entry: Entry) -> BotSpec:
-    """The bot an entry's snapshot is, named by its player key, built and ready to play."""
+def player_spec(entry: Entry, backend: Backend | None = None, exempt: Collection[str] = (),
+                unsandboxed_builds: bool = True) -> BotSpec:
+    """The bot an entry's snapshot is, named by its player key, built under ``backend`` and ready to play.
+
+    Without ``unsandboxed_builds`` a backend that does not wall builds in refuses to install or build
+    a submitted entry; entries from the directories in ``exempt`` (the file's own bots) are built anyway.
+    """
     spec = dataclasses.replace(load_bot(entry.path), name=entry.key)
-    build_bot(spec)
+    build_bot(spec, backend, allow_unsandboxed=unsandboxed_builds or entry.source in exempt)
     return spec

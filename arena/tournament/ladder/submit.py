@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ...bots import BotConfigError, load_bot
+from ...bots.spec import unsandboxed_refusal
 from ...check import CheckReport, check_bot
 from ...sandbox import resolve_backend
 from ..config import TournamentConfig
@@ -92,8 +93,11 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
     if same is not None:
         return Submission(Entered(same, False), False)
     backend, _ = resolve_backend(config.sandbox)
+    refused = None if config.unsandboxed_builds else unsandboxed_refusal(spec, backend)
+    if refused:
+        raise Refused(refused)
     report = check_bot(spec, backend.name, config.time, CHECK_MATCHES, echo=echo, venue=config.rules,
-                       seats=config.seats)
+                       seats=config.seats, unsandboxed_builds=config.unsandboxed_builds)
     if not report.ok:
         raise CheckFailed(report)
     store = ResultStore(config.output)

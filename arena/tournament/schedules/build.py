@@ -7,9 +7,12 @@ module beside this one.
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from ...bots import BotSpec
+from ...sandbox.backends import Backend
 
 from ..schedule import ScheduledMatch, round_robin
 from ..seating import restricted_sizes
@@ -26,13 +29,17 @@ if TYPE_CHECKING:
     from ..config import TournamentConfig
 
 
-def schedule_for(config: TournamentConfig) -> Schedule:
-    """The schedule of ``config`` (whose master seed must be resolved), not yet told what is stored."""
+def schedule_for(config: TournamentConfig, backend: Backend | None = None) -> Schedule:
+    """The schedule of ``config`` (whose master seed must be resolved), not yet told what is stored;
+    a ladder builds the entries joining it under ``backend`` (None: ``none``)."""
     if config.schedule == LADDER:
         if config.seed is None:
             raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
         output, params = config.output, config.rating
-        return LadderSchedule(ActiveField(output), player_spec, config.seats, config.rules.preset,
+        own = {str(Path(b.directory).resolve()) for b in config.bots if b.directory}  # the organiser's choice
+        build = functools.partial(player_spec, backend=backend, exempt=own,
+                                  unsandboxed_builds=config.unsandboxed_builds)
+        return LadderSchedule(ActiveField(output), build, config.seats, config.rules.preset,
                               config.seed, params, config.placement_matches, config.fairness_floor,
                               lambda: kept_in(output, params), lambda: finished_in(output))
     return FixedSchedule(schedule_of(config), config.matches_per_process)
