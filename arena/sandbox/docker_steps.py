@@ -10,7 +10,8 @@ Only the caps are the step's own (:data:`~arena.sandbox.steps.STEP_LIMITS`: comp
 need more than a bot).
 
 What it may touch is the step's: ``Step.writable`` bound read-write and ``Step.readable``
-read-only, each at its host path (those that exist), so paths in its command and
+read-only, each at its host path (those that exist), and each of ``Step.copies`` (a build's
+private copy of the bot directory) read-write at its original's path, so paths in its command and
 environment mean the same inside and out, and what it writes is owned by uid 65534 on the
 host. Never the engine's socket nor ``/``: a step that can reach the engine owns the host.
 
@@ -149,7 +150,7 @@ def _check(step: Step, what: str) -> None:
         raise SandboxError(f"{what}: the working directory must be an absolute path, got {step.cwd!r}")
     engine = engine_address()
     sock = os.path.realpath(engine[len("unix://"):]) if engine.startswith("unix://") else None
-    for path in (*step.writable, *step.readable):
+    for path in (*step.writable, *step.readable, *(p for pair in step.copies for p in pair)):
         if not os.path.isabs(path):
             raise SandboxError(f"{what}: the mount {path!r} must be an absolute path")
         real = os.path.realpath(path)
@@ -165,12 +166,14 @@ def _config(api: Any, backend: DockerBackend, step: Step, image: str) -> Any:
     limits = step.limits
     memory = limits.memory_mb * _MB
     mounts, seen = [], set()
-    for paths, read_only in ((step.writable, False), (step.readable, True)):
-        for path in paths:
-            path = os.path.normpath(path)
-            if path not in seen and os.path.exists(path):
-                seen.add(path)
-                mounts.append(Mount(target=path, source=path, type="bind", read_only=read_only))
+    pairs = [(copy, original, False) for copy, original in step.copies]  # first: a copy stands in for its original
+    pairs += [(path, path, read_only) for paths, read_only in ((step.writable, False), (step.readable, True))
+              for path in paths]
+    for source, target, read_only in pairs:
+        source, target = os.path.normpath(source), os.path.normpath(target)
+        if target not in seen and os.path.exists(source):
+            seen.add(target)
+            mounts.append(Mount(target=target, source=source, type="bind", read_only=read_only))
     network = network_mode(api, step.network)
     host_config = api.create_host_config(
         network_mode=network,

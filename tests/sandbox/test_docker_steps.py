@@ -178,6 +178,24 @@ def test_a_step_runs_as_65534_and_its_files_are_owned_by_it_on_the_host(docker: 
         assert (path.stat().st_uid, path.stat().st_gid) == (NOBODY, NOBODY)
 
 
+def test_a_copy_stands_in_for_its_original_at_the_originals_path(docker: DockerBackend, out: Path,
+                                                                tmp_path: Path) -> None:
+    """A build runs in a private copy of the bot directory, seen at the bot directory's own path."""
+    original = tmp_path / "bot"
+    original.mkdir()
+    (original / "bot.c").write_text("original\n")
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "bot.c").write_text("copied\n")
+    os.chown(copy, NOBODY, NOBODY)
+    log = io.StringIO()
+    code = docker.run_step(Step(("sh", "-c", "cat bot.c; echo built > bot"), cwd=str(original),
+                                copies=((str(copy), str(original)),), image=BASE, label="build"), log)
+    assert (code, log.getvalue()) == (0, "copied\n")
+    assert (copy / "bot").read_text() == "built\n"
+    assert sorted(p.name for p in original.iterdir()) == ["bot.c"]  # the original is not touched
+
+
 def test_a_step_cannot_write_what_it_reads_nor_anything_of_the_host(docker: DockerBackend, out: Path,
                                                                    inputs: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"  # on the host, writable by anyone, but not the step's
