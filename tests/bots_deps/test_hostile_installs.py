@@ -330,7 +330,6 @@ def test_an_install_input_that_is_a_symlink_out_of_the_bot_directory_is_refused(
     os.symlink(secret, directory / "requirements.txt")
     (directory / "bot.py").write_text("")
     (directory / "bot.yaml").write_text('name: linked\nrun: ["{python}", "bot.py"]\n')
-    with pytest.raises(BotConfigError, match=r"requirements.txt: the install would read this file, a symlink leading "
-                                             r"out of the bot directory") as refused:
+    with pytest.raises(BotConfigError, match=r"requirements.txt: .*a symlink leading out of the bot directory") as refused:
         build_bot(load_bot(str(directory)), NoneBackend())
     assert "TOPSECRET" not in str(refused.value) and "\n" not in str(refused.value)
