@@ -12,8 +12,9 @@ selector, and only a connection whose request has begun to arrive is handed to o
 ``WORKERS`` threads. A client has ``TIMEOUT`` seconds from connecting to send its whole
 request (however steadily it trickles it) and ``TIMEOUT`` seconds to take each piece of
 the answer; at most ``MAX_CONNECTIONS`` connections are open at once, the oldest one
-still waiting for its request making room for a new one. A client that goes away,
-times out or sends nonsense is simply dropped: no traceback, no log line.
+still waiting for its request making room for a new one. A client that goes away or
+times out is simply dropped (one that sends nonsense gets its 400): no traceback, no
+log line.
 """
 
 from __future__ import annotations
