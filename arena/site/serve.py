@@ -192,7 +192,8 @@ def handler(report: LiveReport) -> type[BaseHTTPRequestHandler]:
 
 class _DeadlineReader(io.RawIOBase):
     """A connection's incoming bytes, all due by ``deadline`` (a ``time.monotonic()``): a client that
-    trickles its request (slow loris) is cut off then, however steadily it trickles."""
+    trickles its request (slow loris) is cut off then, however steadily it trickles. Past the deadline
+    what has already arrived is still read: a request that waited for a busy thread is not late."""
 
     def __init__(self, sock: socket.socket, deadline: float) -> None:
         self._sock = sock
@@ -202,11 +203,11 @@ class _DeadlineReader(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("request not complete in time")
-        self._sock.settimeout(left)
-        return self._sock.recv_into(buffer)
+        self._sock.settimeout(max(0.0, self._deadline - time.monotonic()))
+        try:
+            return self._sock.recv_into(buffer)
+        except BlockingIOError:  # past the deadline, with nothing more there
+            raise TimeoutError("request not complete in time") from None
 
 
 class ReportServer(HTTPServer):

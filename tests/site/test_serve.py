@@ -367,3 +367,26 @@ def test_connections_past_the_limit_drop_the_oldest_waiting_ones(quick):
     finally:
         for sock in idle:
             sock.close()
+
+
+def test_a_request_that_waited_for_a_busy_thread_is_still_answered(tmp_path):
+    results = tmp_path / "results"
+    synthetic_store(results, 5, ["a", "b"], voided=0)
+    server, report = make_server(results, "127.0.0.1", 0, interval=3600, timeout=2.0, workers=1)
+    (report.root / "big.bin").write_bytes(b"\0" * (32 << 20))
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        with connect(server, rcvbuf=4096) as slow:
+            slow.sendall(b"GET /big.bin HTTP/1.0\r\n\r\n")
+            assert until(lambda: server.busy == 1)  # the one thread: held for 2 s once slow stops reading
+            server.client_timeout = 0.2
+            with connect(server) as waiting:  # its request is due in 0.2 s, its thread comes later
+                waiting.sendall(b"GET /version.json HTTP/1.0\r\n\r\n")
+                waiting.settimeout(10)
+                answer = waiting.makefile("rb").read()
+        assert answer.startswith(b"HTTP/1.0 200 ") and b'"matches": 5' in answer
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
