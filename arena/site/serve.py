@@ -135,6 +135,7 @@ def handler(report: LiveReport) -> type[BaseHTTPRequestHandler]:
         def setup(self) -> None:
             """Read the request against its deadline; answer with ``TIMEOUT`` for each write."""
             super().setup()
+            self.rfile.close()  # the plain reader: it would wait as long as the client liked
             self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self.server.deadline()))
 
         def parse_request(self) -> bool:
