@@ -244,6 +244,22 @@ def test_memory_hog_is_oom_killed_and_the_match_goes_on(docker: DockerBackend) -
     assert outcome.forfeited == (False, True) and outcome.places[0] == 1
 
 
+def test_a_stderr_flooder_costs_a_match_no_more_than_its_time_limits(docker: DockerBackend, engine: Any) -> None:
+    """Kept in the match by the fallback policy until its third fault, its flood filled the attach stream,
+    and its container took the SDK call's whole API_TIMEOUT (60 s) to remove, every match."""
+    bots = (BotSpec(name="random", command=("/bot/bot",), image=IMAGE),
+            BotSpec(name="flood", command=("/bot/stderr_flood",), image=IMAGE))
+    time_control = TimeControl(move_ms=1000, startup_ms=5000)
+    start = time.monotonic()
+    outcome = play_match(MatchJob("docker-flood", make_rules("standard"), 3, bots, sandbox="docker",
+                                  fault_policy="fallback", time=time_control))
+    took = time.monotonic() - start
+    assert outcome.forfeited == (False, True) and {f.seat for f in outcome.faults} == {1}
+    assert "EEEE" in outcome.faults[-1].stderr
+    # Generous: its limits are 5 s to start and 1 s a decision, each fault an instant reply.
+    assert took < docker_sandbox.API_TIMEOUT / 3, took
+
+
 # ------------------------------------------------------------------ the channel
 
 def test_lines_stderr_and_exit_status(docker: DockerBackend, engine: Any) -> None:
