@@ -660,7 +660,10 @@ class ContainerProcess(Channel):
         done: list[bool] = []
         remover = threading.Thread(target=lambda: done.append(_remove(self._api, self._id)),
                                    name=f"{REMOVER_NAME} {self._id[:12]}", daemon=True)
-        remover.start()
+        try:
+            remover.start()
+        except RuntimeError:  # no new threads at interpreter shutdown (Python 3.12+): remove unread
+            return _remove(self._api, self._id)
         try:
             self._discard_stdout = True
             self._watch(_POLLIN)
