@@ -10,8 +10,8 @@ Hostile or broken clients cost little and never stop it serving others
 (:class:`ReportServer`): a connection waits for its request without a thread, in one
 selector, and only a connection whose request has begun to arrive is handed to one of
 ``WORKERS`` threads. A client has ``TIMEOUT`` seconds from connecting to send its whole
-request (however steadily it trickles it) and ``TIMEOUT`` seconds to take each piece of
-the answer; at most ``MAX_CONNECTIONS`` connections are open at once, the oldest one
+request (however steadily it trickles it), and ``TIMEOUT`` seconds to take each piece of
+the answer and ``TIMEOUT`` plus a second per ``MIN_RATE`` bytes for all of it; at most ``MAX_CONNECTIONS`` connections are open at once, the oldest one
 still waiting for its request making room for a new one. A client that goes away or
 times out is simply dropped (one that sends nonsense gets its 400): no traceback, no
 log line.
@@ -47,6 +47,9 @@ WORKERS = 16
 """Threads answering requests: what a report's few pages and polls need, and the most a flood can take."""
 MAX_CONNECTIONS = 256
 """Open connections (waiting for their request or being answered) at most; far below the usual 1024 files."""
+MIN_RATE = 128 * 1024
+"""Bytes a second a client must take an answer at, at least: it has ``TIMEOUT`` plus a second per
+128 KiB (1 Mbit/s) for the whole answer, so a reader that trickles cannot hold a thread for long."""
 CHUNK = 1 << 16
 """Bytes of a file sent at once; the client must take each within ``TIMEOUT``."""
 _NO_ROOM = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}  # accept() failing for want of room
@@ -182,8 +185,17 @@ def handler(report: LiveReport) -> type[BaseHTTPRequestHandler]:
                 self.send_header("X-Content-Type-Options", "nosniff")
                 self.end_headers()
                 if body:
-                    while chunk := handle.read(CHUNK):
-                        self.wfile.write(chunk)
+                    self._send_file(handle, time.monotonic() + self.server.client_timeout + size / MIN_RATE)
+
+        def _send_file(self, handle: BinaryIO, due: float) -> None:
+            """Send the file's bytes, all taken by ``due`` and each ``CHUNK`` within ``TIMEOUT``."""
+            timeout = self.server.client_timeout
+            while chunk := handle.read(CHUNK):
+                left = due - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("answer not taken in time")
+                self.connection.settimeout(min(timeout, left))
+                self.wfile.write(chunk)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # quiet: a page polls every few seconds, and what a bad client did is its own business

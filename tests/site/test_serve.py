@@ -337,6 +337,23 @@ def test_a_client_reading_too_slowly_is_dropped(quick):
     assert request(server, "GET", "/index.html")[0] == 200
 
 
+def test_a_client_taking_the_answer_too_slowly_is_dropped(quick, monkeypatch):
+    server, _ = quick
+    monkeypatch.setattr("arena.site.serve.MIN_RATE", 8 << 20)  # the 32 MiB are due in 0.5 + 4 s
+    with connect(server, rcvbuf=65536) as sock:
+        sock.sendall(b"GET /big.bin HTTP/1.0\r\n\r\n")
+        sock.settimeout(10)
+        got = 0
+        # 64 KiB every 50 ms: each piece well within 0.5 s, the whole far slower than 8 MiB/s. Once the
+        # server has given up, the rest (what the socket buffers hold) is read at once.
+        while data := sock.recv(1 << 16):
+            got += len(data)
+            if server.busy:
+                time.sleep(0.05)
+    assert 0 < got < 32 << 20
+    assert request(server, "GET", "/index.html")[0] == 200
+
+
 def test_a_client_leaving_mid_answer_leaves_no_traceback(quick, capfd):
     server, report = quick
     said: list[str] = []
