@@ -10,11 +10,11 @@ Hostile or broken clients cost little and never stop it serving others
 (:class:`ReportServer`): a connection waits for its request without a thread, in one
 selector, and only a connection whose request has begun to arrive is handed to one of
 ``WORKERS`` threads. A client has ``TIMEOUT`` seconds from connecting to send its whole
-request (however steadily it trickles it), and ``TIMEOUT`` seconds to take each piece of
-the answer and ``TIMEOUT`` plus a second per ``MIN_RATE`` bytes for all of it; at most ``MAX_CONNECTIONS`` connections are open at once, the oldest one
-still waiting for its request making room for a new one. A client that goes away or
-times out is simply dropped (one that sends nonsense gets its 400): no traceback, no
-log line.
+request (however steadily it trickles it); then ``TIMEOUT`` seconds to take each piece
+of the answer, and ``TIMEOUT`` plus a second per ``MIN_RATE`` bytes for all of it. At
+most ``MAX_CONNECTIONS`` connections are open at once, the oldest one still waiting for
+its request making room for a new one. A client that goes away or times out is simply
+dropped (one that sends nonsense gets its 400): no traceback, no log line.
 """
 
 from __future__ import annotations
