@@ -263,8 +263,8 @@ class ReportServer(HTTPServer):
         return getattr(self._local, "deadline", time.monotonic() + self.client_timeout)
 
     def serve_forever(self, poll_interval: float = 0.5) -> None:
-        """Serve until ``shutdown``; ``poll_interval`` is how often it looks for that."""
-        self._stop.clear()
+        """Serve until ``shutdown`` (even one called before this started, as socketserver does);
+        ``poll_interval`` is how often it looks for that."""
         self._stopped.clear()
         self._start_workers()
         waiting: dict[socket.socket, tuple[Any, float]] = {}  # in order of arrival, so of deadline
@@ -292,6 +292,7 @@ class ReportServer(HTTPServer):
         finally:
             for conn in waiting:
                 _close(conn)
+            self._stop.clear()
             self._stopped.set()
 
     def shutdown(self) -> None:
