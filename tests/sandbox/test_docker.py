@@ -254,8 +254,7 @@ def test_a_stderr_flooder_costs_a_match_no_more_than_its_time_limits(docker: Doc
     outcome = play_match(MatchJob("docker-flood", make_rules("standard"), 3, bots, sandbox="docker",
                                   fault_policy="fallback", time=time_control))
     took = time.monotonic() - start
-    assert outcome.forfeited == (False, True) and {f.seat for f in outcome.faults} == {1}
-    assert "EEEE" in outcome.faults[-1].stderr
+    assert outcome.forfeited == (False, True) and [f.seat for f in outcome.faults] == [1, 1, 1]  # max_faults
     # Generous: its limits are 5 s to start and 1 s a decision, each fault an instant reply.
     assert took < docker_sandbox.API_TIMEOUT / 3, took
 
