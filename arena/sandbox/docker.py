@@ -35,7 +35,10 @@ process exited; its status then comes from the engine.
 
 Containers are removed (``force=True``) by ``kill()``, by ``close()`` after its grace
 period, at interpreter exit, and, for arenas that were killed outright, by
-:func:`cleanup_stale`, which the first start in each arena process runs.
+:func:`cleanup_stale`, which the first start in each arena process runs. The engine's
+removal waits until the container's output has been copied into the attach stream, so
+the socket is read to its end while a short-lived thread makes the removal call: unread,
+a bot flooding stderr would hold each removal up for the whole ``API_TIMEOUT``.
 
 The ``docker`` SDK is imported only when an engine is first contacted, so importing
 the arena stays cheap where Docker is not used.
@@ -48,6 +51,7 @@ import secrets
 import select
 import signal
 import socket
+import threading
 import time
 import warnings
 from typing import IO, Any
@@ -75,6 +79,9 @@ API_TIMEOUT = 60.0
 """Seconds any other engine call may take (creating, starting, removing a container)."""
 STALE_AFTER = 3600.0
 """Stopped containers of an arena on another host are removed when older than this."""
+
+REMOVER_NAME = "docker-remove"
+"""Name (prefix) of the short-lived thread that removes a container while its stream is read."""
 
 _MB = 1024 * 1024
 _FRAME_HEADER = 8
@@ -635,14 +642,43 @@ class ContainerProcess(Channel):
             if self._exited:
                 self._collect_exit(0.5)  # it exited on its own: keep its status
         finally:
+            removed = self._remove_reading()
             try:
                 self._poll.unregister(self._fd)
             except (KeyError, ValueError, OSError):
                 pass
-            removed = _remove(self._api, self._id)
             if self._exit is None:
                 self._exit = _KILLED
             _close_attach(self._attach)
             self._out_eof = self._exited = True
             if not removed:
                 warnings.warn(f"sandbox: container {self._id[:12]} could not be removed", RuntimeWarning)
+
+    def _remove_reading(self) -> bool:
+        """Remove the container while reading its attach stream to the end; True once it is gone.
+
+        The engine copies the container's output into the attach stream until the stream ends,
+        and removing a container waits for that copy. With nobody reading, a bot that floods
+        stderr fills the socket, the copy blocks, and the removal would wait until the API call
+        timed out (``API_TIMEOUT``, a minute a match). So the removal runs in a thread of its own
+        while this one goes on reading (stdout dropped, stderr into the tail) until the stream
+        ends, which it does as soon as the engine has killed the container.
+        """
+        done: list[bool] = []
+        remover = threading.Thread(target=lambda: done.append(_remove(self._api, self._id)),
+                                   name=f"{REMOVER_NAME} {self._id[:12]}", daemon=True)
+        try:
+            remover.start()
+        except RuntimeError:  # no new threads at interpreter shutdown (Python 3.12+): remove unread
+            return _remove(self._api, self._id)
+        try:
+            self._discard_stdout = True
+            self._watch(_POLLIN)
+            while remover.is_alive() and not self._exited:
+                if self._poll.poll(50):
+                    self._pump()
+        except OSError:
+            pass  # the socket is only read to keep the engine's copy moving; the removal decides
+        finally:
+            remover.join()
+        return bool(done and done[0])

@@ -9,6 +9,7 @@
 #   /bot/memhog      memory hog (memhog.c)
 #   /bot/network     network probe (network.c)
 #   /bot/ignore_eof  ignores stdin EOF and SIGTERM (ignore_eof.c)
+#   /bot/stderr_flood floods stderr from a child, answers like echo, ignores EOF (stderr_flood.c)
 #   /tmp             empty (the sandbox mounts a tmpfs there)
 # The image is labelled with a hash of its sources and rebuilt only when they change
 # (FORCE=1 rebuilds anyway). Needs gcc with a static libc (Debian: gcc, libc6-dev) and a
@@ -18,7 +19,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 IMAGE=${1:-cabo-arena-test:latest}
-PROGRAMS=(echo forkbomb memhog network ignore_eof)
+PROGRAMS=(echo forkbomb memhog network ignore_eof stderr_flood)
 LABEL=cabo-arena-test.sources
 
 HASH=$(cat "$ROOT/bots/c-random/bot.c" "$HERE"/*.c "$HERE"/*.h "$HERE/build-test-image.sh" | sha256sum | cut -c1-16)

@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -243,6 +244,21 @@ def test_memory_hog_is_oom_killed_and_the_match_goes_on(docker: DockerBackend) -
     assert outcome.forfeited == (False, True) and outcome.places[0] == 1
 
 
+def test_a_stderr_flooder_costs_a_match_no_more_than_its_time_limits(docker: DockerBackend, engine: Any) -> None:
+    """Kept in the match by the fallback policy until its third fault, its flood filled the attach stream,
+    and its container took the SDK call's whole API_TIMEOUT (60 s) to remove, every match."""
+    bots = (BotSpec(name="random", command=("/bot/bot",), image=IMAGE),
+            BotSpec(name="flood", command=("/bot/stderr_flood",), image=IMAGE))
+    time_control = TimeControl(move_ms=1000, startup_ms=5000)
+    start = time.monotonic()
+    outcome = play_match(MatchJob("docker-flood", make_rules("standard"), 3, bots, sandbox="docker",
+                                  fault_policy="fallback", time=time_control))
+    took = time.monotonic() - start
+    assert outcome.forfeited == (False, True) and [f.seat for f in outcome.faults] == [1, 1, 1]  # max_faults
+    # Generous: its limits are 5 s to start and 1 s a decision, each fault an instant reply.
+    assert took < docker_sandbox.API_TIMEOUT / 3, took
+
+
 # ------------------------------------------------------------------ the channel
 
 def test_lines_stderr_and_exit_status(docker: DockerBackend, engine: Any) -> None:
@@ -308,6 +324,26 @@ def test_a_bot_that_exits_on_eof_keeps_its_status(docker: DockerBackend, engine:
     proc = started(docker, "echo")
     proc.close(grace=5)
     assert proc.returncode == 0 and gone(engine, proc.container_id)
+
+
+@pytest.mark.parametrize("end", ["kill", "close"])
+def test_a_stderr_flood_does_not_hold_up_the_removal(docker: DockerBackend, engine: Any, end: str) -> None:
+    # Removing a container waits for the engine's copy of its output into the attach stream. Unread, a
+    # flood blocked that copy until the API call timed out (API_TIMEOUT: a minute a match); now the
+    # stream is read to its end while a thread removes the container, and that thread is done on return.
+    limits = Limits(stderr_tail_bytes=4096)
+    proc = started(docker, "stderr_flood", limits=limits)
+    proc.send(b"ping\n", soon(5))
+    assert json.loads(proc.readline(soon(10)))["type"] == "echo"
+    time.sleep(0.5)  # the flood fills the socket meanwhile: nobody reads it
+    start = time.monotonic()
+    proc.kill() if end == "kill" else proc.close(grace=0.5)  # the flooding child ignores stdin EOF
+    took = time.monotonic() - start
+    assert gone(engine, proc.container_id) and proc.returncode == 137
+    assert not [t.name for t in threading.enumerate() if t.name.startswith(docker_sandbox.REMOVER_NAME)]
+    tail = proc.stderr_tail()
+    assert proc.stderr_total > 65536 and 0 < len(tail) <= 4096 and set(tail) <= {"E", "\n"}
+    assert took < docker_sandbox.API_TIMEOUT / 3, took  # generous: the old wait was the whole API_TIMEOUT
 
 
 def test_start_failures_are_sandbox_errors(docker: DockerBackend) -> None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import select
+import socket
+import struct
 import threading
 import time
 import urllib.error
@@ -227,3 +230,186 @@ def test_serve_command_serves_until_interrupted(tmp_path):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+# ------------------------------------------------------------------ hostile clients
+
+@pytest.fixture
+def quick(tmp_path):
+    """A server whose clients get 0.5 s (a short timeout, for the tests that wait for it) and at most
+    12 connections, with a 32 MiB file: more than loopback's socket buffers hold."""
+    results = tmp_path / "results"
+    synthetic_store(results, 5, ["a", "b"], voided=0)
+    server, report = make_server(results, "127.0.0.1", 0, interval=3600, timeout=0.5, max_connections=12)
+    (report.root / "big.bin").write_bytes(b"\0" * (32 << 20))
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield server, report
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def connect(server, *, rcvbuf: int | None = None) -> socket.socket:
+    sock = socket.socket()
+    if rcvbuf is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.connect(server.server_address[:2])
+    return sock
+
+
+def dropped(sock: socket.socket, wait: float, trickle: bytes = b"") -> bool:
+    """Whether the server closes ``sock`` within ``wait`` seconds (sending ``trickle`` a byte at a
+    time meanwhile), having answered nothing."""
+    end = time.monotonic() + wait
+    for byte in [trickle[i:i + 1] for i in range(len(trickle))] or [b""]:
+        if byte:
+            try:
+                sock.sendall(byte)
+            except (BrokenPipeError, ConnectionResetError):
+                return True
+        while True:
+            readable, _, _ = select.select([sock], [], [], 0.05 if trickle else max(0.0, end - time.monotonic()))
+            if readable:
+                try:
+                    data = sock.recv(1 << 16)
+                except ConnectionResetError:
+                    return True
+                assert data == b"", data[:80]
+                return True
+            if trickle or time.monotonic() >= end:
+                break
+        if time.monotonic() >= end:
+            return False
+    return False
+
+
+def until(condition, seconds: float = 20.0) -> bool:
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_idle_connections_take_no_thread_and_others_are_still_served(served):
+    server, _, _ = served
+    assert request(server, "GET", "/version.json")[0] == 200  # the server and its workers are up
+    threads = threading.active_count()
+    idle = [connect(server) for _ in range(200)]  # connect and say nothing
+    try:
+        for _ in range(3):
+            status, _, body = request(server, "GET", "/bots/alpha.html")
+            assert status == 200 and b"<h1>alpha</h1>" in body
+        assert threading.active_count() <= threads
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_an_idle_client_is_dropped_after_the_timeout(quick):
+    server, _ = quick
+    with connect(server) as sock:
+        assert dropped(sock, 10)  # 0.5 s configured; 10 only bounds a broken server
+
+
+def test_a_client_trickling_its_request_is_dropped(quick):
+    server, _ = quick
+    with connect(server) as sock:
+        # One byte every 50 ms never lets a read wait long, but the whole request is due in 0.5 s.
+        assert dropped(sock, 10, b"GET /index.html HTTP/1.0\r\nX-Slow: " + b"x" * 400)
+    assert request(server, "GET", "/index.html")[0] == 200
+
+
+def test_a_client_reading_too_slowly_is_dropped(quick):
+    server, _ = quick
+    with connect(server, rcvbuf=4096) as sock:
+        sock.sendall(b"GET /big.bin HTTP/1.0\r\n\r\n")
+        assert until(lambda: server.busy == 1) and until(lambda: server.busy == 0)  # answered, then given up on
+        sock.settimeout(10)
+        got = 0
+        while True:
+            try:
+                data = sock.recv(1 << 20)
+            except ConnectionResetError:
+                break
+            if not data:
+                break
+            got += len(data)
+    assert 0 < got < 32 << 20  # the headers and part of the file, then the end
+    assert request(server, "GET", "/index.html")[0] == 200
+
+
+def test_a_client_taking_the_answer_too_slowly_is_dropped(quick, monkeypatch):
+    server, _ = quick
+    monkeypatch.setattr("arena.site.serve.MIN_RATE", 8 << 20)  # the 32 MiB are due in 0.5 + 4 s
+    with connect(server, rcvbuf=65536) as sock:
+        sock.sendall(b"GET /big.bin HTTP/1.0\r\n\r\n")
+        sock.settimeout(10)
+        got = 0
+        # 64 KiB every 50 ms: each piece well within 0.5 s, the whole far slower than 8 MiB/s. Once the
+        # server has given up, the rest (what the socket buffers hold) is read at once.
+        while data := sock.recv(1 << 16):
+            got += len(data)
+            if server.busy:
+                time.sleep(0.05)
+    assert 0 < got < 32 << 20
+    assert request(server, "GET", "/index.html")[0] == 200
+
+
+def test_a_client_leaving_mid_answer_leaves_no_traceback(quick, capfd):
+    server, report = quick
+    said: list[str] = []
+    report.say = said.append
+    for _ in range(3):
+        with connect(server, rcvbuf=4096) as sock:
+            sock.sendall(b"GET /big.bin HTTP/1.0\r\n\r\n")
+            assert sock.recv(1000)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        assert until(lambda: server.busy == 0)
+    assert request(server, "GET", "/index.html")[0] == 200
+    out, err = capfd.readouterr()
+    assert said == [] and "Traceback" not in err and "Error" not in err, err[-2000:]
+
+
+def test_connections_past_the_limit_drop_the_oldest_waiting_ones(quick):
+    server, _ = quick
+    server.client_timeout = 60.0  # only the limit may drop them here
+    assert request(server, "GET", "/version.json")[0] == 200  # the server and its workers are up
+    threads = threading.active_count()
+    idle = [connect(server) for _ in range(30)]
+    try:
+        assert request(server, "GET", "/index.html")[0] == 200  # the newest connection is served
+        # 31 connections, 12 allowed: the 19 oldest are closed, the 11 newest still wait for a request.
+        assert until(lambda: all(dropped(sock, 0.0) for sock in idle[:19]), 10)
+        assert not any(dropped(sock, 0.0) for sock in idle[19:])
+        assert threading.active_count() <= threads
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_a_request_that_waited_for_a_busy_thread_is_still_answered(tmp_path):
+    results = tmp_path / "results"
+    synthetic_store(results, 5, ["a", "b"], voided=0)
+    server, report = make_server(results, "127.0.0.1", 0, interval=3600, timeout=2.0, workers=1)
+    (report.root / "big.bin").write_bytes(b"\0" * (32 << 20))
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        with connect(server, rcvbuf=4096) as slow:
+            slow.sendall(b"GET /big.bin HTTP/1.0\r\n\r\n")
+            assert until(lambda: server.busy == 1)  # the one thread: held for 2 s once slow stops reading
+            server.client_timeout = 0.2
+            with connect(server) as waiting:  # its request is due in 0.2 s, its thread comes later
+                waiting.sendall(b"GET /version.json HTTP/1.0\r\n\r\n")
+                waiting.settimeout(10)
+                answer = waiting.makefile("rb").read()
+        assert answer.startswith(b"HTTP/1.0 200 ") and b'"matches": 5' in answer
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
