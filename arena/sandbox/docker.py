@@ -81,6 +81,10 @@ STALE_AFTER = 3600.0
 """Stopped containers of an arena on another host are removed when older than this."""
 
 REMOVER_NAME = "docker-remove"
+EXIT_WAIT = 5.0
+"""Longest wait for the engine to record the exit of a container whose stream has ended: an API call
+and the engine's own bookkeeping, which a loaded machine delays past the second a pipe's exit takes
+(then an OOM kill was reported as a bot that merely closed its output)."""
 """Name (prefix) of the short-lived thread that removes a container while its stream is read."""
 
 _MB = 1024 * 1024
@@ -599,6 +603,11 @@ class ContainerProcess(Channel):
             if self._exited:
                 self._collect_exit(wait)
         return self._exit
+
+    def _ended(self, what: str, deadline: float) -> ChannelClosed:
+        """As ``Channel._ended``, but waiting up to :data:`EXIT_WAIT` for the engine (it returns as soon as the
+        engine has the status; only a bot that closed its output and runs on costs the whole wait)."""
+        return self._closed(what, min(EXIT_WAIT, max(0.05, deadline - time.monotonic())))
 
     def _closed(self, what: str, wait: float) -> ChannelClosed:
         """ChannelClosed for an ended stream, with the exit status and the reason when known."""
