@@ -241,6 +241,7 @@ def test_a_store_from_the_first_arena_is_grouped_the_same(tmp_path):
     db.executescript(schema.BASE)
     with db:
         db.execute("INSERT INTO meta VALUES ('bots', '[\"a\", \"b\"]')")
+        db.execute("INSERT INTO meta VALUES ('fingerprint', '\"0f1e2d3c\"')")  # every run claimed its store
         for idx, rotation, seed, bots in ((0, 0, "d-1", '["a", "b"]'), (1, 1, "d-1", '["b", "a"]'),
                                           (2, 0, "d-2", '["a", "b"]')):
             db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})",
