@@ -362,10 +362,9 @@ class DockerBackend(Backend):
 
     def _config(self, api: Any, spec: LaunchSpec, image: str, token: str) -> Any:
         """The container's configuration (see the module docstring for what each part is for)."""
-        from docker.types import LogConfig, Mount, Ulimit
+        from docker.types import Mount
 
         limits = spec.limits
-        memory = limits.memory_mb * _MB
         mounts = []
         if self.mount_bot_dir and spec.bot_dir and os.path.isdir(spec.bot_dir):
             paths = [spec.bot_dir]
@@ -374,28 +373,8 @@ class DockerBackend(Backend):
                 paths.append(shared)
             paths += [p for p in spec.extra_paths if os.path.isdir(p) and p not in paths]
             mounts = [Mount(target=p, source=p, type="bind", read_only=True) for p in paths]
-        host_config = api.create_host_config(
-            network_mode="none",
-            mem_limit=memory,
-            memswap_limit=memory,  # equal: no swap on top of the memory limit
-            nano_cpus=int(self.cpus * 1e9),
-            pids_limit=self.pids_limit or limits.processes,
-            read_only=True,
-            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={self.tmp_mb or limits.tmp_mb}m,mode=1777"},
-            shm_size=(self.tmp_mb or limits.tmp_mb) * _MB,
-            ipc_mode="private",
-            cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
-            ulimits=[
-                Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds + 1),
-                Ulimit(name="fsize", soft=limits.file_size_mb * _MB, hard=limits.file_size_mb * _MB),
-                Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
-                Ulimit(name="core", soft=0, hard=0),
-            ],
-            log_config=LogConfig(type="none"),
-            mounts=mounts,
-            auto_remove=False,  # we remove it ourselves, after reading its exit status
-        )
+        host_config = walls(api, limits, mounts, network="none", cpus=self.cpus,
+                            processes=self.pids_limit or limits.processes, tmp_mb=self.tmp_mb or limits.tmp_mb)
         env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
         env.update(spec.env)
         env[TOKEN_VAR] = token  # last, so spec.env cannot forge or drop it
@@ -410,6 +389,38 @@ class DockerBackend(Backend):
         )
         config["StdinOnce"] = True  # our shutdown(SHUT_WR) on the attach socket closes the bot's stdin
         return config
+
+
+def walls(api: Any, limits: Limits, mounts: list[Any], network: str, cpus: float, processes: int,
+          tmp_mb: int) -> Any:
+    """The host side of every container the arena makes, a bot's or an install or build step's: memory without
+    swap, CPUs, a pids limit, a read-only root with a private tmpfs ``/tmp`` and ``/dev/shm``, no capabilities,
+    no new privileges, ``limits`` as rlimits, no logging driver, and ``mounts`` (the caller's choice)."""
+    from docker.types import LogConfig, Ulimit
+
+    memory = limits.memory_mb * _MB
+    return api.create_host_config(
+        network_mode=network,
+        mem_limit=memory,
+        memswap_limit=memory,  # equal: no swap on top of the memory limit
+        nano_cpus=int(cpus * 1e9),
+        pids_limit=processes,
+        read_only=True,
+        tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={tmp_mb}m,mode=1777"},
+        shm_size=tmp_mb * _MB,
+        ipc_mode="private",
+        cap_drop=["ALL"],
+        security_opt=["no-new-privileges"],
+        ulimits=[
+            Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds + 1),
+            Ulimit(name="fsize", soft=limits.file_size_mb * _MB, hard=limits.file_size_mb * _MB),
+            Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+            Ulimit(name="core", soft=0, hard=0),
+        ],
+        log_config=LogConfig(type="none"),  # a flood of output cannot fill the engine's disk
+        mounts=mounts,
+        auto_remove=False,  # removed by the arena, after it read the exit status
+    )
 
 
 # ------------------------------------------------------------------ the channel

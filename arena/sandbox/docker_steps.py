@@ -52,6 +52,7 @@ from .docker import (
     connect,
     engine_address,
     owner,
+    walls,
 )
 from .errors import SandboxError, SandboxUnavailable
 from .reaper import process_start
@@ -161,10 +162,9 @@ def _check(step: Step, what: str) -> None:
 
 def _config(api: Any, backend: DockerBackend, step: Step, image: str) -> Any:
     """The step's container: the walls of a bot's (``docker.py``) with the step's caps, mounts and network."""
-    from docker.types import LogConfig, Mount, Ulimit
+    from docker.types import Mount
 
     limits = step.limits
-    memory = limits.memory_mb * _MB
     mounts, seen = [], set()
     pairs = [(copy, original, False) for copy, original in step.copies]  # first: a copy stands in for its original
     pairs += [(path, path, read_only) for paths, read_only in ((step.writable, False), (step.readable, True))
@@ -175,27 +175,8 @@ def _config(api: Any, backend: DockerBackend, step: Step, image: str) -> Any:
             seen.add(target)
             mounts.append(Mount(target=target, source=source, type="bind", read_only=read_only))
     network = network_mode(api, step.network)
-    host_config = api.create_host_config(
-        network_mode=network,
-        mem_limit=memory,
-        memswap_limit=memory,  # equal: no swap on top of the memory limit
-        nano_cpus=int(backend.cpus * 1e9),
-        pids_limit=limits.processes,
-        read_only=True,
-        tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
-        ipc_mode="private",
-        cap_drop=["ALL"],
-        security_opt=["no-new-privileges"],
-        ulimits=[
-            Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds + 1),
-            Ulimit(name="fsize", soft=limits.file_size_mb * _MB, hard=limits.file_size_mb * _MB),
-            Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
-            Ulimit(name="core", soft=0, hard=0),
-        ],
-        log_config=LogConfig(type="none"),
-        mounts=mounts,
-        auto_remove=False,  # removed by us, after reading the exit status
-    )
+    host_config = walls(api, limits, mounts, network=network, cpus=backend.cpus, processes=limits.processes,
+                        tmp_mb=limits.tmp_mb)
     env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
     env.update(step.env)
     labels = {LABEL: "1", OWNER_LABEL: owner(), STEP_LABEL: (step.label or step.argv[0])[:200]}

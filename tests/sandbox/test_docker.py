@@ -56,6 +56,8 @@ from arena.sandbox import (
 from arena.sandbox import docker as docker_sandbox
 from arena.sandbox.orphans import pid_namespace
 
+from .docker_support import leftovers
+
 ROOT = Path(__file__).resolve().parents[2]
 HELPERS = ROOT / "tests" / "docker"
 IMAGE = "cabo-arena-test:latest"
@@ -90,18 +92,6 @@ def image(engine: Any) -> str:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
         pytest.skip(f"could not build {IMAGE}: {' | '.join(tail)}")
     return IMAGE
-
-
-def leftovers(client: Any) -> list[str]:
-    """Labelled containers of this process or of a dead process on this host."""
-    host = docker_sandbox.this_host()
-    found = []
-    for info in client.api.containers(all=True, filters={"label": "cabo-arena"}):
-        owner = (info.get("Labels") or {}).get("cabo-arena.owner", "")
-        owner_host, _, pid = owner.rpartition(":")
-        if owner_host == host and (pid == str(os.getpid()) or not os.path.exists(f"/proc/{pid}")):
-            found.append(f"{info['Id'][:12]} {info['State']} owner={owner}")
-    return found
 
 
 @pytest.fixture

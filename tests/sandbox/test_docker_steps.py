@@ -27,6 +27,8 @@ from arena.sandbox import docker_steps
 from arena.sandbox.docker_steps import OUTPUT_LIMIT, network_mode
 from arena.sandbox.steps import TIMED_OUT, Step
 
+from .docker_support import leftovers
+
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "cabo-arena-base:bookworm"
 GCC = "cabo-arena-gcc:bookworm"
@@ -61,18 +63,6 @@ def base(engine: Any) -> str:
     if not _has_image(engine, BASE):
         pytest.skip(f"no {BASE} on the engine: make it with docker/make-base-image.sh")
     return BASE
-
-
-def leftovers(client: Any) -> list[str]:
-    """Labelled containers of this process or of a dead process on this host."""
-    host = docker_sandbox.this_host()
-    found = []
-    for info in client.api.containers(all=True, filters={"label": "cabo-arena"}):
-        owner = (info.get("Labels") or {}).get("cabo-arena.owner", "")
-        owner_host, _, pid = owner.rpartition(":")
-        if owner_host == host and (pid == str(os.getpid()) or not os.path.exists(f"/proc/{pid}")):
-            found.append(f"{info['Id'][:12]} {info['State']} owner={owner}")
-    return found
 
 
 def step_containers(client: Any) -> list[str]:
