@@ -354,6 +354,18 @@ class DockerBackend(Backend):
                 raise SandboxError(f"cannot start {spec.command[0]!r} in image {image!r}: {_short(exc)}") from None
             raise
 
+    @property
+    def step_uid(self) -> int | None:
+        """The container's uid for a root arena, which hands the step its output folders (a step of any other
+        arena runs as the arena's own uid and gid: :func:`step_user`)."""
+        uid = self.user.partition(":")[0]
+        return int(uid) if os.geteuid() == 0 and uid.isdigit() else None
+
+    def step_user(self) -> str:
+        """Who a step's container runs as: the bots' user for a root arena, else the arena's own uid and gid,
+        which owns the folders the step writes (it cannot give them away); unprivileged either way."""
+        return self.user if os.geteuid() == 0 else f"{os.getuid()}:{os.getgid()}"
+
     def run_step(self, step: Step, log: IO[str]) -> int:
         """Run an install or build step in a fresh container of ``step.image`` (see ``docker_steps.py``)."""
         from .docker_steps import run_step

@@ -184,7 +184,7 @@ def _config(api: Any, backend: DockerBackend, step: Step, image: str) -> Any:
     if started:
         labels[OWNER_START_LABEL] = started
     return api.create_container_config(
-        image=image, command=list(step.argv), entrypoint=[""], user=backend.user, working_dir=step.cwd,
+        image=image, command=list(step.argv), entrypoint=[""], user=backend.step_user(), working_dir=step.cwd,
         environment=[f"{k}={v}" for k, v in env.items()], labels=labels, stdin_open=False, tty=False,
         network_disabled=network == "none", host_config=host_config,
     )

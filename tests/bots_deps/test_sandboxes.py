@@ -18,7 +18,7 @@ from arena.bots import env
 from arena.bots.launch import launch_spec
 from arena.sandbox import DockerBackend, LaunchSpec, Limits, allowlist
 
-from .conftest import RANDOM_BOT, need_node, node_bot, play, python_bot
+from .conftest import RANDOM_BOT, ROOT, need_node, node_bot, play, python_bot
 
 BASE_IMAGE = "cabo-arena-base:bookworm"
 """docker/make-base-image.sh: Debian bookworm's python3.11 at /usr/bin/python3, as the host's venvs expect."""
@@ -136,3 +136,30 @@ def test_docker_gives_a_node_bot_its_packages(tmp_path: Path, shared_cache: Path
     outcome = play(spec, "docker", opponent)
     assert outcome.sandbox == "docker"
     assert outcome.faults == () and outcome.stats[0].decisions > 0, outcome.faults
+
+
+def test_docker_installs_and_builds_a_bot_in_its_own_image(tmp_path: Path, own_cache: Path, base_image: str) -> None:
+    """Under docker, pip and the build run in containers of the bot's image, writing what the bot then plays
+    with: the venv (owned by the arena again afterwards) and the build's bytecode, copied back."""
+    spec = load_bot(str(python_bot(tmp_path / "bot", manifest=f'image: {base_image}\n'
+                                   'build: "{python} -m compileall -q ."\n')))
+    build_bot(spec, DockerBackend())
+    (entry,) = env.environment(spec).paths
+    assert os.stat(entry).st_uid == os.getuid()
+    assert sorted(p.name for p in (tmp_path / "bot" / "__pycache__").iterdir()) == ["bot.cpython-311.pyc"]
+    outcome = play(spec, "docker", dataclasses.replace(load_bot(str(RANDOM_BOT)), image=base_image))
+    assert outcome.faults == () and outcome.stats[0].decisions > 0, outcome.faults
+
+
+def test_docker_builds_a_c_bot_in_an_image_with_a_compiler(tmp_path: Path, own_cache: Path) -> None:
+    """``build`` runs in the bot's image: a C bot names one with gcc (tests/docker/build-gcc-image.sh)."""
+    image = "cabo-arena-gcc:bookworm"
+    if subprocess.run(["docker", "image", "inspect", image], capture_output=True, timeout=30).returncode != 0:
+        pytest.skip(f"no {image} on the engine: make it with tests/docker/build-gcc-image.sh")
+    shutil.copytree(ROOT / "bots" / "c-random", tmp_path / "c-bot", ignore=shutil.ignore_patterns("bot"))
+    manifest = tmp_path / "c-bot" / "bot.yaml"
+    manifest.write_text(manifest.read_text() + f"image: {image}\n")
+    spec = load_bot(str(tmp_path / "c-bot"))
+    build_bot(spec, DockerBackend())
+    built = tmp_path / "c-bot" / "bot"
+    assert built.is_file() and os.access(built, os.X_OK) and built.stat().st_uid == os.getuid()
