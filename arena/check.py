@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -32,10 +33,14 @@ UNDECLARED_SIZES = (2, 3, 4, 5)
 
 
 def default_opponent() -> Path:
-    """Where the bundled random bot is, for a checkout or an editable install."""
+    """The bundled random bot of a checkout (or an editable install), else the one shipped in the package:
+    an installed arena has no ``bots/`` folder."""
     for candidate in (Path.cwd() / RANDOM_BOT, Path(__file__).resolve().parent.parent / RANDOM_BOT):
         if candidate.is_dir():
             return candidate
+    shipped = Path(str(resources.files("arena.kits").joinpath("opponent")))
+    if (shipped / "bot.yaml").is_file():
+        return shipped
     raise BotConfigError("the bundled random bot (bots/random) was not found: run from the repository root "
                          "or give an opponent bot directory with --opponent")
 

@@ -135,3 +135,15 @@ def test_diagnoses_name_the_cause_in_plain_words() -> None:
     assert slow.cause == "no reply within 1000 ms (move_ms is 1000)" and "flush stdout" in slow.remedy
     banner = diagnose(fault(FaultKind.STARTUP, "no valid 'ready' to hello: reply is not valid JSON: hi"))
     assert banner.cause == "the bot's first line after 'hello' was not a 'ready': reply is not valid JSON: hi"
+
+
+def test_an_installed_arena_checks_against_the_opponent_it_ships(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pip-installed arena has no bots/ folder: `arena bot check` and `arena submit` still have an opponent."""
+    from arena import check as check_module
+
+    monkeypatch.setattr(check_module, "RANDOM_BOT", Path("no-such-folder") / "random")
+    opponent = check_module.default_opponent()
+    assert opponent.parent.name == "kits" and load_bot(str(opponent)).name == "random"
+    code, lines = check(str(make_bot(tmp_path, PICKY, "supports: {rules: [standard], seats: [2]}\n")))
+    assert code == 0 and lines[-1] == "result: clean: no fault in 5 matches", lines
