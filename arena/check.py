@@ -195,10 +195,12 @@ class _Checker:
         first_clean = self.note(outcomes[0], tables[0])
         second_clean = self.note(outcomes[1], tables[1], reuse=True)
         head = f"reuse: one process, two matches ({order[0]}, then a new hello for {order[1]}): "
-        if not first_clean:
+        # A helper fallback is no protocol fault: the process goes on to the second match.
+        if any(f.seat == 0 and f.kind is not FaultKind.HELPER_FALLBACK for f in outcomes[0].faults):
             self.say(head + "not tested, the first match ended in a fault (findings below)")
         elif not any(f.seat == 0 and f.kind is FaultKind.STARTUP for f in outcomes[1].faults):
-            self.say(head + "ok" + ("" if second_clean else ", but the second match had faults (findings below)"))
+            self.say(head + "ok" + ("" if first_clean and second_clean else
+                                    ", but the matches had faults (findings below)"))
         else:
             self.say(head + "failed (findings below)")
 

@@ -12,6 +12,7 @@ import signal
 from dataclasses import dataclass
 
 from .faults import Fault, FaultKind
+from .helpermark import MARKER
 
 STDERR_LINES = 5
 """Last lines of a bot's stderr shown with a finding."""
@@ -20,6 +21,7 @@ _STATUS = re.compile(r"\s*\((exit status (\d+)|killed by signal (\d+))\)")
 _NOISE = frozenset({"Traceback (most recent call last):"})
 """Lines of stderr that take a place in the tail without saying anything."""
 _NO_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
+_TIMES = re.compile(r"(once|\d+ times) in this match")
 
 
 @dataclass(frozen=True)
@@ -69,12 +71,27 @@ def diagnose(fault: Fault, never_started: bool = False, reuse: bool = False, mov
     if fault.kind is FaultKind.LINE_TOO_LONG:
         return Diagnosis("a reply line too long", detail,
                          "end every reply with a newline; a reply is one small JSON object")
+    if fault.kind is FaultKind.HELPER_FALLBACK:
+        return _helper_fallback(fault)
     if fault.kind is FaultKind.WRONG_ID:
         return Diagnosis("a reply with the wrong id", detail,
                          "echo the 'id' of the 'act' you are answering, as the integer it was sent")
     return Diagnosis("an illegal reply", f"the reply named no legal action: {detail}",
                      "answer with an 'index' into this act's 'legal' list (0 to its length - 1), or repeat one of "
                      "its entries exactly")
+
+
+def _helper_fallback(fault: Fault) -> Diagnosis:
+    """What failed, as the helper's marker line says (the traceback's last line, for Python and JavaScript)."""
+    marker = MARKER.decode()
+    said = [line.removeprefix(marker) for line in fault.stderr.splitlines() if line.startswith(marker)]
+    what = said[-1].removesuffix("; sent legal index 0") if said else "see its stderr"
+    times = _TIMES.search(fault.detail)
+    often = f", {times.group(1)} in that match" if times else ""
+    return Diagnosis("the bot's code failed and its helper played for it",
+                     f"the helper sent legal index 0 instead of the bot's answer{often}: {what}",
+                     "fix the error the traceback shows: the helper keeps the bot in the match, but it does not "
+                     "play while its code fails (act must return an index into legal; C: on_act)")
 
 
 def _startup(title: str, detail: str, last: str) -> Diagnosis:

@@ -13,7 +13,7 @@ from typing import Any
 
 
 class FaultKind(str, Enum):
-    """Every way a bot can fail the protocol."""
+    """Every way a bot can fail the protocol, and one way it can fail without breaking it."""
 
     STARTUP = "startup"
     """Did not start, or did not answer ``hello`` with ``ready`` in time."""
@@ -31,6 +31,10 @@ class FaultKind(str, Enum):
     """A reply whose ``id`` does not echo the request."""
     ILLEGAL = "illegal"
     """A reply that names no legal action."""
+    HELPER_FALLBACK = "helper_fallback"
+    """The bot's own code failed and its kit helper played legal index 0 for it, saying so on stderr
+    (:mod:`arena.helpermark`). The move was legal, so nothing else follows: one per seat and match,
+    however many decisions it covers, and it never forfeits the seat."""
 
 
 FAULT_POLICIES = ("forfeit", "fallback")

@@ -24,6 +24,7 @@ from .faults import FAULT_POLICIES, BotFault, Fault, FaultKind
 from .game import Match, Rules, events_for, observe
 from .game.replay import Notes, replay_bytes
 from .game.scoring import places
+from .helpermark import MarkerScan
 from .replay_notes import FALLBACK, fault_record, forfeit_record, log_records, result_record
 from .sandbox import Backend, Limits, SandboxError, resolve_backend
 from .seatlog import SeatLog
@@ -187,6 +188,8 @@ class _Table:
         self.request_id = 0
         self.logs = [SeatLog(job.limits.log_bytes) for _ in range(self.players)]
         """Per seat, what its bot wrote on stderr during this match."""
+        self.marks = [MarkerScan() for _ in range(self.players)]
+        """Per seat, the helper fallback lines in its stderr (:mod:`arena.helpermark`)."""
 
     # ------------------------------------------------------------ logs
     def take_log(self, seat: int, link: BotLink | None) -> None:
@@ -195,6 +198,7 @@ class _Table:
             news = link.new_stderr()
             if news is not None:
                 self.logs[seat].add(len(self.match.history), *news)
+                self.marks[seat].add(len(self.match.history), self.match.round_no, *news)
 
     # ------------------------------------------------------------ faults
     def fault(self, seat: int, fault: BotFault) -> None:
@@ -208,6 +212,25 @@ class _Table:
         self.fault_count[seat] += 1
         if self.job.fault_policy == "forfeit" or fault.fatal or self.fault_count[seat] >= self.job.max_faults:
             self.forfeit(seat)
+
+    def helper_fallbacks(self) -> None:
+        """One ``helper_fallback`` fault per seat whose stderr had fallback lines, at the first of them.
+
+        Recorded when the match is over (the count is known then) and never counted towards
+        ``max_faults`` or a forfeit: the helper's move was legal and the match went on.
+        """
+        for seat, scan in enumerate(self.marks):
+            seen = scan.sighting
+            if seen is None:
+                continue
+            times = "once" if seen.count == 1 else f"{seen.count} times"
+            detail = (f"the bot's code failed and its helper played legal index 0 instead, {times} in this match "
+                      "(its stderr says why, on lines starting 'cabo-bot: fallback:')")
+            recorded = Fault(seat, self.job.bots[seat].name, FaultKind.HELPER_FALLBACK, detail,
+                             seen.context[-2000:], seen.round, seen.decision)
+            self.faults.append(recorded)
+            self.notes.append(fault_record(recorded))
+        self.faults.sort(key=lambda fault: fault.decision)  # stable: the others are in order already
 
     def forfeit(self, seat: int) -> None:
         if not self.forfeited[seat]:
@@ -408,6 +431,7 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
         final = final_places(result.totals, forfeited)
         kept = table.finish({"totals": list(result.totals), "places": list(final), "reason": result.reason,
                              "forfeited": list(forfeited)}, keep)
+        table.helper_fallbacks()
     finally:
         table.kill_all(spare=kept)
     stats = tuple(SeatStats(l.decisions, l.think_ms, l.max_ms, l.startup_ms) if l else SeatStats(0, 0.0, 0.0)

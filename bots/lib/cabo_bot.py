@@ -21,8 +21,10 @@ calls ``policy.update(events)`` and ``policy.over(result)`` when the policy has 
 accepts a new ``hello`` after ``over`` (new policy, fresh memory), ignores unknown
 messages and returns at end of input. While it runs, ``print`` goes to stderr, so a
 stray debug print cannot corrupt the protocol. If ``act`` raises or returns something
-that is not a legal index, the error is logged to stderr and index 0 is sent (always
-legal), so one bug does not become a fault.
+that is not a legal index (or the policy could not be made), the traceback goes to
+stderr, then a line ``cabo-bot: fallback: <the error>``, and index 0 is sent (always
+legal): the match goes on, and the arena counts the marker line as a ``helper_fallback``
+fault (``arena bot check`` reports it), so the bug does not go unseen.
 
 Also here: :func:`rank_of`, :func:`is_moon`, :func:`unseen_cards` (the cards a seat
 has not seen, from which its unknown cards come) and :class:`Knowledge`, which
@@ -47,6 +49,20 @@ def _trace() -> str:
     import traceback
 
     return traceback.format_exc()
+
+
+FALLBACK_MARKER = "cabo-bot: fallback: "
+"""Start of the stderr line written for every ``act`` answered with index 0 because the bot's
+code failed; the arena counts these lines (docs/bots.md, "When your code raises")."""
+
+
+def _fall_back(what: str) -> None:
+    """Log the current exception's traceback, then the marker line naming ``what`` failed and the error."""
+    import traceback
+
+    error = (traceback.format_exception_only(*sys.exc_info()[:2])[-1].strip() or "an error").replace("\n", " ")
+    log(traceback.format_exc().rstrip("\n"))
+    log(f"{FALLBACK_MARKER}{what}: {error}; sent legal index 0")
 
 PROTOCOL = 1
 
@@ -268,11 +284,13 @@ def run(policy_factory: Callable[[dict[str, Any]], Any], name: str | None = None
             elif kind == "act":
                 legal = msg.get("legal") or []
                 index = 0
-                if policy is not None:
+                if policy is None:
+                    log(f"{FALLBACK_MARKER}no policy (it could not be made at hello, see above); sent legal index 0")
+                else:
                     try:
                         index = choose_index(policy.act(msg.get("state") or {}, legal, msg.get("events") or []), legal)
                     except Exception:
-                        log("cabo_bot: act failed, sending index 0\n" + _trace())
+                        _fall_back("act")
                         index = 0
                 _write(out, {"type": "action", "id": msg.get("id"), "index": index})
             elif kind == "update":

@@ -6,7 +6,9 @@
  * answers on stdout:
  *   hello -> calls on_hello(msg) (start a new match: reset everything) and answers "ready";
  *   act   -> calls on_act(msg), which returns an index into msg->legal, and answers
- *            with it (an index out of range is logged and replaced by 0, always legal);
+ *            with it; an index out of range is replaced by 0 (always legal) and logged
+ *            on stderr as a line "cabo-bot: fallback: on_act returned ...", which the
+ *            arena counts as a helper_fallback fault (arena bot check reports it);
  *   anything else (update, over, types added later) -> no answer.
  * A new "hello" may follow "over" on the same process: tournaments reuse processes.
  * cabo_run returns when the arena closes stdin.
@@ -27,6 +29,9 @@
 #include <string.h>
 
 #define CABO_MAX_LINE ((size_t)1 << 20) /* a longer line is not a protocol message */
+/* Start of the stderr line written for every act answered with index 0 because on_act
+ * returned no legal index; the arena counts these lines (docs/bots.md, "When your code raises"). */
+#define CABO_FALLBACK_MARKER "cabo-bot: fallback: "
 
 typedef struct {
     const char *p; /* first character of the value */
@@ -258,7 +263,7 @@ static int cabo_run(const char *name, void (*on_hello)(const CaboMessage *), lon
         } else if (strcmp(msg.type, "act") == 0) {
             long index = msg.legal_count ? on_act(&msg) : 0;
             if (index < 0 || (size_t)index >= msg.legal_count) {
-                cabo_log("cabo_bot: on_act returned %ld, not in 0..%lu; sending 0", index,
+                cabo_log(CABO_FALLBACK_MARKER "on_act returned %ld, not in 0..%lu; sent legal index 0", index,
                          (unsigned long)(msg.legal_count ? msg.legal_count - 1 : 0));
                 index = 0;
             }

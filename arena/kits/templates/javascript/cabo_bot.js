@@ -3,19 +3,42 @@
 // run(Policy) reads one JSON message per line on stdin and answers on stdout:
 // - hello: makes `new Policy(hello)` (a fresh one for every match) and answers "ready";
 // - act: calls policy.act(state, legal, events) and answers with the index it returns;
-//   if act throws or returns something that is not a legal index, the error goes to
-//   stderr and index 0 (always legal) is sent, so one bug does not become a fault;
+//   if act throws or returns something that is not a legal index (or there is no policy,
+//   its constructor threw), the stack goes to stderr, then a line
+//   `cabo-bot: fallback: <the error>`, and index 0 (always legal) is sent: the match goes
+//   on, and the arena counts the marker line as a `helper_fallback` fault (`arena bot
+//   check` reports it), so the bug does not go unseen;
 // - update, over: calls policy.update(events) / policy.over(result) if the policy has them;
 // - anything else: ignored, as the protocol requires.
 // After "over" a new "hello" may come on the same process: tournaments reuse processes.
 // The loop ends when the arena closes stdin.
+// Requiring this file sends everything console writes to stderr (console.log, info, dir,
+// table, ... as console.error already does): a stray debug log cannot corrupt the protocol.
 'use strict';
 
 const readline = require('readline');
+const util = require('util');
+
+// Start of the stderr line written for every act answered with index 0 because the bot's
+// code failed; the arena counts these lines (docs/bots.md, "When your code raises").
+const FALLBACK_MARKER = 'cabo-bot: fallback: ';
 
 // Logs go to stderr: stdout carries only protocol replies.
 function log(...parts) {
   process.stderr.write(parts.join(' ') + '\n');
+}
+
+const toStderr = new console.Console({ stdout: process.stderr, stderr: process.stderr });
+for (const method of Object.keys(toStderr)) {
+  if (typeof toStderr[method] === 'function') console[method] = toStderr[method];
+}
+
+// Log the error's stack, then the marker line naming what failed and the error in one line.
+function fallBack(what, err) {
+  const stack = err && err.stack ? String(err.stack) : String(err);
+  const first = err instanceof Error ? `${err.name}: ${err.message}` : `thrown ${util.inspect(err)}`;
+  log(stack);
+  log(`${FALLBACK_MARKER}${what}: ${first.replace(/\s*\n\s*/g, ' ')}; sent legal index 0`);
 }
 
 function send(message) {
@@ -69,11 +92,13 @@ function run(Policy, name) {
     } else if (message.type === 'act') {
       const legal = message.legal || [];
       let index = 0;
-      if (policy) {
+      if (!policy) {
+        log(`${FALLBACK_MARKER}no policy (it could not be made at hello, see above); sent legal index 0`);
+      } else {
         try {
           index = chooseIndex(policy.act(message.state || {}, legal, message.events || []), legal);
         } catch (err) {
-          log('cabo_bot: act failed, sending index 0:', err && err.stack ? err.stack : err);
+          fallBack('act', err);
           index = 0;
         }
       }
@@ -87,4 +112,4 @@ function run(Policy, name) {
   });
 }
 
-module.exports = { run, log, unseenCards };
+module.exports = { run, log, unseenCards, FALLBACK_MARKER };
