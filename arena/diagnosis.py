@@ -88,10 +88,11 @@ def _helper_fallback(fault: Fault) -> Diagnosis:
     what = said[-1].removesuffix("; sent legal index 0") if said else "see its stderr"
     times = _TIMES.search(fault.detail)
     often = f", {times.group(1)} in that match" if times else ""
+    remedy = ("make on_act return an index into msg->legal (0 to legal_count - 1)" if what.startswith("on_act")
+              else "fix the error its stderr shows (the traceback above the marker line)")
     return Diagnosis("the bot's code failed and its helper played for it",
                      f"the helper sent legal index 0 instead of the bot's answer{often}: {what}",
-                     "fix the error the traceback shows: the helper keeps the bot in the match, but it does not "
-                     "play while its code fails (act must return an index into legal; C: on_act)")
+                     f"{remedy}; the helper keeps the bot in the match, but the bot does not play while it fails")
 
 
 def _startup(title: str, detail: str, last: str) -> Diagnosis:

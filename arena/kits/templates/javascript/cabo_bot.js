@@ -33,9 +33,13 @@ for (const method of Object.keys(toStderr)) {
   if (typeof toStderr[method] === 'function') console[method] = toStderr[method];
 }
 
-// Log the error's stack, then the marker line naming what failed and the error in one line.
+// Log the error's stack down to the bot's own code (the frames below are this loop's and
+// Node's), then the marker line naming what failed and the error in one line.
 function fallBack(what, err) {
-  const stack = err && err.stack ? String(err.stack) : String(err);
+  let stack = err && err.stack ? String(err.stack) : String(err);
+  const lines = stack.split('\n');
+  const mine = lines.findIndex((line, i) => i > 0 && line.includes(__filename));
+  if (mine > 0) stack = lines.slice(0, mine).join('\n');
   const first = err instanceof Error ? `${err.name}: ${err.message}` : `thrown ${util.inspect(err)}`;
   log(stack);
   log(`${FALLBACK_MARKER}${what}: ${first.replace(/\s*\n\s*/g, ' ')}; sent legal index 0`);
