@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -76,3 +78,61 @@ def test_bad_names_and_languages_are_one_line_errors(tmp_path: Path) -> None:
     code, output = arena("bot", "new", str(tmp_path / "b"), "--lang", "rust")
     assert code == 2 and "'rust' is not one of 'python', 'javascript', 'c'" in output
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+BUGS = {  # per kit: a slip in the policy, as authors make them, and what the finding must name
+    "python": ("bot.py", 'self.values[state["held"]]', 'self.values[state["hel"]]', "act: KeyError: 'hel'"),
+    "javascript": ("bot.js", "this.values[state.held]", "this.values[state.helds.trim()]",
+                   "act: TypeError: Cannot read properties of undefined (reading 'trim')"),
+    "c": ("bot.c", "    if (cabo >= 0 && (turns", "    return (long)act->legal_count; /* one past the end */\n"
+          "    if (cabo >= 0 && (turns", "on_act returned "),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_bug_the_helper_catches_is_a_finding_not_clean(tmp_path: Path, language: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The helper keeps the bot in the match with legal index 0, and says so: the check reports it."""
+    if NEEDS[language] and not shutil.which(NEEDS[language]):
+        pytest.skip(f"{NEEDS[language]} is not installed")
+    monkeypatch.setenv("ARENA_CACHE", str(tmp_path / "cache"))
+    directory = tmp_path / "buggy"
+    assert arena("bot", "new", str(directory), "--lang", language)[0] == 0
+    name, right, wrong, error = BUGS[language]
+    source = (directory / name).read_text()
+    assert source.count(right) == 1
+    (directory / name).write_text(source.replace(right, wrong))
+    code, output = arena("bot", "check", str(directory), "--sandbox", "none", "--matches", "1")
+    lines = output.splitlines()
+    assert code == 1, output
+    assert lines[-1] == "result: 1 finding: fix it before submitting"
+    finding = next(i for i, line in enumerate(lines) if line.startswith("finding 1: "))
+    assert lines[finding].startswith("finding 1: the bot's code failed and its helper played for it (")
+    assert lines[finding + 1].startswith("  cause: the helper sent legal index 0 instead of the bot's answer, ")
+    assert f": {error}" in lines[finding + 1]
+    assert lines[finding + 2].startswith("  remedy: ")
+    assert lines[-2].startswith("  stderr| cabo-bot: fallback: " + error)
+    if language != "c":  # the traceback's own error line is shown too
+        assert "  stderr| " + error.removeprefix("act: ") in lines[finding + 3:-2]
+    assert "reuse: one process, two matches" in output and "not tested" not in output
+
+
+def test_the_javascript_helper_sends_console_output_to_stderr(tmp_path: Path) -> None:
+    if not shutil.which("node"):
+        pytest.skip("node is not installed")
+    directory = tmp_path / "talker"
+    assert arena("bot", "new", str(directory), "--lang", "javascript")[0] == 0
+    source = (directory / "bot.js").read_text()
+    head = "  act(state, legal, events) {\n"
+    assert source.count(head) == 1
+    (directory / "bot.js").write_text(source.replace(head, head + "    console.log('thinking about', legal.length);\n"
+                                                      "    console.info('info'); console.dir({ deep: 1 });\n"))
+    hello = json.dumps({"type": "hello", "protocol": 1, "match": "m", "seat": 0, "players": 2,
+                        "rules": {"preset": "standard", "options": {}}, "values": {"AS": 1},
+                        "time": {"move_ms": 1000, "startup_ms": 10000}})
+    act = json.dumps({"type": "act", "id": 1, "state": {"phase": "turn", "hands": [], "turn": 0},
+                      "legal": [{"do": "draw"}], "events": []})
+    proc = subprocess.run(["node", "bot.js"], cwd=directory, input=f"{hello}\n{act}\n", capture_output=True,
+                          text=True, timeout=30)
+    assert [json.loads(line)["type"] for line in proc.stdout.splitlines()] == ["ready", "action"]
+    assert "thinking about 1\ninfo\n{ deep: 1 }\n" in proc.stderr
