@@ -135,6 +135,15 @@ def test_diagnoses_name_the_cause_in_plain_words() -> None:
     assert slow.cause == "no reply within 1000 ms (move_ms is 1000)" and "flush stdout" in slow.remedy
     banner = diagnose(fault(FaultKind.STARTUP, "no valid 'ready' to hello: reply is not valid JSON: hi"))
     assert banner.cause == "the bot's first line after 'hello' was not a 'ready': reply is not valid JSON: hi"
+    caught = diagnose(fault(FaultKind.HELPER_FALLBACK, "... played legal index 0 instead, 12 times in this match",
+                            "Traceback\nKeyError: 'hel'\ncabo-bot: fallback: act: KeyError: 'hel'; sent legal index 0\n"))
+    assert caught.cause == ("the helper sent legal index 0 instead of the bot's answer, 12 times in that match: "
+                            "act: KeyError: 'hel'")
+    assert caught.remedy.startswith("fix the error its stderr shows")
+    c = diagnose(fault(FaultKind.HELPER_FALLBACK, "once in this match",
+                       "cabo-bot: fallback: on_act returned 9, not in 0..3; sent legal index 0\n"))
+    assert c.cause.endswith(", once in that match: on_act returned 9, not in 0..3")
+    assert c.remedy.startswith("make on_act return an index into msg->legal")
 
 
 def test_an_installed_arena_checks_against_the_opponent_it_ships(tmp_path: Path,

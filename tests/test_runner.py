@@ -721,3 +721,19 @@ def test_a_bots_process_follows_it_to_other_seats_and_tables(monkeypatch):
     assert all(o.faults == () for o in together)
     alone = [play_match(j) for j in jobs]
     assert [(o.totals, o.rounds, o.decisions) for o in together] == [(o.totals, o.rounds, o.decisions) for o in alone]
+
+
+def test_helper_fallback_lines_are_one_fault_of_that_seat_that_never_forfeits_it() -> None:
+    """The marker is a self-report: it is counted for the seat whose stderr holds it, once per match with
+    the number of decisions, and it neither forfeits the seat nor counts towards max_faults."""
+    outcome = play_match(job(table(3, 1, fault_bot("helper_fallback", "2", name="kit")), policy="fallback",
+                             max_faults=1))
+    assert [(f.seat, f.kind) for f in outcome.faults] == [(1, FaultKind.HELPER_FALLBACK)]
+    fault = outcome.faults[0]
+    acts = outcome.stats[1].decisions
+    assert acts >= 3 and f"{acts - 1} times in this match" in fault.detail
+    assert fault.stderr.endswith("KeyError: 'hel'\ncabo-bot: fallback: act: KeyError: 'hel'; sent legal index 0\n")
+    assert outcome.forfeited == (False, False, False)
+    assert outcome.places == final_places(outcome.totals, outcome.forfeited)
+    notes = [r for r in read_replay(outcome.replay_text().splitlines())[1] if r.get("type") == "fault"]
+    assert [(r["seat"], r["kind"], r["decision"]) for r in notes] == [(1, "helper_fallback", fault.decision)]

@@ -77,7 +77,8 @@ def test_run_loop() -> None:
     assert second.hello["match"] == "m-2" and second.calls == [("act", 0)]
 
 
-def test_failing_policy_still_answers() -> None:
+def test_failing_policy_still_answers(capfd: pytest.CaptureFixture[str]) -> None:
+    """... and says so on stderr: the traceback, then one marker line per act answered with index 0."""
     class Broken:
         def __init__(self, hello: dict[str, Any]) -> None:
             pass
@@ -91,7 +92,15 @@ def test_failing_policy_still_answers() -> None:
     act = {"type": "act", "id": 1, "state": {}, "events": [], "legal": [{}, {}]}
     assert drive(Broken, [HELLO, act], name="x") == [{"type": "ready", "name": "x"},
                                                       {"type": "action", "id": 1, "index": 0}]
+    err = capfd.readouterr().err
+    assert "RuntimeError: boom\ncabo-bot: fallback: act: RuntimeError: boom; sent legal index 0\n" in err
     assert drive(bad_factory, [HELLO, act], name="y")[1] == {"type": "action", "id": 1, "index": 0}
+    err = capfd.readouterr().err
+    assert "RuntimeError: no policy" in err
+    assert err.endswith("cabo-bot: fallback: no policy (it could not be made at hello, see above); sent legal index 0\n")
+    drive(Recorder, [HELLO, {**act, "state": {"turn": 0, "answer": 7}}, {**act, "state": {"turn": 1, "answer": 1}}])
+    marks = [line for line in capfd.readouterr().err.splitlines() if line.startswith("cabo-bot: fallback: ")]
+    assert marks == ["cabo-bot: fallback: act: ValueError: index 7 out of range 0..1; sent legal index 0"]
 
 
 def test_stray_prints_go_to_stderr(tmp_path: Path) -> None:
