@@ -62,19 +62,16 @@ class MarkerScan:
             return
         lines = data.split(b"\n")
         lines[0] = bytes(self._open) + lines[0][:_HEAD]
-        tail = lines.pop()
-        self._open = bytearray(tail[:_HEAD])
-        for line in lines:
-            if self.sighting is None:
-                self._recent += line + b"\n"
-                del self._recent[:-CONTEXT_BYTES]
-            if line.startswith(MARKER):
-                self._seen(decision, round_no, line)
-
-    def _seen(self, decision: int, round_no: int, line: bytes) -> None:
+        self._open = bytearray(lines.pop()[:_HEAD])
+        marked = [i for i, line in enumerate(lines) if line.startswith(MARKER)]
         if self.sighting is not None:
-            self.sighting.count += 1
+            self.sighting.count += len(marked)
             return
-        message = line[len(MARKER):_HEAD].decode("utf-8", "replace").strip()
-        self.sighting = Sighting(decision, round_no, message, self._recent.decode("utf-8", "replace"))
-        self._recent = bytearray()
+        first = marked[0] if marked else len(lines) - 1
+        self._recent += b"\n".join(lines[:first + 1]) + b"\n"
+        del self._recent[:-CONTEXT_BYTES]
+        if marked:
+            message = lines[first][len(MARKER):_HEAD].decode("utf-8", "replace").strip()
+            self.sighting = Sighting(decision, round_no, message, self._recent.decode("utf-8", "replace"),
+                                     count=len(marked))
+            self._recent = bytearray()
