@@ -76,3 +76,12 @@ def test_bad_names_and_languages_are_one_line_errors(tmp_path: Path) -> None:
     code, output = arena("bot", "new", str(tmp_path / "b"), "--lang", "rust")
     assert code == 2 and "'rust' is not one of 'python', 'javascript', 'c'" in output
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_readme_says_a_new_version_keeps_the_name(tmp_path: Path, language: str) -> None:
+    directory = tmp_path / "keeper"
+    assert arena("bot", "new", str(directory), "--lang", language)[0] == 0
+    readme = " ".join((directory / "README.md").read_text().split())  # lines joined, as a reader reads them
+    assert "A new version keeps the bot's name." in readme and "(`keeper@v2`)" in readme
+    assert "new `name`" not in readme
