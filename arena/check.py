@@ -191,14 +191,23 @@ class _Checker:
         order = (presets[0], presets[1] if len(presets) > 1 else presets[0])
         tables = [Table(preset, players, 0) for preset in order]
         jobs = [self.job(table, f"reuse-{index}") for index, table in enumerate(tables)]
-        outcomes = list(play_batch(jobs))
-        first_clean = self.note(outcomes[0], tables[0])
-        second_clean = self.note(outcomes[1], tables[1], reuse=True)
         head = f"reuse: one process, two matches ({order[0]}, then a new hello for {order[1]}): "
-        # A helper fallback is no protocol fault: the process goes on to the second match.
-        if any(f.seat == 0 and f.kind is not FaultKind.HELPER_FALLBACK for f in outcomes[0].faults):
-            self.say(head + "not tested, the first match ended in a fault (findings below)")
-        elif not any(f.seat == 0 and f.kind is FaultKind.STARTUP for f in outcomes[1].faults):
+        batch = play_batch(jobs)
+        try:
+            first = next(batch)
+            first_clean = self.note(first, tables[0])
+            # A helper fallback is no protocol fault: the process goes on to the second match. Any other fault
+            # replaces the process, so the second match would test nothing: it is not played, and the result
+            # line counts only the matches that were.
+            if any(f.seat == 0 and f.kind is not FaultKind.HELPER_FALLBACK for f in first.faults):
+                self.say(head + "not tested: the first match ended in a fault, so the second was not played "
+                              "(findings below)")
+                return
+            second = next(batch)
+        finally:
+            batch.close()
+        second_clean = self.note(second, tables[1], reuse=True)
+        if not any(f.seat == 0 and f.kind is FaultKind.STARTUP for f in second.faults):
             self.say(head + "ok" + ("" if first_clean and second_clean else
                                     ", but the matches had faults (findings below)"))
         else:

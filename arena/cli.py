@@ -247,7 +247,12 @@ def bot_new_cmd(directory: Path, language: str, name: str | None) -> None:
     except KitError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"created bot {final} ({language}) in {directory}: {', '.join(files)}")
-    click.echo(f"next: arena bot check {directory}   (README.md there says how to play and submit it)")
+    import shlex
+
+    from .invoked import arena_command
+
+    click.echo(f"next: {arena_command()} bot check {shlex.quote(str(directory))}   "
+               "(README.md there says how to play and submit it)")
 
 
 @bot_group.command("log")

@@ -156,3 +156,13 @@ def test_an_installed_arena_checks_against_the_opponent_it_ships(tmp_path: Path,
     assert opponent.parent.name == "kits" and load_bot(str(opponent)).name == "random"
     code, lines = check(str(make_bot(tmp_path, PICKY, "supports: {rules: [standard], seats: [2]}\n")))
     assert code == 0 and lines[-1] == "result: clean: no fault in 5 matches", lines
+
+
+def test_an_untested_reuse_is_not_played_and_not_counted(tmp_path: Path) -> None:
+    code, lines = check(f"/usr/bin/python3 {Path(__file__).parent / 'bots' / 'fault_illegal.py'}", "--matches", "1")
+    assert code == 1
+    assert ("reuse: one process, two matches (standard, then a new hello for espanola): not tested: the first match "
+            "ended in a fault, so the second was not played (findings below)") in lines
+    # a match at each preset, then the first of the reuse pair: three played, three counted
+    assert any(line.startswith("finding 1: an illegal reply (3 times in 3 of 3 matches; first: ") for line in lines), lines
+    assert lines[-1] == "result: 1 finding: fix it before submitting"

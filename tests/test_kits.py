@@ -136,3 +136,12 @@ def test_the_javascript_helper_sends_console_output_to_stderr(tmp_path: Path) ->
                           text=True, timeout=30)
     assert [json.loads(line)["type"] for line in proc.stdout.splitlines()] == ["ready", "action"]
     assert "thinking about 1\ninfo\n{ deep: 1 }\n" in proc.stderr
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_readme_says_a_new_version_keeps_the_name(tmp_path: Path, language: str) -> None:
+    directory = tmp_path / "keeper"
+    assert arena("bot", "new", str(directory), "--lang", language)[0] == 0
+    readme = " ".join((directory / "README.md").read_text().split())  # lines joined, as a reader reads them
+    assert "A new version keeps the bot's name." in readme and "(`keeper@v2`)" in readme
+    assert "new `name`" not in readme

@@ -24,6 +24,7 @@ from ..runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from ..site import refresh as site_refresh
 from .config import TournamentConfig
+from .extend import extension
 from .botfiles import check_bot_files
 from .ladder import board as ladder_board
 from .ladder.entries import ActiveField
@@ -42,6 +43,7 @@ from .schedules import LADDER
 from .schedules.base import Schedule
 from .schedules.build import players_of, schedule_for
 from .schedules.build import schedule_of as schedule_of
+from .schedules.fixed import FixedSchedule
 from .seating import refusal
 from .store import ResultStore
 
@@ -246,9 +248,15 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         first_draw = drawn and store.meta(DRAWN_SEED) is None
         config = resolve_seed(config, store)
         schedule = schedule_for(config, builder)
-        store.claim(config.fingerprint(), config.describe(), schedule.total)
+        longer = extension(store, config.fingerprint(), config.describe(), schedule.matches) \
+            if isinstance(schedule, FixedSchedule) else None  # more cycles or tables: checked, written below
+        if longer is None:
+            store.claim(config.fingerprint(), config.describe(), schedule.total)
         notes = enter_starting_field(store, config) if ladder else \
             check_bot_files(store, config.bots, accept_bot_changes)  # a ladder's snapshots never change
+        if longer is not None:  # after the bots' check, so a refused resume leaves the store as it was
+            store.extend(longer.before, longer.fingerprint, longer.described, longer.total)
+            notes.append(longer.note(config.name, len(store.done())))
         for note in notes:
             tell(note)
         if drawn:  # only once the directory is known to be this tournament's

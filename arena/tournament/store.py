@@ -210,8 +210,8 @@ class ResultStore:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     def claim(self, fingerprint: str, described: dict[str, Any], total: int | None) -> bool:
-        """Bind this directory to a tournament (``total``: its matches, None when open-ended); True if it was
-        new. Refuse a different one."""
+        """Bind this directory to a tournament (``total``: its matches, None when open-ended; :meth:`extend`
+        raises it); True if it was new. Refuse a different one."""
         stored = self.meta("fingerprint")  # None: nothing is stored either (checked on opening)
         if stored is None:
             with self.db:
@@ -222,6 +222,23 @@ class ResultStore:
         if stored != fingerprint:
             raise StoreMismatch(_difference(self.meta("config") or {}, described))
         return False
+
+    def extend(self, before: str, fingerprint: str, described: dict[str, Any], total: int) -> None:
+        """Rebind this directory from the tournament ``before`` to a longer one (:mod:`.extend` checked that
+        its stored matches are the longer one's first): fingerprint, configuration and total in one transaction,
+        refused if another run rebound it meanwhile."""
+        self.db.execute("BEGIN IMMEDIATE")  # re-read under the write lock
+        try:
+            if self.meta("fingerprint") != before:
+                raise StoreMismatch(f"{self.path}: another run changed this tournament's configuration meanwhile; "
+                                    "run again")
+            for key, value in (("fingerprint", fingerprint), ("config", described), ("total", total)):
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
 
     def _check_meta(self) -> None:
         """Refuse a store whose ``meta`` cannot be trusted: a value that is not JSON, or matches stored

@@ -257,6 +257,11 @@ def test_a_sampled_tournament_runs_resumes_and_matches_an_uninterrupted_one(tmp_
 
     changed = path.read_text().replace("tables: 5", "tables: 6")
     path.write_text(changed)
-    refused = CliRunner().invoke(main, ["run", str(path)])
+    refused = CliRunner().invoke(main, ["run", str(path)])  # 6 tables are drawn anew: not the 5 plus one
+    assert refused.exit_code == 1 and refused.output.startswith(
+        "Error: tables: 5 -> 6: the longer schedule does not begin with the stored matches (match ")
+    changed = path.read_text().replace("tables: 6", "tables: 5").replace("cycles: 2", "cycles: 3")
+    path.write_text(changed.replace("seed: 4", "seed: 5"))
+    refused = CliRunner().invoke(main, ["run", str(path)])  # more cycles, and another change: not an extension
     assert refused.exit_code == 1 and "different tournament configuration" in refused.output
-    assert "tables: stored 5, now 6" in refused.output
+    assert "cycles: stored 2, now 3" in refused.output and "seed: stored 4, now 5" in refused.output
