@@ -13,10 +13,12 @@ as given, i.e. with paths inside the image. The container gets:
   container;
 * the other ``Limits`` as rlimits (``cpu_seconds`` as RLIMIT_CPU, ``file_size_mb``,
   ``open_files``, no core dumps), as under ``none``/``bwrap``;
-* a read-only root file system, a tmpfs of ``Limits.tmp_mb`` at ``/tmp`` (the cwd, ``HOME`` and
+* a read-only root file system, a tmpfs of ``Limits.tmp_mb`` at ``/tmp`` (``HOME`` and
   ``TMPDIR``), the bot's own directory (and a ``lib`` folder beside it, as under
   bwrap) and its dependency environments (``LaunchSpec.extra_paths``) bind-mounted
   read-only at the same path when the spec names them;
+* the bot's own directory as the working directory when it is mounted (a bot opens its
+  data files by relative path, as under ``none`` and ``bwrap``), else ``/tmp``;
 * ``cap_drop=ALL``, ``no-new-privileges``, uid/gid 65534, private IPC, no logging
   driver (the engine keeps no copy of what the bot writes);
 * an environment of ``HOME``, ``TMPDIR``, ``LANG``, ``ARENA_SANDBOX=<token>`` and
@@ -378,7 +380,9 @@ class DockerBackend(Backend):
 
         limits = spec.limits
         mounts = []
+        cwd = "/tmp"
         if self.mount_bot_dir and spec.bot_dir and os.path.isdir(spec.bot_dir):
+            cwd = spec.bot_dir
             paths = [spec.bot_dir]
             shared = os.path.join(os.path.dirname(spec.bot_dir), "lib")
             if os.path.isdir(shared) and shared != spec.bot_dir:
@@ -395,7 +399,7 @@ class DockerBackend(Backend):
         if started:
             labels[OWNER_START_LABEL] = started
         config = api.create_container_config(
-            image=image, command=list(spec.command), entrypoint=[""], user=self.user, working_dir="/tmp",
+            image=image, command=list(spec.command), entrypoint=[""], user=self.user, working_dir=cwd,
             environment=[f"{k}={v}" for k, v in env.items()], labels=labels, stdin_open=True, tty=False,
             network_disabled=True, host_config=host_config,
         )
