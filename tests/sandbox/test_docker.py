@@ -16,6 +16,7 @@ import dataclasses
 import json
 import os
 import pickle
+import shutil
 import signal
 import socket
 import statistics
@@ -61,6 +62,8 @@ from .docker_support import leftovers
 ROOT = Path(__file__).resolve().parents[2]
 HELPERS = ROOT / "tests" / "docker"
 IMAGE = "cabo-arena-test:latest"
+BASE = "cabo-arena-base:bookworm"
+"""Debian 12 with /usr/bin/python3 (docker/make-base-image.sh), for a Python bot; tests needing it skip without it."""
 HELLO = b'{"type":"hello","match":"t","seat":0}\n'
 READY = b'{"type":"ready","name":"x"}'
 
@@ -220,6 +223,44 @@ def test_a_bot_directory_is_mounted_read_only(docker: DockerBackend) -> None:
     outcome = play_match(MatchJob("docker-dir", make_rules("espanola"), 5, (spec, dataclasses.replace(spec, name="c2")),
                                   sandbox="docker", time=TimeControl(move_ms=3000, startup_ms=15000)))
     assert outcome.faults == ()
+
+
+def test_a_bot_runs_in_its_read_only_directory_with_a_writable_tmpdir(docker: DockerBackend, engine: Any,
+                                                                     tmp_path: Path) -> None:
+    """As under none and bwrap (test_workdir.py): the bot opens its data file by relative path, cannot
+    write beside it, and writes its TMPDIR. Needs the Debian base image for its Python."""
+    if not _has_image(engine, BASE):
+        pytest.skip(f"no {BASE} on the engine: make it with docker/make-base-image.sh")
+    directory = tmp_path / "bot"
+    directory.mkdir()
+    shutil.copyfile(ROOT / "tests" / "bots" / "cwd_probe.py", directory / "bot.py")
+    (directory / "weights.json").write_text('{"index": 0}\n')
+    for path in (tmp_path, directory, *directory.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+    def ask(proc: Channel, command: str) -> str:
+        proc.send(f"{command}\n".encode(), soon(10))
+        return proc.readline(soon(10)).decode()
+
+    with docker.start(LaunchSpec(("/usr/bin/python3", str(directory / "bot.py")), str(directory),
+                                 image=BASE)) as proc:
+        assert ask(proc, "cwd") == str(directory)
+        assert ask(proc, "read weights.json") == 'read: {"index": 0}'
+        assert ask(proc, "write cache.json") == "error: OSError: Read-only file system"
+        assert json.loads(ask(proc, "env"))["TMPDIR"] == "/tmp"
+        assert ask(proc, "write /tmp/scratch") == "wrote /tmp/scratch"
+        assert ask(proc, "read /tmp/scratch") == "read: written"
+    assert sorted(p.name for p in directory.iterdir()) == ["bot.py", "weights.json"]
+
+
+def _has_image(engine: Any, image: str) -> bool:
+    from docker.errors import ImageNotFound
+
+    try:
+        engine.api.inspect_image(image)
+    except ImageNotFound:
+        return False
+    return True
 
 
 def test_memory_hog_is_oom_killed_and_the_match_goes_on(docker: DockerBackend) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,30 +17,9 @@ import pytest
 
 from arena.sandbox import Backend, Channel, LaunchSpec
 
-from .conftest import PYTHON, leftovers, soon
+from .conftest import BOTS, PYTHON, leftovers, soon
 
 Starter = Callable[..., Channel]
-
-# Answers one command a line: "cwd", "env", "read PATH" (the file's first line), "write PATH".
-PROGRAM = """import json, os, sys
-for line in sys.stdin:
-    cmd, _, arg = line.strip().partition(" ")
-    try:
-        if cmd == "cwd":
-            out = os.getcwd()
-        elif cmd == "env":
-            out = json.dumps({k: os.environ.get(k) for k in ("HOME", "TMPDIR", "PWD")})
-        elif cmd == "read":
-            with open(arg) as f:
-                out = "read: " + f.readline().strip()
-        else:
-            with open(arg, "w") as f:
-                f.write("written\\n")
-            out = "wrote " + os.path.abspath(arg)
-    except OSError as exc:
-        out = f"error: {type(exc).__name__}: {exc.strerror}"
-    print(out, flush=True)
-"""
 
 
 @pytest.fixture
@@ -47,7 +27,7 @@ def bot_dir(tmp_path: Path) -> Path:
     """A bot directory holding the program and a data file, readable by the bwrap bot's uid."""
     directory = tmp_path / "bot"
     directory.mkdir()
-    (directory / "bot.py").write_text(PROGRAM)
+    shutil.copyfile(BOTS / "cwd_probe.py", directory / "bot.py")
     (directory / "weights.json").write_text('{"index": 0}\n')
     for path in (tmp_path, directory):
         path.chmod(0o755)
