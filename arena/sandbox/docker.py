@@ -21,8 +21,9 @@ as given, i.e. with paths inside the image. The container gets:
   data files by relative path, as under ``none`` and ``bwrap``), else ``/tmp``;
 * ``cap_drop=ALL``, ``no-new-privileges``, uid/gid 65534, private IPC, no logging
   driver (the engine keeps no copy of what the bot writes);
-* an environment of ``HOME``, ``TMPDIR``, ``LANG``, ``ARENA_SANDBOX=<token>`` and
-  ``LaunchSpec.env`` on top of the image's own ``ENV``;
+* an environment of ``HOME``, ``TMPDIR``, ``LANG``, ``PYTHONDONTWRITEBYTECODE=1`` (as under ``none`` and
+  ``bwrap``: Python does not try to write ``__pycache__`` into the read-only bot directory),
+  ``ARENA_SANDBOX=<token>`` and ``LaunchSpec.env`` on top of the image's own ``ENV``;
 * labels ``cabo-arena=1`` and ``cabo-arena.owner=<hostname>/<pid namespace>:<pid>`` (plus the owner's
   start time), so containers left behind by an arena that died are found and removed.
 
@@ -391,7 +392,7 @@ class DockerBackend(Backend):
             mounts = [Mount(target=p, source=p, type="bind", read_only=True) for p in paths]
         host_config = walls(api, limits, mounts, network="none", cpus=self.cpus,
                             processes=self.pids_limit or limits.processes, tmp_mb=self.tmp_mb or limits.tmp_mb)
-        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
         env.update(spec.env)
         env[TOKEN_VAR] = token  # last, so spec.env cannot forge or drop it
         labels = {LABEL: "1", OWNER_LABEL: owner()}

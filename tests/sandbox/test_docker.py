@@ -449,7 +449,7 @@ def test_container_settings(docker: DockerBackend, engine: Any) -> None:
     assert config["Labels"]["cabo-arena"] == "1"
     assert config["Labels"]["cabo-arena.owner"] == f"{socket.gethostname()}/{pid_namespace()}:{os.getpid()}"
     env = dict(e.split("=", 1) for e in config["Env"])
-    assert env["HOME"] == "/tmp" and env["ARENA_SANDBOX"] == proc.token
+    assert env["HOME"] == "/tmp" and env["ARENA_SANDBOX"] == proc.token and env["PYTHONDONTWRITEBYTECODE"] == "1"
 
 
 # ------------------------------------------------------------------ cleanup
