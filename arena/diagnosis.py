@@ -12,6 +12,7 @@ import signal
 from dataclasses import dataclass
 
 from .faults import Fault, FaultKind
+from .sandbox.allowlist import SANDBOX_PATH
 
 STDERR_LINES = 5
 """Last lines of a bot's stderr shown with a finding."""
@@ -25,6 +26,7 @@ _UNREADABLE = re.compile(r"Permission denied: '([^']+)'"  # Python's open()
                          r"|EACCES: permission denied, \w+ '([^']+)'"  # Node
                          r"|(?:execvp|failed to execute) (\S+): Permission denied")  # bwrap, setpriv: the program
 _READ_ONLY = re.compile(r"Read-only file system|EROFS")
+_NO_PROGRAM = re.compile(r"(?:execvp|failed to execute) (\S+): No such file or directory")  # bwrap, setpriv
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,8 @@ def _sandbox_remedy(stderr: str) -> str | None:
 
     Under ``bwrap`` run by root and under ``docker`` the bot runs as uid 65534, not as the owner of its
     files, so a file without read permission for others fails there and nowhere else. Its directory is
-    read-only there, so writing a file in it fails too.
+    read-only there, so writing a file in it fails too. A program that is not there is named by bwrap or
+    setpriv, as ``run`` names it (under ``none`` and ``docker`` the start itself fails and says so).
     """
     found = list(_UNREADABLE.finditer(stderr))
     if found:
@@ -123,6 +126,12 @@ def _sandbox_remedy(stderr: str) -> str | None:
         where = "" if path.startswith("/") else " in the bot directory"
         return (f"make the file readable by others: chmod o+r{'x' if program else ''} {path}{where} (under bwrap "
                 "and docker the bot runs as uid 65534, not as its files' owner)")
+    missing = list(_NO_PROGRAM.finditer(stderr))
+    if missing:
+        program = missing[-1].group(1)
+        return (f"check 'run' in bot.yaml: {program} is neither a file in the bot directory nor a program on the "
+                f"sandbox's PATH ({SANDBOX_PATH}), or it is a script whose #! line names an interpreter that is "
+                "not there")
     if _READ_ONLY.search(stderr):
         return ("write files to the folder TMPDIR names (Python: tempfile.gettempdir(); Node: os.tmpdir()), not "
                 "to the bot directory: under bwrap and docker the bot's directory is its working directory and "

@@ -222,6 +222,10 @@ def test_sandbox_errors_in_stderr_get_sandbox_advice() -> None:
     program = diagnose(fault(FaultKind.STARTUP, "failed to start: bot exited (exit status 1)",
                              "setpriv: failed to execute /bots/b/bot: Permission denied\n"))
     assert program.remedy.startswith("make the file readable by others: chmod o+rx /bots/b/bot (under")
+    typo = diagnose(fault(FaultKind.STARTUP, "failed to start: bot exited (exit status 127)",
+                          "setpriv: failed to execute pyhton3: No such file or directory\n"))
+    assert typo.remedy.startswith("check 'run' in bot.yaml: pyhton3 is neither a file in the bot directory nor a "
+                                  "program on the sandbox's PATH (/usr/local/bin:/usr/bin:/bin)")
     later = diagnose(fault(FaultKind.EXIT, "bot exited (exit status 1)",
                            "OSError: [Errno 30] Read-only file system: 'cache.json'\n"))
     assert later.remedy.startswith("write files to the folder TMPDIR names (Python: tempfile.gettempdir()")
