@@ -124,8 +124,9 @@ def _sandbox_remedy(stderr: str) -> str | None:
         path = next(group for group in found[-1].groups() if group)
         program = found[-1].group(4) is not None
         where = "" if path.startswith("/") else " in the bot directory"
-        return (f"make the file readable by others: chmod o+r{'x' if program else ''} {path}{where} (under bwrap "
-                "and docker the bot runs as uid 65534, not as its files' owner)")
+        return (f"make the file readable by others: chmod o+r{'x' if program else ''} {path}{where}, and the "
+                "folders that lead to it o+x (under bwrap and docker the bot runs as uid 65534, not as its files' "
+                "owner)")
     missing = list(_NO_PROGRAM.finditer(stderr))
     if missing:
         program = missing[-1].group(1)

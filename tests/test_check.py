@@ -197,8 +197,9 @@ def test_a_file_the_sandboxed_bot_cannot_read_gets_chmod_advice(tmp_path: Path) 
     assert result.exit_code == 1 and "finding 1: the bot never started (standard, 2 seats, seat 0)" in lines
     assert "  cause: the bot exited during start-up (exit status 1): PermissionError: [Errno 13] Permission denied: " \
            "'weights.json'" in lines
-    assert "  remedy: make the file readable by others: chmod o+r weights.json in the bot directory (under bwrap " \
-           "and docker the bot runs as uid 65534, not as its files' owner)" in lines
+    assert "  remedy: make the file readable by others: chmod o+r weights.json in the bot directory, and the " \
+           "folders that lead to it o+x (under bwrap and docker the bot runs as uid 65534, not as its files' owner)" \
+           in lines
 
 
 def test_a_run_typo_is_reported_as_bot_yaml_names_it(tmp_path: Path) -> None:
@@ -218,10 +219,10 @@ def test_a_run_typo_is_reported_as_bot_yaml_names_it(tmp_path: Path) -> None:
 def test_sandbox_errors_in_stderr_get_sandbox_advice() -> None:
     node = diagnose(fault(FaultKind.STARTUP, "failed to start: bot exited (exit status 1)",
                           "Error: EACCES: permission denied, open '/bots/b/model.bin'\n    at Object.openSync\n"))
-    assert node.remedy.startswith("make the file readable by others: chmod o+r /bots/b/model.bin (under bwrap")
+    assert node.remedy.startswith("make the file readable by others: chmod o+r /bots/b/model.bin, and the folders")
     program = diagnose(fault(FaultKind.STARTUP, "failed to start: bot exited (exit status 1)",
                              "setpriv: failed to execute /bots/b/bot: Permission denied\n"))
-    assert program.remedy.startswith("make the file readable by others: chmod o+rx /bots/b/bot (under")
+    assert program.remedy.startswith("make the file readable by others: chmod o+rx /bots/b/bot, and the folders")
     typo = diagnose(fault(FaultKind.STARTUP, "failed to start: bot exited (exit status 127)",
                           "setpriv: failed to execute pyhton3: No such file or directory\n"))
     assert typo.remedy.startswith("check 'run' in bot.yaml: pyhton3 is neither a file in the bot directory nor a "

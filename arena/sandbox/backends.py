@@ -313,6 +313,16 @@ def _feed(data: bytes) -> int:
     return read
 
 
+def check_readable(bot_dir: str, uid: int, sandbox: str) -> None:
+    """Raise SandboxError, naming the ``chmod`` that fixes it, when a bot running as ``uid`` (not the directory's
+    owner) could neither list nor enter ``bot_dir``, its working directory."""
+    st = os.stat(bot_dir)
+    if st.st_uid != uid and st.st_mode & 0o005 != 0o005:
+        raise SandboxError(
+            f"bot directory {bot_dir} has mode {stat.S_IMODE(st.st_mode):04o}: under {sandbox} the bot runs as "
+            f"uid {uid} and cannot read it; make it readable by others (chmod -R o+rX {bot_dir})")
+
+
 def _process_cap() -> str:
     """How ``Limits.processes`` is enforced here, in words for ``available()``."""
     parent, why = cgroups.available()
@@ -450,11 +460,7 @@ class BwrapBackend(NoneBackend):
 
     def _check_readable(self, bot_dir: str) -> None:
         """A bot directory the unprivileged bot cannot read is one clear error, not a puzzling crash."""
-        st = os.stat(bot_dir)
-        if st.st_uid != self.bot_uid and st.st_mode & 0o005 != 0o005:
-            raise SandboxError(
-                f"bot directory {bot_dir} has mode {stat.S_IMODE(st.st_mode):04o}: under bwrap the bot runs as "
-                f"uid {self.bot_uid} and cannot read it; make it readable by others (chmod -R o+rX {bot_dir})")
+        check_readable(bot_dir, self.bot_uid, self.name)
 
     def _host_tmp(self) -> str | None:
         """None: the bot's private ``/tmp`` is a tmpfs of ``Limits.tmp_mb`` inside the sandbox."""

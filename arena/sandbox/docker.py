@@ -59,7 +59,7 @@ import time
 import warnings
 from typing import IO, Any
 
-from .backends import Backend
+from .backends import Backend, check_readable
 from .channel import CHUNK, Channel
 from .errors import ChannelClosed, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits
@@ -330,6 +330,9 @@ class DockerBackend(Backend):
                 f"that holds the program {spec.command[0]!r}; see docs/sandbox.md#docker)")
         from docker.errors import ImageNotFound
 
+        uid = self.user.partition(":")[0]
+        if self.mount_bot_dir and spec.bot_dir and os.path.isdir(spec.bot_dir) and uid.isdigit():
+            check_readable(spec.bot_dir, int(uid), self.name)  # its working directory: else a puzzling crash
         client = connect()
         _cleanup_once(client)
         api = client.api

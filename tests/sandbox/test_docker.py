@@ -169,6 +169,17 @@ def test_the_backend_is_the_docker_module_class_and_starts_channels() -> None:
         DockerBackend(pids_limit=0)
 
 
+def test_a_bot_directory_the_containers_uid_cannot_read_is_refused_before_the_engine_is_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It is the bot's working directory: one line with the chmod, not a bot that cannot open its own files."""
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")  # never reached
+    closed = tmp_path / "bot"
+    closed.mkdir(mode=0o700)
+    with pytest.raises(SandboxError, match=rf"bot directory {closed} has mode 0700: under docker the bot runs as "
+                                           rf"uid 65534 and cannot read it; .*\(chmod -R o\+rX {closed}\)"):
+        DockerBackend(IMAGE).start(LaunchSpec(("/bot/bot",), str(closed)))
+
+
 def test_launch_spec_image_field() -> None:
     spec = LaunchSpec(("/bot/bot",), image="cabo-arena-test:latest")
     assert spec.image == "cabo-arena-test:latest" and LaunchSpec(("x",)).image is None
