@@ -122,15 +122,14 @@ def _sandbox_remedy(stderr: str) -> str | None:
     found = list(_UNREADABLE.finditer(stderr))
     if found:
         path = next(group for group in found[-1].groups() if group)
-        program = found[-1].group(4) is not None
+        mode = "o+rx" if found[-1].group(4) is not None else "o+r"  # a program must be executable too
         where = "" if path.startswith("/") else " in the bot directory"
-        return (f"make the file readable by others: chmod o+r{'x' if program else ''} {path}{where}, and the "
+        return (f"make the file readable by others: chmod {mode} {path}{where}, and the "
                 "folders that lead to it o+x (under bwrap and docker the bot runs as uid 65534, not as its files' "
                 "owner)")
     missing = list(_NO_PROGRAM.finditer(stderr))
     if missing:
-        program = missing[-1].group(1)
-        return (f"check 'run' in bot.yaml: {program} is neither a file in the bot directory nor a program on the "
+        return (f"check 'run' in bot.yaml: {missing[-1].group(1)} is neither a file in the bot directory nor a program on the "
                 f"sandbox's PATH ({SANDBOX_PATH}), or it is a script whose #! line names an interpreter that is "
                 "not there")
     if _READ_ONLY.search(stderr):
