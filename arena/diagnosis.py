@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .faults import Fault, FaultKind
 from .helpermark import MARKER
+from .sandbox.allowlist import SANDBOX_PATH
 
 STDERR_LINES = 5
 """Last lines of a bot's stderr shown with a finding."""
@@ -22,6 +23,12 @@ _NOISE = frozenset({"Traceback (most recent call last):"})
 """Lines of stderr that take a place in the tail without saying anything."""
 _NO_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
 _TIMES = re.compile(r"(once|\d+ times) in this match")
+_UNREADABLE = re.compile(r"Permission denied: '([^']+)'"  # Python's open()
+                         r"|can't open file '([^']+)': \[Errno 13\]"  # python3 given an unreadable script
+                         r"|EACCES: permission denied, \w+ '([^']+)'"  # Node
+                         r"|(?:execvp|failed to execute) (\S+): Permission denied")  # bwrap, setpriv: the program
+_READ_ONLY = re.compile(r"Read-only file system|EROFS")
+_NO_PROGRAM = re.compile(r"(?:execvp|failed to execute) (\S+): No such file or directory")  # bwrap, setpriv
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,7 @@ def diagnose(fault: Fault, never_started: bool = False, reuse: bool = False, mov
             return Diagnosis("the bot did not take a second hello on the same process", cause,
                              "keep reading stdin after 'over' and start a fresh game on the next 'hello' (tournaments "
                              "reuse processes; the kits' helpers and bots/lib/cabo_bot.py do this)")
-        return _startup(title, detail, last)
+        return _startup(title, detail, last, fault.stderr)
     if fault.kind is FaultKind.TIMEOUT:
         if detail.startswith("stopped reading"):
             return Diagnosis("the bot stopped reading its input", f"the bot {detail}",
@@ -64,7 +71,8 @@ def diagnose(fault: Fault, never_started: bool = False, reuse: bool = False, mov
     if fault.kind is FaultKind.EXIT:
         return Diagnosis("the bot exited during a match",
                          _with_reason(f"the bot {_status_text(detail, 'in the middle of a match')}", last),
-                         "fix the error its stderr shows; a bot keeps running until its stdin closes")
+                         _sandbox_remedy(fault.stderr)
+                         or "fix the error its stderr shows; a bot keeps running until its stdin closes")
     if fault.kind in (FaultKind.BAD_JSON, FaultKind.NOT_OBJECT):
         return Diagnosis("a reply that is not a JSON object", detail,
                          "write only protocol replies to stdout, one JSON object per line; print logs to stderr")
@@ -95,16 +103,20 @@ def _helper_fallback(fault: Fault) -> Diagnosis:
                      f"{remedy}; the helper keeps the bot in the match, but the bot does not play while it fails")
 
 
-def _startup(title: str, detail: str, last: str) -> Diagnosis:
+def _startup(title: str, detail: str, last: str, stderr: str) -> Diagnosis:
     if detail.startswith("could not start"):
         unreadable = "chmod" in detail
+        if "'run' names" in detail:  # arena.bots.spec.missing_run_file: a file of the bot that is not there
+            return Diagnosis(title, f"the arena could not start the bot: {detail.split(']: ', 1)[-1]}",
+                             "correct the path in bot.yaml's 'run': it is relative to the bot directory, the bot's "
+                             "working directory (a compiled program must be made by 'build')")
         return Diagnosis(title, f"the arena could not start the bot: {detail.removeprefix('could not start ')}",
                          "make the bot's files readable by others (chmod -R o+rX on its directory)" if unreadable else
                          "check 'run' in bot.yaml: its program must exist and be executable (a file in the bot "
                          "directory, made by 'build' if it is compiled, or a program on PATH)")
     if detail.startswith("failed to start"):
         cause = _with_reason(f"the bot {_status_text(detail, 'during start-up')}", last)
-        return Diagnosis(title, cause, _startup_remedy(last))
+        return Diagnosis(title, cause, _sandbox_remedy(stderr) or _startup_remedy(last))
     if detail.startswith("no valid 'ready'"):
         said = detail.removeprefix("no valid 'ready' to hello: ")
         return Diagnosis(title, f"the bot's first line after 'hello' was not a 'ready': {said}",
@@ -115,6 +127,34 @@ def _startup(title: str, detail: str, last: str) -> Diagnosis:
                          "read stdin line by line, answer 'hello' at once and flush stdout; do slow set-up after "
                          "'ready' or make it faster")
     return Diagnosis(title, f"the bot {detail}", "read 'hello' from stdin as soon as the bot starts")
+
+
+def _sandbox_remedy(stderr: str) -> str | None:
+    """Advice for an error the sandbox caused, from the bot's stderr (its last such line); None for others.
+
+    Under ``bwrap`` run by root and under ``docker`` the bot runs as uid 65534, not as the owner of its
+    files, so a file without read permission for others fails there and nowhere else. Its directory is
+    read-only there, so writing a file in it fails too. A program that is not there is named by bwrap or
+    setpriv, as ``run`` names it (under ``none`` and ``docker`` the start itself fails and says so).
+    """
+    found = list(_UNREADABLE.finditer(stderr))
+    if found:
+        path = next(group for group in found[-1].groups() if group)
+        mode = "o+rx" if found[-1].group(4) is not None else "o+r"  # a program must be executable too
+        where = "" if path.startswith("/") else " in the bot directory"
+        return (f"make the file readable by others: chmod {mode} {path}{where}, and the "
+                "folders that lead to it o+x (under bwrap and docker the bot runs as uid 65534, not as its files' "
+                "owner)")
+    missing = list(_NO_PROGRAM.finditer(stderr))
+    if missing:
+        return (f"check 'run' in bot.yaml: {missing[-1].group(1)} is neither a file in the bot directory nor a program on the "
+                f"sandbox's PATH ({SANDBOX_PATH}), or it is a script whose #! line names an interpreter that is "
+                "not there")
+    if _READ_ONLY.search(stderr):
+        return ("write files to the folder TMPDIR names (Python: tempfile.gettempdir(); Node: os.tmpdir()), not "
+                "to the bot directory: under bwrap and docker the bot's directory is its working directory and "
+                "read-only, and TMPDIR is private to the bot's process and emptied when it ends")
+    return None
 
 
 def _startup_remedy(last: str) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from arena.bots import build_bot, load_bot
 from arena.bots.errors import BotConfigError
-from arena.bots.spec import bot_python
+from arena.bots.spec import bot_python, missing_run_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,3 +74,21 @@ def test_bad_yaml_in_bot_yaml_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(BotConfigError) as info:
         load_bot(str(tmp_path))
     assert str(info.value).startswith(f"{manifest}:3: not valid YAML: ") and "\n" not in str(info.value)
+
+
+def test_run_names_a_missing_file_as_the_manifest_wrote_it(tmp_path: Path) -> None:
+    """Checked before the start: once running, the program names the path it resolved, not the author's."""
+    (tmp_path / "bot.yaml").write_text('name: p\nrun: ["{python}", "-u", "src/bots.py", "--depth", "3"]\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "bot.py").write_text("")
+    assert missing_run_file(load_bot(str(tmp_path))) == (
+        f"{tmp_path}/bot.yaml: 'run' names 'src/bots.py', which is not a file in the bot directory "
+        "(did you mean 'src/bot.py'?)")
+    (tmp_path / "bot.yaml").write_text('name: p\nbuild: make\nrun: ["./target/bot"]\n')
+    assert missing_run_file(load_bot(str(tmp_path))) == (
+        f"{tmp_path}/bot.yaml: 'run' names './target/bot', which is not a file in the bot directory; "
+        "if 'build' makes it, the build did not")
+    for fine in ('["{python}", "src/bot.py"]', '["{python}", "-m", "src.bot"]', '["{python}", "-c", "import x.py"]',
+                 '["node", "/opt/bot/main.js"]', '["java", "-cp", "build", "Main"]'):
+        (tmp_path / "bot.yaml").write_text(f"name: p\nrun: {fine}\n")
+        assert missing_run_file(load_bot(str(tmp_path))) is None, fine

@@ -166,3 +166,88 @@ def test_an_untested_reuse_is_not_played_and_not_counted(tmp_path: Path) -> None
     # a match at each preset, then the first of the reuse pair: three played, three counted
     assert any(line.startswith("finding 1: an illegal reply (3 times in 3 of 3 matches; first: ") for line in lines), lines
     assert lines[-1] == "result: 1 finding: fix it before submitting"
+
+
+# Reads its weights by a relative path at start, as authors write it; plays the index they hold.
+WEIGHTED = """import json, sys
+with open("weights.json") as f:
+    INDEX = json.load(f)["index"]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        reply = {"type": "ready"}
+    elif msg["type"] == "act":
+        reply = {"type": "action", "id": msg["id"], "index": INDEX}
+    else:
+        continue
+    print(json.dumps(reply), flush=True)
+"""
+STANDARD_PAIRS = "supports: {rules: [standard], seats: [2]}\n"
+BWRAP = BwrapBackend()
+
+
+def weighted_bot(tmp_path: Path) -> Path:
+    """A bot directory with its data file, readable by the uid bwrap runs bots as."""
+    directory = make_bot(tmp_path, WEIGHTED, STANDARD_PAIRS, name="weighted")
+    (directory / "weights.json").write_text('{"index": 0}\n')
+    for path in (tmp_path, directory):
+        path.chmod(0o755)
+    for path in directory.iterdir():
+        path.chmod(0o644)
+    return directory
+
+
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_a_bot_reading_its_data_file_by_relative_path_checks_clean(tmp_path: Path, sandbox: str) -> None:
+    if sandbox == "bwrap" and not BWRAP.available()[0]:
+        pytest.skip("bwrap unavailable here")
+    result = CliRunner().invoke(main, ["bot", "check", str(weighted_bot(tmp_path)), "--sandbox", sandbox,
+                                       "--matches", "1"])
+    assert result.exit_code == 0 and result.output.splitlines()[-1] == "result: clean: no fault in 3 matches", \
+        result.output
+
+
+@pytest.mark.skipif(not (BWRAP.available()[0] and BWRAP.as_root), reason="needs bwrap run by root (bots as uid 65534)")
+def test_a_file_the_sandboxed_bot_cannot_read_gets_chmod_advice(tmp_path: Path) -> None:
+    directory = weighted_bot(tmp_path)
+    (directory / "weights.json").chmod(0o600)  # the author's own: root can read it, uid 65534 cannot
+    result = CliRunner().invoke(main, ["bot", "check", str(directory), "--sandbox", "bwrap", "--matches", "1"])
+    lines = result.output.splitlines()
+    assert result.exit_code == 1 and "finding 1: the bot never started (standard, 2 seats, seat 0)" in lines
+    assert "  cause: the bot exited during start-up (exit status 1): PermissionError: [Errno 13] Permission denied: " \
+           "'weights.json'" in lines
+    assert "  remedy: make the file readable by others: chmod o+r weights.json in the bot directory, and the " \
+           "folders that lead to it o+x (under bwrap and docker the bot runs as uid 65534, not as its files' owner)" \
+           in lines
+
+
+def test_a_run_typo_is_reported_as_bot_yaml_names_it(tmp_path: Path) -> None:
+    directory = make_bot(tmp_path, PICKY, STANDARD_PAIRS)
+    (directory / "bot.yaml").write_text('name: picky\nrun: ["{python}", "bots.py"]\n' + STANDARD_PAIRS)
+    code, lines = check(str(directory))
+    assert code == 1 and lines[2:5] == [
+        "finding 1: the bot never started (standard, 2 seats, seat 0)",
+        f"  cause: the arena could not start the bot: {directory}/bot.yaml: 'run' names 'bots.py', which is not a "
+        "file in the bot directory (did you mean 'bot.py'?)",
+        "  remedy: correct the path in bot.yaml's 'run': it is relative to the bot directory, the bot's working "
+        "directory (a compiled program must be made by 'build')",
+    ], lines
+    assert "/tmp/bots.py" not in "\n".join(lines)
+
+
+def test_sandbox_errors_in_stderr_get_sandbox_advice() -> None:
+    node = diagnose(fault(FaultKind.STARTUP, "failed to start: bot exited (exit status 1)",
+                          "Error: EACCES: permission denied, open '/bots/b/model.bin'\n    at Object.openSync\n"))
+    assert node.remedy.startswith("make the file readable by others: chmod o+r /bots/b/model.bin, and the folders")
+    program = diagnose(fault(FaultKind.STARTUP, "failed to start: bot exited (exit status 1)",
+                             "setpriv: failed to execute /bots/b/bot: Permission denied\n"))
+    assert program.remedy.startswith("make the file readable by others: chmod o+rx /bots/b/bot, and the folders")
+    typo = diagnose(fault(FaultKind.STARTUP, "failed to start: bot exited (exit status 127)",
+                          "setpriv: failed to execute pyhton3: No such file or directory\n"))
+    assert typo.remedy.startswith("check 'run' in bot.yaml: pyhton3 is neither a file in the bot directory nor a "
+                                  "program on the sandbox's PATH (/usr/local/bin:/usr/bin:/bin)")
+    later = diagnose(fault(FaultKind.EXIT, "bot exited (exit status 1)",
+                           "OSError: [Errno 30] Read-only file system: 'cache.json'\n"))
+    assert later.remedy.startswith("write files to the folder TMPDIR names (Python: tempfile.gettempdir()")
+    other = diagnose(fault(FaultKind.EXIT, "bot exited (exit status 1)", "KeyError: 'hel'\n"))
+    assert other.remedy == "fix the error its stderr shows; a bot keeps running until its stdin closes"

@@ -6,6 +6,7 @@ build), so a match job can carry its bots to another process or machine.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shlex
@@ -68,6 +69,41 @@ def resolve_command(spec: BotSpec) -> list[str]:
         base = Path(spec.directory)
         argv = [str(base / a) if not os.path.isabs(a) and (base / a).exists() else a for a in argv]
     return argv
+
+
+_FILE_ARG = re.compile(r"^[\w.+@/-]+$")
+"""What a file name in ``run`` looks like: no spaces, quotes or shell syntax (those are code, e.g. ``-c``'s)."""
+_SCRIPT_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua", ".jar", ".sh",
+                              ".r", ".jl", ".exs", ".class", ".wasm"})
+"""Suffixes of the files interpreters run: an argument ending so names a file of the bot."""
+
+
+def missing_run_file(spec: BotSpec) -> str | None:
+    """One line naming a file that the manifest's ``run`` names relative to the bot directory and that is
+    not there (a typo, or a build that did not make it), as the author wrote it; None when all are there.
+
+    Checked before the bot starts: once started, the program would name the file by the path it resolved
+    (``/abs/bot/bots.py``), or a sandbox's ``execvp`` would fail with no word of ``bot.yaml``.
+    """
+    if not spec.directory:
+        return None
+    base = Path(spec.directory)
+    for index, arg in enumerate(spec.command):
+        if arg == _PYTHON_PLACEHOLDER or os.path.isabs(arg) or arg.startswith("-") or not _FILE_ARG.match(arg):
+            continue
+        names_file = arg.startswith(("./", "../")) or Path(arg).suffix.lower() in _SCRIPT_SUFFIXES \
+            or (index == 0 and "/" in arg)
+        if not names_file or (base / arg).exists():
+            continue
+        folder, _, leaf = arg.rpartition("/")
+        try:
+            near = difflib.get_close_matches(leaf, sorted(os.listdir(base / folder)), n=1)
+        except OSError:
+            near = []
+        hint = f" (did you mean {(folder + '/' if folder else '') + near[0]!r}?)" if near else ""
+        made = "; if 'build' makes it, the build did not" if spec.build else ""
+        return f"{base / MANIFEST}: 'run' names {arg!r}, which is not a file in the bot directory{hint}{made}"
+    return None
 
 
 def load_bot(ref: str, base_dir: str | Path | None = None, name: str | None = None) -> BotSpec:

@@ -1,7 +1,7 @@
 """Backends: how a bot process is started and what walls surround it.
 
 * ``none``  - a plain subprocess in its own session with rlimits, a scrubbed
-  environment and a private temporary working directory. Contains accidents and
+  environment and a private temporary ``HOME`` and ``TMPDIR``. Contains accidents and
   runaway resource use, not a determined attacker (the bot runs as the arena's user).
 * ``bwrap`` - all of the above inside bubblewrap: new PID/network/IPC/UTS namespaces,
   no capabilities, an unprivileged host uid (also when the arena is root), no new user
@@ -9,6 +9,13 @@
   directories, the bot's own directory and interpreter, a private /tmp; nothing else.
 * ``docker`` - each bot in its own container on a Docker engine (see ``docker.py``);
   only when asked for by name, never chosen by ``auto``.
+
+A bot with a directory runs in it under every backend, so that it opens its data files
+by relative path as it does when its author runs it by hand: read-only under ``bwrap``
+(and ``docker``), the real directory under ``none``, where nothing stops the bot from
+writing there. A plain command line, which has no directory, runs in the private
+temporary directory (``none``) or ``/tmp`` (``bwrap``). ``HOME`` and ``TMPDIR`` are the
+private writable directory everywhere.
 
 ``resolve_backend("auto")`` prefers bwrap when a real test sandbox runs here.
 
@@ -79,7 +86,7 @@ class Backend(abc.ABC):
 
 
 class NoneBackend(Backend):
-    """No isolation beyond rlimits, own session, scrubbed env and a private cwd."""
+    """No isolation beyond rlimits, own session, scrubbed env and a private ``HOME`` and ``TMPDIR``."""
 
     name = "none"
     _bot_is_subreaper = True  # keeps every descendant under the bot's main process
@@ -92,10 +99,11 @@ class NoneBackend(Backend):
 
     def available(self) -> tuple[bool, str]:
         """Always available on Linux."""
-        return True, "plain subprocess: rlimits, own session, scrubbed environment, private cwd; " + _process_cap()
+        return True, "plain subprocess: rlimits, own session, scrubbed environment, private tmp; " + _process_cap()
 
     def start(self, spec: LaunchSpec) -> BotProcess:
-        """Start the bot in a fresh private directory; see the module docstring for the walls."""
+        """Start the bot in its own directory (a plain command line: in a fresh private one), with a fresh
+        private ``HOME`` and ``TMPDIR``; see the module docstring for the walls."""
         if not isinstance(spec, LaunchSpec):
             raise TypeError(f"start() needs a LaunchSpec, got {type(spec).__name__}")
         if spec.bot_dir is not None and not os.path.isdir(spec.bot_dir):
@@ -114,7 +122,7 @@ class NoneBackend(Backend):
             env = self._env(spec, workdir or "/tmp", token)
             popen = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, cwd=workdir or "/", env=env, close_fds=True, start_new_session=True,
+                bufsize=0, cwd=self._start_dir(spec, workdir), env=env, close_fds=True, start_new_session=True,
                 pass_fds=tuple(fd for fd in (info_w, *inputs.values()) if fd >= 0),
                 preexec_fn=_child_setup(spec.limits, os.getpid(), self._bot_is_subreaper, cgroup),
             )
@@ -221,9 +229,15 @@ class NoneBackend(Backend):
         return env
 
     def _host_tmp(self) -> str | None:
-        """A fresh private host directory: the bot's cwd, ``HOME`` and ``TMPDIR``, named after this arena
-        process so that the next arena removes it if this one is killed (:func:`orphans.sweep`)."""
+        """A fresh private host directory: the bot's ``HOME`` and ``TMPDIR`` (and the cwd of a plain command
+        line), named after this arena process so that the next arena removes it if this one is killed
+        (:func:`orphans.sweep`). It is the channel's ``workdir``, removed when the bot ends: never the bot's
+        own directory, which the bot's cwd may be."""
         return tempfile.mkdtemp(prefix=orphans.workdir_prefix())
+
+    def _start_dir(self, spec: LaunchSpec, workdir: str | None) -> str:
+        """The host directory the process starts in: the bot's own, else the private one."""
+        return spec.bot_dir or workdir or "/"
 
     def _inputs(self, spec: LaunchSpec) -> dict[str, bytes]:
         """Data the launcher reads from pipes at start (by name); ``_argv`` gets their fds."""
@@ -297,6 +311,16 @@ def _feed(data: bytes) -> int:
     finally:
         os.close(write)
     return read
+
+
+def check_readable(bot_dir: str, uid: int, sandbox: str) -> None:
+    """Raise SandboxError, naming the ``chmod`` that fixes it, when a bot running as ``uid`` (not the directory's
+    owner) could neither list nor enter ``bot_dir``, its working directory."""
+    st = os.stat(bot_dir)
+    if st.st_uid != uid and st.st_mode & 0o005 != 0o005:
+        raise SandboxError(
+            f"bot directory {bot_dir} has mode {stat.S_IMODE(st.st_mode):04o}: under {sandbox} the bot runs as "
+            f"uid {uid} and cannot read it; make it readable by others (chmod -R o+rX {bot_dir})")
 
 
 def _process_cap() -> str:
@@ -436,11 +460,7 @@ class BwrapBackend(NoneBackend):
 
     def _check_readable(self, bot_dir: str) -> None:
         """A bot directory the unprivileged bot cannot read is one clear error, not a puzzling crash."""
-        st = os.stat(bot_dir)
-        if st.st_uid != self.bot_uid and st.st_mode & 0o005 != 0o005:
-            raise SandboxError(
-                f"bot directory {bot_dir} has mode {stat.S_IMODE(st.st_mode):04o}: under bwrap the bot runs as "
-                f"uid {self.bot_uid} and cannot read it; make it readable by others (chmod -R o+rX {bot_dir})")
+        check_readable(bot_dir, self.bot_uid, self.name)
 
     def _host_tmp(self) -> str | None:
         """None: the bot's private ``/tmp`` is a tmpfs of ``Limits.tmp_mb`` inside the sandbox."""
@@ -461,7 +481,17 @@ class BwrapBackend(NoneBackend):
         fds = inputs or {}
         argv = self._walls(fds, info_fd, spec.limits.tmp_mb, network=False)
         argv += allowlist.mount_args(spec, [*spec.hidden, *_cwd()])
-        return argv + self._enter(fds, "/tmp") + list(spec.command)
+        return argv + self._enter(fds, self._bot_cwd(spec)) + list(spec.command)
+
+    def _start_dir(self, spec: LaunchSpec, workdir: str | None) -> str:
+        """``/``: only bwrap starts here; the bot's working directory is bwrap's ``--chdir``."""
+        return "/"
+
+    @staticmethod
+    def _bot_cwd(spec: LaunchSpec) -> str:
+        """The bot's working directory inside the sandbox: its own directory, bound read-only at its real
+        path (:func:`allowlist.exposed_paths`), else the private ``/tmp``."""
+        return os.path.realpath(spec.bot_dir) if spec.bot_dir else "/tmp"
 
     def _walls(self, fds: dict[str, int], info_fd: int, tmp_mb: int, network: bool) -> list[str]:
         """bwrap flags shared by bots and steps: namespaces and identity, ``/dev``, ``/proc`` and a private

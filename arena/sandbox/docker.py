@@ -13,14 +13,17 @@ as given, i.e. with paths inside the image. The container gets:
   container;
 * the other ``Limits`` as rlimits (``cpu_seconds`` as RLIMIT_CPU, ``file_size_mb``,
   ``open_files``, no core dumps), as under ``none``/``bwrap``;
-* a read-only root file system, a tmpfs of ``Limits.tmp_mb`` at ``/tmp`` (the cwd, ``HOME`` and
+* a read-only root file system, a tmpfs of ``Limits.tmp_mb`` at ``/tmp`` (``HOME`` and
   ``TMPDIR``), the bot's own directory (and a ``lib`` folder beside it, as under
   bwrap) and its dependency environments (``LaunchSpec.extra_paths``) bind-mounted
   read-only at the same path when the spec names them;
+* the bot's own directory as the working directory when it is mounted (a bot opens its
+  data files by relative path, as under ``none`` and ``bwrap``), else ``/tmp``;
 * ``cap_drop=ALL``, ``no-new-privileges``, uid/gid 65534, private IPC, no logging
   driver (the engine keeps no copy of what the bot writes);
-* an environment of ``HOME``, ``TMPDIR``, ``LANG``, ``ARENA_SANDBOX=<token>`` and
-  ``LaunchSpec.env`` on top of the image's own ``ENV``;
+* an environment of ``HOME``, ``TMPDIR``, ``LANG``, ``PYTHONDONTWRITEBYTECODE=1`` (as under ``none`` and
+  ``bwrap``: Python does not try to write ``__pycache__`` into the read-only bot directory),
+  ``ARENA_SANDBOX=<token>`` and ``LaunchSpec.env`` on top of the image's own ``ENV``;
 * labels ``cabo-arena=1`` and ``cabo-arena.owner=<hostname>/<pid namespace>:<pid>`` (plus the owner's
   start time), so containers left behind by an arena that died are found and removed.
 
@@ -56,7 +59,7 @@ import time
 import warnings
 from typing import IO, Any
 
-from .backends import Backend
+from .backends import Backend, check_readable
 from .channel import CHUNK, Channel
 from .errors import ChannelClosed, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits
@@ -327,6 +330,9 @@ class DockerBackend(Backend):
                 f"that holds the program {spec.command[0]!r}; see docs/sandbox.md#docker)")
         from docker.errors import ImageNotFound
 
+        uid = self.user.partition(":")[0]
+        if self.mount_bot_dir and spec.bot_dir and os.path.isdir(spec.bot_dir) and uid.isdigit():
+            check_readable(spec.bot_dir, int(uid), self.name)  # its working directory: else a puzzling crash
         client = connect()
         _cleanup_once(client)
         api = client.api
@@ -378,7 +384,9 @@ class DockerBackend(Backend):
 
         limits = spec.limits
         mounts = []
+        cwd = "/tmp"
         if self.mount_bot_dir and spec.bot_dir and os.path.isdir(spec.bot_dir):
+            cwd = spec.bot_dir
             paths = [spec.bot_dir]
             shared = os.path.join(os.path.dirname(spec.bot_dir), "lib")
             if os.path.isdir(shared) and shared != spec.bot_dir:
@@ -387,7 +395,7 @@ class DockerBackend(Backend):
             mounts = [Mount(target=p, source=p, type="bind", read_only=True) for p in paths]
         host_config = walls(api, limits, mounts, network="none", cpus=self.cpus,
                             processes=self.pids_limit or limits.processes, tmp_mb=self.tmp_mb or limits.tmp_mb)
-        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
         env.update(spec.env)
         env[TOKEN_VAR] = token  # last, so spec.env cannot forge or drop it
         labels = {LABEL: "1", OWNER_LABEL: owner()}
@@ -395,7 +403,7 @@ class DockerBackend(Backend):
         if started:
             labels[OWNER_START_LABEL] = started
         config = api.create_container_config(
-            image=image, command=list(spec.command), entrypoint=[""], user=self.user, working_dir="/tmp",
+            image=image, command=list(spec.command), entrypoint=[""], user=self.user, working_dir=cwd,
             environment=[f"{k}={v}" for k, v in env.items()], labels=labels, stdin_open=True, tty=False,
             network_disabled=True, host_config=host_config,
         )

@@ -39,9 +39,9 @@ class Limits:
     limit under docker."""
 
     tmp_mb: int = 64
-    """Size of the bot's private ``/tmp`` (its cwd, ``HOME`` and ``TMPDIR``) under ``bwrap`` and
-    ``docker``, a tmpfs there; under ``none`` it is a host directory and only ``file_size_mb``
-    bounds each file."""
+    """Size of the bot's private ``/tmp`` (its ``HOME`` and ``TMPDIR``, and the cwd of a plain command
+    line) under ``bwrap`` and ``docker``, a tmpfs there; under ``none`` it is a host directory and only
+    ``file_size_mb`` bounds each file."""
 
     stderr_tail_bytes: int = 8192
     """How many trailing bytes of the bot's stderr the arena keeps (for error reports)."""

@@ -149,27 +149,28 @@ def test_environment_is_scrubbed(launch: Launcher, backend: Backend, monkeypatch
     expected = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": tmp, "TMPDIR": tmp,
                 "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "BOT_SEED": "42"}
     if backend.name == "bwrap":
-        expected["PWD"] = "/tmp"  # bwrap --chdir sets it
+        expected["PWD"] = str(BOTS)  # bwrap --chdir sets it: the bot's own directory
     # the interpreter itself may add LC_CTYPE; nothing from the arena may appear
     assert {k: v for k, v in env.items() if k != "LC_CTYPE"} == expected
 
 
-def test_cwd_is_private_tmp_removed_after_close(launch: Launcher, backend: Backend) -> None:
-    """none: a private host directory, removed on close. bwrap: a tmpfs of its own, gone with it."""
+def test_tmpdir_is_private_and_removed_after_close(launch: Launcher, backend: Backend) -> None:
+    """none: a private host directory, removed on close. bwrap: a tmpfs of its own, gone with it.
+    (The working directory is the bot's own: tests/sandbox/test_workdir.py.)"""
     bot = launch("echo.py")
-    bot.send(b"cwd\n", soon(5))
-    cwd = bot.readline(soon(5)).decode()
-    bot.send(b"touch scratch.txt\n", soon(5))
-    assert bot.readline(soon(5)).decode() == f"{cwd}/scratch.txt"
-    bot.send(b"read scratch.txt\n", soon(5))
+    bot.send(b"env\n", soon(5))
+    tmp = json.loads(bot.readline(soon(5)))["TMPDIR"]
+    bot.send(f"touch {tmp}/scratch.txt\n".encode(), soon(5))
+    assert bot.readline(soon(5)).decode() == f"{tmp}/scratch.txt"
+    bot.send(f"read {tmp}/scratch.txt\n".encode(), soon(5))
     assert bot.readline(soon(5)) == b"read: hello"
     if backend.name == "bwrap":
-        assert cwd == "/tmp" and bot.workdir is None
+        assert tmp == "/tmp" and bot.workdir is None
         assert not os.path.exists("/tmp/scratch.txt")  # not the host's /tmp
         bot.close()
         return
     workdir = bot.workdir
-    assert workdir and cwd == workdir
+    assert workdir and tmp == workdir
     assert oct(os.stat(workdir).st_mode & 0o777) == "0o700"
     assert (Path(workdir) / "scratch.txt").read_text() == "hello\n"
     bot.close()

@@ -16,6 +16,7 @@ import dataclasses
 import json
 import os
 import pickle
+import shutil
 import signal
 import socket
 import statistics
@@ -61,6 +62,8 @@ from .docker_support import leftovers
 ROOT = Path(__file__).resolve().parents[2]
 HELPERS = ROOT / "tests" / "docker"
 IMAGE = "cabo-arena-test:latest"
+BASE = "cabo-arena-base:bookworm"
+"""Debian 12 with /usr/bin/python3 (docker/make-base-image.sh), for a Python bot; tests needing it skip without it."""
 HELLO = b'{"type":"hello","match":"t","seat":0}\n'
 READY = b'{"type":"ready","name":"x"}'
 
@@ -166,6 +169,17 @@ def test_the_backend_is_the_docker_module_class_and_starts_channels() -> None:
         DockerBackend(pids_limit=0)
 
 
+def test_a_bot_directory_the_containers_uid_cannot_read_is_refused_before_the_engine_is_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It is the bot's working directory: one line with the chmod, not a bot that cannot open its own files."""
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")  # never reached
+    closed = tmp_path / "bot"
+    closed.mkdir(mode=0o700)
+    with pytest.raises(SandboxError, match=rf"bot directory {closed} has mode 0700: under docker the bot runs as "
+                                           rf"uid 65534 and cannot read it; .*\(chmod -R o\+rX {closed}\)"):
+        DockerBackend(IMAGE).start(LaunchSpec(("/bot/bot",), str(closed)))
+
+
 def test_launch_spec_image_field() -> None:
     spec = LaunchSpec(("/bot/bot",), image="cabo-arena-test:latest")
     assert spec.image == "cabo-arena-test:latest" and LaunchSpec(("x",)).image is None
@@ -220,6 +234,44 @@ def test_a_bot_directory_is_mounted_read_only(docker: DockerBackend) -> None:
     outcome = play_match(MatchJob("docker-dir", make_rules("espanola"), 5, (spec, dataclasses.replace(spec, name="c2")),
                                   sandbox="docker", time=TimeControl(move_ms=3000, startup_ms=15000)))
     assert outcome.faults == ()
+
+
+def test_a_bot_runs_in_its_read_only_directory_with_a_writable_tmpdir(docker: DockerBackend, engine: Any,
+                                                                     tmp_path: Path) -> None:
+    """As under none and bwrap (test_workdir.py): the bot opens its data file by relative path, cannot
+    write beside it, and writes its TMPDIR. Needs the Debian base image for its Python."""
+    if not _has_image(engine, BASE):
+        pytest.skip(f"no {BASE} on the engine: make it with docker/make-base-image.sh")
+    directory = tmp_path / "bot"
+    directory.mkdir()
+    shutil.copyfile(ROOT / "tests" / "bots" / "cwd_probe.py", directory / "bot.py")
+    (directory / "weights.json").write_text('{"index": 0}\n')
+    for path in (tmp_path, directory, *directory.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+    def ask(proc: Channel, command: str) -> str:
+        proc.send(f"{command}\n".encode(), soon(10))
+        return proc.readline(soon(10)).decode()
+
+    with docker.start(LaunchSpec(("/usr/bin/python3", str(directory / "bot.py")), str(directory),
+                                 image=BASE)) as proc:
+        assert ask(proc, "cwd") == str(directory)
+        assert ask(proc, "read weights.json") == 'read: {"index": 0}'
+        assert ask(proc, "write cache.json") == "error: OSError: Read-only file system"
+        assert json.loads(ask(proc, "env"))["TMPDIR"] == "/tmp"
+        assert ask(proc, "write /tmp/scratch") == "wrote /tmp/scratch"
+        assert ask(proc, "read /tmp/scratch") == "read: written"
+    assert sorted(p.name for p in directory.iterdir()) == ["bot.py", "weights.json"]
+
+
+def _has_image(engine: Any, image: str) -> bool:
+    from docker.errors import ImageNotFound
+
+    try:
+        engine.api.inspect_image(image)
+    except ImageNotFound:
+        return False
+    return True
 
 
 def test_memory_hog_is_oom_killed_and_the_match_goes_on(docker: DockerBackend) -> None:
@@ -408,7 +460,7 @@ def test_container_settings(docker: DockerBackend, engine: Any) -> None:
     assert config["Labels"]["cabo-arena"] == "1"
     assert config["Labels"]["cabo-arena.owner"] == f"{socket.gethostname()}/{pid_namespace()}:{os.getpid()}"
     env = dict(e.split("=", 1) for e in config["Env"])
-    assert env["HOME"] == "/tmp" and env["ARENA_SANDBOX"] == proc.token
+    assert env["HOME"] == "/tmp" and env["ARENA_SANDBOX"] == proc.token and env["PYTHONDONTWRITEBYTECODE"] == "1"
 
 
 # ------------------------------------------------------------------ cleanup
