@@ -17,12 +17,14 @@ import sys
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, ContextManager, Iterable, Iterator, Mapping, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
 from ..runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from ..site import refresh as site_refresh
+from ..site.build import REPORT_DIR
 from .config import TournamentConfig
 from .botfiles import check_bot_files
 from .ladder import board as ladder_board
@@ -185,6 +187,19 @@ class BoardRefresh:
             ladder_board.write(ladder_board.load(self.store.db, self.config.rating, self.config.placement_matches),
                                self.config.output)
             self.last = time.monotonic()
+
+
+def final_report(output: Path, interrupted: bool, tell: Callable[[str], None]) -> None:
+    """Build the report at the end of every run and say where it is. A Ctrl-C during the build (the
+    second one, after a run was interrupted) skips it promptly: the report before it stays whole,
+    since a build is swapped in at once (:mod:`arena.site.build`)."""
+    if interrupted:
+        tell("report: rebuilding it from the matches stored (Ctrl-C again skips it)")
+    try:
+        tell(site_refresh.write(output))
+    except KeyboardInterrupt:
+        kept = "the one before is kept" if (output / REPORT_DIR / "index.html").is_file() else "there is none yet"
+        tell(f"report: not rebuilt, interrupted ({kept}); `arena report {output}` builds it")
 
 
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
@@ -362,8 +377,8 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         board = publish(store, config, live)
         if background is not None:
             background.close(wait=not interrupted)
-        if report and not interrupted:
-            tell(site_refresh.write(config.output))
+        if report:  # every ending: a run stopped by Ctrl-C, --hours or --matches has results the report must show
+            final_report(config.output, interrupted, tell)
         return RunSummary(schedule.total, played, len(done), failed, interrupted, sandbox, board, voided,
                           stopped)
     finally:

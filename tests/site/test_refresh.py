@@ -8,7 +8,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.site import refresh
+from arena.site import build, refresh
+from arena.tournament.driver import final_report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,3 +59,34 @@ def test_the_background_build_runs_apart_and_is_waited_for(tmp_path):
     background.close()
     assert first.returncode == 0
     assert (tmp_path / "out" / "report" / "index.html").is_file()
+
+
+def test_a_second_ctrl_c_skips_the_rebuild_and_leaves_the_report_before_it_whole(tmp_path, monkeypatch):
+    assert CliRunner().invoke(main, ["run", str(league(tmp_path))]).exit_code == 0
+    report = tmp_path / "out" / "report"
+    before = {p.relative_to(report): p.read_bytes() for p in report.rglob("*") if p.is_file()}
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # the user presses Ctrl-C again while the viewer's frames are built
+
+    monkeypatch.setattr(build, "build_viewer", interrupted)
+    lines: list[str] = []
+    final_report(tmp_path / "out", True, lines.append)
+    assert lines == ["report: rebuilding it from the matches stored (Ctrl-C again skips it)",
+                     f"report: not rebuilt, interrupted (the one before is kept); `arena report {tmp_path / 'out'}` "
+                     "builds it"]
+    assert {p.relative_to(report): p.read_bytes() for p in report.rglob("*") if p.is_file()} == before
+    assert [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".report.")] == []
+
+
+def test_a_ctrl_c_before_any_report_says_there_is_none(tmp_path, monkeypatch):
+    assert CliRunner().invoke(main, ["run", str(league(tmp_path)), "--no-report"]).exit_code == 0
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build, "write_site", interrupted)
+    lines: list[str] = []
+    final_report(tmp_path / "out", True, lines.append)
+    assert "there is none yet" in lines[-1]
+    assert not (tmp_path / "out" / "report").exists()
