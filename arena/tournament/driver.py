@@ -341,7 +341,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                         with store.db:
                             kept.save(store.db)  # matches that waited for this one are rated now
                     tell(f"{news}voided {scheduled.match_id} ({result.reason}): not rated, not played again")
-                    progress.update(live.top(among=playing()))
+                    progress.update(live.top(among=playing(), provisional=True), live.ahead)
                     continue
                 if result.outcome is None:
                     failed += 1
@@ -359,7 +359,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 store.record(scheduled, result.outcome, now, None if kept is None else kept.save)
                 played += 1
                 schedule.finished(scheduled, record)
-                progress.update(live.top(among=playing()))
+                progress.update(live.top(among=playing(), provisional=True), live.ahead)
                 if refresh is not None:
                     refresh.maybe()
                 if background is not None:
