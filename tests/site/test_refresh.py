@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -96,3 +100,26 @@ def test_a_ctrl_c_before_any_report_says_there_is_none(tmp_path, monkeypatch):
     final_report(tmp_path / "out", True, lines.append)
     assert "there is none yet" in lines[-1]
     assert not (tmp_path / "out" / "report").exists()
+
+
+def test_a_ladder_stopped_by_ctrl_c_in_its_first_minutes_has_a_report_of_what_it_stored(tmp_path):
+    """Its background builds start only after five minutes; the report came from none of them."""
+    from tests.tournament.test_ladder import copy_bot, played, write_ladder
+
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for _ in range(600):  # until a match is stored (a poll, not a measured duration)
+            if (out / "results.sqlite").exists() and played(out):
+                break
+            assert proc.poll() is None, proc.communicate()[0]
+            time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, output
+    version = json.loads((out / "report" / "version.json").read_text())
+    assert version["matches"] == len(played(out)) > 0, output
+    assert "report: rebuilding it from the matches stored" in output and "report/)" in output
