@@ -109,6 +109,7 @@ def _swap_in(new: Path, out: Path) -> None:
         os.rename(new, out)
     except BaseException:  # a Ctrl-C between the two renames: the old site goes back, never no site
         os.rename(old / "site", out)
+        shutil.rmtree(old, ignore_errors=True)
         raise
     shutil.rmtree(old, ignore_errors=True)
 
