@@ -180,9 +180,9 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
     match_seed: int | str = int(seed) if seed.lstrip("-").isdigit() else seed
     from .tournament.schedule import play_match_id
 
-    job = MatchJob(play_match_id(match_seed), rules, match_seed, tuple(specs), TimeControl(move_ms, startup_ms, bank_ms),
-                   backend, limits=Limits(log_bytes=log_bytes), fault_policy=fault_policy,
-                   max_faults=max_faults)  # the id bots see: opaque, never the seed
+    job = MatchJob(play_match_id(match_seed), rules, match_seed, tuple(specs),  # the id bots see: never the seed
+                   TimeControl(move_ms, startup_ms, bank_ms), backend, limits=Limits(log_bytes=log_bytes),
+                   fault_policy=fault_policy, max_faults=max_faults)
     outcome = play_match(job)
     path = replay_path or Path("replays") / f"play-{seed}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
