@@ -21,6 +21,7 @@ test: venv
 
 bench: venv
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/heuristic.py
 	$(BIN)/python bench/protocol.py
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/deps.py

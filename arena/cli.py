@@ -175,12 +175,14 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
     rules = _rules_from(preset, options)
     backend = _sandbox(sandbox)
     specs = _load_bots(bots, players, preset, backend)
-    if seed is None:  # a fixed default would let a bot that knows it recompute the deal
-        seed = str(secrets.randbelow(2**31))
+    if seed is None:  # a fixed default would let a bot that knows it recompute the deal (or, from the
+        seed = str(secrets.randbelow(2**53))  # match id, look up a small one); 2**53: exact in JSON readers
     match_seed: int | str = int(seed) if seed.lstrip("-").isdigit() else seed
-    job = MatchJob("play", rules, match_seed, tuple(specs), TimeControl(move_ms, startup_ms, bank_ms),
-                   backend, limits=Limits(log_bytes=log_bytes), fault_policy=fault_policy,
-                   max_faults=max_faults)  # the id bots see: never the seed
+    from .tournament.schedule import play_match_id
+
+    job = MatchJob(play_match_id(match_seed), rules, match_seed, tuple(specs),  # the id bots see: never the seed
+                   TimeControl(move_ms, startup_ms, bank_ms), backend, limits=Limits(log_bytes=log_bytes),
+                   fault_policy=fault_policy, max_faults=max_faults)
     outcome = play_match(job)
     path = replay_path or Path("replays") / f"play-{seed}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)

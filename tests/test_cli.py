@@ -1,10 +1,17 @@
 """The command line, driven through click's CliRunner."""
 
+import re
+import sys
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
 from arena.game.replay import FORMAT
+from arena.tournament.schedule import play_match_id
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(*args):
@@ -84,7 +91,26 @@ def test_play_without_seed_draws_one_prints_it_and_can_be_replayed(tmp_path):
     assert first["seed"] != second["seed"]  # a fixed default seed would be known to every bot author
     again = play("--seed", str(first["seed"]))
     assert (again["seed"], again["totals"], again["rounds"]) == (first["seed"], first["totals"], first["rounds"])
-    assert first["match"] == "play"  # the id bots see does not carry the seed
+    assert again["match"] == first["match"] != second["match"]  # its own id, kept when the match is played again
+    assert re.fullmatch(r"m-[0-9a-f]{16}", first["match"]) and str(first["seed"]) not in first["match"]
+
+
+def test_each_play_sends_its_own_opaque_match_id_in_hello_and_the_replay(tmp_path):
+    import json
+
+    recorder = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'recorder.py'} {tmp_path}"
+    ids = []
+    for seed in ("4", "5", "4"):
+        replay = tmp_path / f"r{len(ids)}.jsonl"
+        result = run("play", recorder, "bots/random", "--seed", seed, "--sandbox", "none", "--replay", str(replay))
+        assert result.exit_code == 0, result.output
+        header = json.loads(replay.read_text().splitlines()[0])
+        assert header["match"] == header["wire_id"] == play_match_id(int(seed))
+        ids.append(header["match"])
+    hellos = [json.loads(line)["match"] for path in sorted(tmp_path.glob("*.jsonl")) if not path.name.startswith("r")
+              for line in path.read_text().splitlines() if json.loads(line)["type"] == "hello"]
+    assert sorted(hellos) == sorted(ids)  # what the bot was sent is what the replay names
+    assert ids[0] == ids[2] != ids[1] and all(re.fullmatch(r"m-[0-9a-f]{16}", i) for i in ids)
 
 
 def test_play_bad_arguments_are_one_line_errors():

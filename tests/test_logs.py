@@ -22,6 +22,7 @@ from arena.runner import MatchJob, MatchOutcome, play_batch, play_match
 from arena.sandbox import Limits
 from arena.sandbox.channel import Channel
 from arena.seatlog import SeatLog
+from arena.tournament.schedule import play_match_id
 
 ROOT = Path(__file__).resolve().parents[1]
 WRITER = ROOT / "tests" / "bots" / "log_writer.py"
@@ -106,7 +107,10 @@ def test_start_up_is_timed_per_bot_while_the_others_start_too():
     assert outcome.faults == ()
     slow_ms, fast_ms = (s.startup_ms for s in outcome.stats)
     assert slow_ms is not None and fast_ms is not None
-    assert 1000 <= slow_ms < 4000 and fast_ms < 700, (slow_ms, fast_ms)
+    assert 1000 <= slow_ms, (slow_ms, fast_ms)  # its second counted...
+    # ...and not its neighbour's: read one after the other, the fast one's ready would have come in just
+    # after the slow one's. Both start-ups stretch alike on a busy machine; their gap stays the second.
+    assert fast_ms + 500 < slow_ms, (slow_ms, fast_ms)
     assert outcome.to_json()["stats"][0]["startup_ms"] == round(slow_ms, 3)
 
 
@@ -124,20 +128,21 @@ def test_arena_replay_shows_a_seats_log_beside_its_own_moves(tmp_path):
     acts = sum(line.startswith("    > you chose") for line in told)
     assert acts > 10
     # hello, then each act's line right before the move it chose, then eof after the last one
-    expected = ["     log| play hello"]
+    match = play_match_id(8)  # the id the writer was sent in hello
+    expected = [f"     log| {match} hello"]
     for n in range(1, acts + 1):
-        expected += [f"     log| play act {n}", "you chose"]
-    expected.append("     log| play eof")
+        expected += [f"     log| {match} act {n}", "you chose"]
+    expected.append(f"     log| {match} eof")
     assert [line if "log|" in line else "you chose" for line in told] == expected
 
     quiet = CliRunner().invoke(main, ["replay", str(path), "--seat", "1", "--no-log"]).output
     other = CliRunner().invoke(main, ["replay", str(path), "--seat", "0", "--log"]).output
     assert "log|" not in quiet and "you chose" not in quiet
-    assert "log|" not in other and "play act" not in other  # another bot's log may name its cards
+    assert "log|" not in other and f"{match} act" not in other  # another bot's log may name its cards
     everything = CliRunner().invoke(main, ["replay", str(path)]).output
-    assert "log|" not in everything and "play act" not in everything
+    assert "log|" not in everything and f"{match} act" not in everything
     logged = CliRunner().invoke(main, ["replay", str(path), "--log"]).output
-    assert "     log log_writer@1| play act 1" in logged
+    assert f"     log log_writer@1| {match} act 1" in logged
 
 
 def test_arena_play_log_bytes(tmp_path):

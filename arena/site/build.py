@@ -105,7 +105,12 @@ def _swap_in(new: Path, out: Path) -> None:
         return
     old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
     os.rename(out, old / "site")
-    os.rename(new, out)
+    try:
+        os.rename(new, out)
+    except BaseException:  # a Ctrl-C between the two renames: the old site goes back, never no site
+        os.rename(old / "site", out)
+        shutil.rmtree(old, ignore_errors=True)
+        raise
     shutil.rmtree(old, ignore_errors=True)
 
 

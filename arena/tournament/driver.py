@@ -17,12 +17,14 @@ import sys
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, ContextManager, Iterable, Iterator, Mapping, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
 from ..runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from ..site import refresh as site_refresh
+from ..site.build import REPORT_DIR
 from .config import TournamentConfig
 from .extend import extension
 from .botfiles import check_bot_files
@@ -189,6 +191,19 @@ class BoardRefresh:
             self.last = time.monotonic()
 
 
+def final_report(output: Path, interrupted: bool, tell: Callable[[str], None]) -> None:
+    """Build the report at the end of every run and say where it is. A Ctrl-C during the build (the
+    second one, after a run was interrupted) skips it promptly: the report before it stays whole,
+    since a build is swapped in at once (:mod:`arena.site.build`)."""
+    if interrupted:
+        tell("report: rebuilding it from the matches stored (Ctrl-C again skips it)")
+    try:
+        tell(site_refresh.write(output))
+    except KeyboardInterrupt:
+        kept = "the one before is kept" if (output / REPORT_DIR / "index.html").is_file() else "there is none yet"
+        tell(f"report: not rebuilt, interrupted ({kept}); `arena report {output}` builds it")
+
+
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
                    say: Callable[[str], None] | None = None, accept_bot_changes: bool = False,
                    max_matches: int | None = None, hours: float | None = None, report: bool = False,
@@ -334,7 +349,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                         with store.db:
                             kept.save(store.db)  # matches that waited for this one are rated now
                     tell(f"{news}voided {scheduled.match_id} ({result.reason}): not rated, not played again")
-                    progress.update(live.top(among=playing()))
+                    progress.update(live.top(among=playing(), provisional=True), live.ahead)
                     continue
                 if result.outcome is None:
                     failed += 1
@@ -352,7 +367,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 store.record(scheduled, result.outcome, now, None if kept is None else kept.save)
                 played += 1
                 schedule.finished(scheduled, record)
-                progress.update(live.top(among=playing()))
+                progress.update(live.top(among=playing(), provisional=True), live.ahead)
                 if refresh is not None:
                     refresh.maybe()
                 if background is not None:
@@ -370,8 +385,8 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         board = publish(store, config, live)
         if background is not None:
             background.close(wait=not interrupted)
-        if report and not interrupted:
-            tell(site_refresh.write(config.output))
+        if report:  # every ending: a run stopped by Ctrl-C, --hours or --matches has results the report must show
+            final_report(config.output, interrupted, tell)
         return RunSummary(schedule.total, played, len(done), failed, interrupted, sandbox, board, voided,
                           stopped)
     finally:

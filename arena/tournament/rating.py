@@ -119,8 +119,9 @@ class RatingFold:
 
     A match is applied once every match before it in ``expected`` (and in the records
     given at the start, and in later :meth:`expect` calls) has been applied or passed
-    over; until then it waits. So ratings shown while a run is going are those of the
-    longest finished prefix of the schedule, and once everything expected is in they are
+    over; until then it waits. So :attr:`ratings` while a run is going are those of the
+    longest finished prefix of the schedule (:meth:`top` can add the waiting ones, as
+    provisional numbers), and once everything expected is in they are
     exactly :func:`rate` of all records (the same updates in the same order: a voided
     match is no record and no update), and need not be computed again.
     """
@@ -145,10 +146,16 @@ class RatingFold:
         self._open = set(self._order)  # expected and not yet added
         self._next = 0
         self._waiting: dict[int, MatchRecord | None] = {}  # None: voided, passed over
+        self._held = 0  # records in _waiting: added, not applied yet
+        self._preview: dict[str, trueskill.Rating] | None = None  # see :meth:`top`; None: same as ratings
         for record in ordered:
             self._waiting[record.index] = record
+            self._held += 1
             self._open.discard(record.index)
         self._advance()
+        for record in ordered:
+            if record.index in self._waiting:
+                self._preview_add(record)
 
     @property
     def complete(self) -> bool:
@@ -177,7 +184,9 @@ class RatingFold:
             raise ValueError(f"match {record.match_id} (index {record.index}) is not expected or came twice")
         self._open.discard(record.index)
         self._waiting[record.index] = record
+        self._held += 1
         self._advance()
+        self._preview_add(record)
 
     def void(self, index: int) -> None:
         """An expected match that is not rated (voided, or failed and left for a later run, which
@@ -187,15 +196,38 @@ class RatingFold:
         self._open.discard(index)
         self._waiting[index] = None
         self._advance()
+        if not self._held:
+            self._preview = None
 
     def settled(self, before: int) -> bool:
         """True once every expected match with an index below ``before`` is applied or passed over."""
         return self._next == len(self._order) or self._order[self._next] >= before
 
-    def top(self, count: int = 3, among: Container[str] | None = None) -> list[tuple[str, float]]:
-        """The ``count`` best bots by exposure (mu - 3 sigma), best first (``among``: only those)."""
-        rated = ((n, exposure(r)) for n, r in self.ratings.items() if among is None or n in among)
+    @property
+    def ahead(self) -> int:
+        """Matches added that still wait for an earlier one: :attr:`ratings` leave them out."""
+        return self._held
+
+    def top(self, count: int = 3, among: Container[str] | None = None,
+            provisional: bool = False) -> list[tuple[str, float]]:
+        """The ``count`` best bots by exposure (mu - 3 sigma), best first (``among``: only those).
+
+        ``provisional``: over every match added, those :attr:`ahead` of the schedule order applied
+        in the order they came on top of :attr:`ratings`. A progress line shows these, since the
+        exact ones can stand still for most of a run while one early match is still in play; they
+        equal the exact ones whenever nothing is ahead."""
+        ratings = self._preview if provisional and self._preview is not None else self.ratings
+        rated = ((n, exposure(r)) for n, r in ratings.items() if among is None or n in among)
         return sorted(rated, key=lambda item: -item[1])[:count]
+
+    def _preview_add(self, record: MatchRecord) -> None:
+        """Keep the provisional ratings: every added match, applied or waiting, in one update each."""
+        if not self._held:
+            self._preview = None  # the exact ratings cover every match added
+            return
+        if self._preview is None:
+            self._preview = dict(self.ratings)  # only ``record`` is new since they covered everything
+        apply(self.env, self._preview, record.bots, record.places)
 
     def _advance(self) -> None:
         while self._next < len(self._order) and self._order[self._next] in self._waiting:
@@ -203,6 +235,7 @@ class RatingFold:
             self._next += 1
             if record is None:
                 continue
+            self._held -= 1
             apply(self.env, self.ratings, record.bots, record.places)
             if self._on_rate is not None:
                 self._on_rate(record)

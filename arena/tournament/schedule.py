@@ -74,6 +74,14 @@ def opaque_match_id(master: int | str, match_id: str) -> str:
     return "m-" + mac.hexdigest()[:16]
 
 
+def play_match_id(seed: int | str) -> str:
+    """The id of the one match ``arena play`` plays with deal seed ``seed``: opaque as a tournament's
+    (the seed is its key), its own for each seed and the same whenever that seed is played again. A
+    bot that seeds its randomness from the match id then plays differently in every match a league
+    manager drives through ``arena play``, and the same in a match played again."""
+    return opaque_match_id(seed, "play")
+
+
 def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: int | str,
                 sizes_of: Mapping[str, Collection[int]] | None = None) -> Iterator[ScheduledMatch]:
     """Every table of every size in ``seats``, every rotation, ``cycles`` times, in a fixed order.

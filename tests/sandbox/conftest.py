@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,45 @@ BACKENDS = ["none", "bwrap"]
 def soon(seconds: float) -> float:
     """A deadline ``seconds`` from now, in time.monotonic() terms."""
     return time.monotonic() + seconds
+
+
+class Waits:
+    """Every blocking wait a channel makes from now on (``_pull``, ``_wait_send``, ``_wait_exit``), to see
+    that it honours a deadline by construction rather than by a duration a busy machine stretches.
+
+    :meth:`all_end_by` holds when no wait was allowed to block past ``deadline``: each wait's timeout is
+    compared with the time left when the one before it returned (the channel computed it later still,
+    so it had at most that much left)."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.since = time.monotonic()
+        self.calls: list[tuple[str, float, float]] = []  # (method, timeout_ms, when it returned)
+        self._depth = 0
+        for name in ("_pull", "_wait_send", "_wait_exit"):
+            setattr(channel, name, self._spy(name, getattr(channel, name)))
+
+    def _spy(self, name: str, wait: Callable[[float], Any]) -> Callable[[float], Any]:
+        def spy(timeout_ms: float) -> Any:
+            self._depth += 1
+            try:
+                return wait(timeout_ms)
+            finally:
+                self._depth -= 1
+                if not self._depth:  # one wait made of others (``_wait_exit`` by ``_wait_send``) is one
+                    self.calls.append((name, timeout_ms, time.monotonic()))
+        return spy
+
+    def all_end_by(self, deadline: float) -> bool:
+        before = self.since
+        for _, timeout_ms, returned in self.calls:
+            if timeout_ms > max(0.0, deadline - before) * 1000.0 + 1e-6:  # 1e-6 ms: float rounding, not time
+                return False
+            before = returned
+        return True
+
+    def none_block(self) -> bool:
+        """True if every wait was a look at what is there (timeout 0)."""
+        return all(timeout_ms == 0 for _, timeout_ms, _ in self.calls)
 
 
 def leftovers(token: str, marker: str | None = None) -> list[str]:

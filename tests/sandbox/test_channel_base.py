@@ -17,7 +17,7 @@ import pytest
 from arena.sandbox import Channel, ChannelClosed, ChannelTimeout, Limits, LineTooLong
 from arena.sandbox import channel as channel_module
 
-from .conftest import soon
+from .conftest import Waits, soon
 
 
 class PairChannel(Channel):
@@ -98,10 +98,10 @@ def test_a_line_that_already_arrived_is_taken_past_the_deadline() -> None:
     try:
         pair.bot.sendall(b"late\n")
         assert pair.readline(time.monotonic() - 1.0) == b"late"
-        start = time.monotonic()
+        waits = Waits(pair)
         with pytest.raises(ChannelTimeout):
-            pair.readline(start - 1.0)
-        assert time.monotonic() - start < 0.05
+            pair.readline(waits.since - 1.0)
+        assert waits.calls and waits.none_block()  # past its deadline it only looks at what arrived
     finally:
         pair.kill()
 
@@ -134,10 +134,10 @@ def test_lines_written_before_the_end_come_before_channel_closed() -> None:
 def test_a_bot_that_does_not_read_makes_send_time_out() -> None:
     pair = PairChannel()
     try:
-        start = time.monotonic()
+        waits = Waits(pair)
         with pytest.raises(ChannelTimeout, match="did not read its stdin"):
-            pair.send(b"z" * (8 << 20), start + 0.2)
-        assert time.monotonic() - start < 0.5
+            pair.send(b"z" * (8 << 20), waits.since + 0.2)
+        assert waits.calls and waits.all_end_by(waits.since + 0.2)
     finally:
         pair.kill()
 
@@ -160,9 +160,10 @@ def test_close_gives_eof_and_waits_for_the_bot_to_go() -> None:
     pair.bot.settimeout(5)
     assert pair.bot.recv(10) == b""  # the bot sees EOF on its stdin
     pair.bot.shutdown(socket.SHUT_WR)  # and "exits"
-    start = time.monotonic()
+    waits = Waits(pair)
     pair.close(grace=5)
-    assert time.monotonic() - start < 1 and pair.ended == 1
+    assert pair.returncode == 0 and pair.ended == 1  # its exit was seen: not killed when the grace ran out
+    assert [name for name, _, _ in waits.calls].count("_wait_exit") == 1  # the first wait saw it go
 
 
 def test_a_forgotten_channel_is_killed_with_a_warning() -> None:

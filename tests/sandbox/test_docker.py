@@ -57,6 +57,7 @@ from arena.sandbox import (
 from arena.sandbox import docker as docker_sandbox
 from arena.sandbox.orphans import pid_namespace
 
+from .conftest import Waits
 from .docker_support import leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -354,10 +355,10 @@ def test_line_too_long_and_bounded_stderr(docker: DockerBackend) -> None:
 
 def test_a_bot_that_ignores_stdin_eof_is_killed_and_removed(docker: DockerBackend, engine: Any) -> None:
     proc = started(docker, "ignore_eof")
-    start = time.monotonic()
+    waits = Waits(proc)
     proc.close(grace=0.5)
-    took = time.monotonic() - start
-    assert 0.5 <= took < 8, took
+    assert time.monotonic() - waits.since >= 0.5  # it was given its grace...
+    assert waits.all_end_by(waits.since + 0.5)  # ...and no more: then killed
     assert proc.returncode == 137 and not proc.alive()
     assert gone(engine, proc.container_id)
 
@@ -532,7 +533,7 @@ def test_measure_start_and_round_trip_against_bwrap(docker: DockerBackend, capsy
     """Start cost (create + start + hello/ready, then close) and a ~1 KB round trip, per backend.
 
     Both run the same C random bot: /bot/bot in the image, bots/c-random/bot on the host.
-    The numbers are printed (``pytest -s`` not needed) and sanity-checked only loosely.
+    The numbers are printed (``pytest -s`` not needed); asserted is only that every backend answers.
     """
     host_bot = ROOT / "bots" / "c-random" / "bot"
     if not host_bot.exists():
@@ -574,4 +575,5 @@ def test_measure_start_and_round_trip_against_bwrap(docker: DockerBackend, capsy
               f"[{len(act)} B act line; load {os.getloadavg()[0]:.1f}]")
         for name, start, close, median, mean in rows:
             print(f"{name:8} {start * 1e3:15.1f} {close * 1e3:9.1f} {median * 1e6:14.0f} / {mean * 1e6:.0f}")
-    assert all(row[3] < 0.05 for row in rows)  # even loaded, a round trip is far below a move's time
+    # Printed, not asserted: a duration says as much about the machine's load as about the arena
+    # (bench/protocol.py measures the round trip against a raw pipe).

@@ -222,6 +222,28 @@ def test_the_swap_works_without_an_atomic_exchange(tmp_path, monkeypatch):
     assert sorted(p.name for p in results.iterdir() if p.name.startswith(".")) == []
 
 
+def test_a_ctrl_c_between_the_two_renames_puts_the_old_report_back(tmp_path, monkeypatch):
+    """Without an atomic exchange the old site is moved aside before the new one moves in: stopped
+    between the two, the old one must come back rather than leave no report at all."""
+    results = tmp_path / "r"
+    synthetic_store(results, 10, ["a", "b"], voided=0)
+    out = build_report(results)
+    (out / "mine.html").write_text("the report before")
+    monkeypatch.setattr(build, "_exchange", lambda a, b: False)
+    rename = os.rename
+
+    def interrupted(src, dst):
+        if Path(src).name.startswith(".report.new-"):
+            raise KeyboardInterrupt  # the new site was about to move in
+        rename(src, dst)
+
+    monkeypatch.setattr(build.os, "rename", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_report(results)
+    assert (out / "mine.html").read_text() == "the report before" and (out / "index.html").is_file()
+    assert [p.name for p in results.iterdir() if p.name.startswith(".report.")] == []
+
+
 def test_a_directory_that_is_not_a_report_is_never_replaced(tmp_path):
     results = tmp_path / "r"
     synthetic_store(results, 10, ["a", "b"], voided=0)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.site import refresh
+from arena.site import build, refresh
+from arena.tournament.driver import final_report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,15 +51,75 @@ def test_a_report_that_cannot_be_written_is_one_line_not_a_failed_run(tmp_path):
     assert (tmp_path / "out" / "report" / "mine.txt").is_file()
 
 
-def test_the_background_build_runs_apart_and_is_waited_for(tmp_path):
+def test_the_background_build_runs_apart_and_is_waited_for(tmp_path, monkeypatch):
     assert CliRunner().invoke(main, ["run", str(league(tmp_path)), "--no-report"]).exit_code == 0
     background = refresh.Background(tmp_path / "out", every=0)
-    start = time.monotonic()
+    waited: list[subprocess.Popen[bytes]] = []
+    wait = subprocess.Popen.wait
+
+    def spy(self: subprocess.Popen[bytes], timeout: float | None = None) -> int:
+        waited.append(self)
+        return wait(self, timeout)
+
+    monkeypatch.setattr(subprocess.Popen, "wait", spy)
     background.maybe()
-    assert time.monotonic() - start < 1  # the run goes on while it builds
-    assert background.child is not None
+    assert background.child is not None and waited == []  # the run goes on while it builds
     background.maybe()  # one at a time: the first is still building
     first = background.child
     background.close()
     assert first.returncode == 0
     assert (tmp_path / "out" / "report" / "index.html").is_file()
+
+
+def test_a_second_ctrl_c_skips_the_rebuild_and_leaves_the_report_before_it_whole(tmp_path, monkeypatch):
+    assert CliRunner().invoke(main, ["run", str(league(tmp_path))]).exit_code == 0
+    report = tmp_path / "out" / "report"
+    before = {p.relative_to(report): p.read_bytes() for p in report.rglob("*") if p.is_file()}
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # the user presses Ctrl-C again while the viewer's frames are built
+
+    monkeypatch.setattr(build, "build_viewer", interrupted)
+    lines: list[str] = []
+    final_report(tmp_path / "out", True, lines.append)
+    assert lines == ["report: rebuilding it from the matches stored (Ctrl-C again skips it)",
+                     f"report: not rebuilt, interrupted (the one before is kept); `arena report {tmp_path / 'out'}` "
+                     "builds it"]
+    assert {p.relative_to(report): p.read_bytes() for p in report.rglob("*") if p.is_file()} == before
+    assert [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".report.")] == []
+
+
+def test_a_ctrl_c_before_any_report_says_there_is_none(tmp_path, monkeypatch):
+    assert CliRunner().invoke(main, ["run", str(league(tmp_path)), "--no-report"]).exit_code == 0
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build, "write_site", interrupted)
+    lines: list[str] = []
+    final_report(tmp_path / "out", True, lines.append)
+    assert "there is none yet" in lines[-1]
+    assert not (tmp_path / "out" / "report").exists()
+
+
+def test_a_ladder_stopped_by_ctrl_c_in_its_first_minutes_has_a_report_of_what_it_stored(tmp_path):
+    """Its background builds start only after five minutes; the report came from none of them."""
+    from tests.tournament.test_ladder import copy_bot, played, write_ladder
+
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for _ in range(600):  # until a match is stored (a poll, not a measured duration)
+            if (out / "results.sqlite").exists() and played(out):
+                break
+            assert proc.poll() is None, proc.communicate()[0]
+            time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, output
+    version = json.loads((out / "report" / "version.json").read_text())
+    assert version["matches"] == len(played(out)) > 0, output
+    assert "report: rebuilding it from the matches stored" in output and "report/)" in output

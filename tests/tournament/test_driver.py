@@ -192,6 +192,10 @@ def test_ctrl_c_keeps_finished_matches_and_says_how_to_resume(tmp_path):
     kept = rows(output)
     assert 2 <= len(kept) < schedule_size(4, [2, 3], 1)
     assert (output / "leaderboard.json").exists()  # published from what was kept
+    version = json.loads((output / "report" / "version.json").read_text())
+    assert version["matches"] == len(kept)  # the report is rebuilt on an interrupted run too
+    assert "report: rebuilding it" in out and f"report: {output / 'report' / 'index.html'}" in out
+    assert ", report/)" in out
     assert not _wait_gone(family)
     summary = run_tournament(load_config(path), out=open(os.devnull, "w"))
     assert summary.skipped == len(kept) and len(rows(output)) == schedule_size(4, [2, 3], 1)

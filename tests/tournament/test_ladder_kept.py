@@ -5,12 +5,16 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sqlite3
 import time
+import types
+from typing import Any
 
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.tournament import driver
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.driver import run_tournament
 from arena.tournament.ladder.kept import THROUGH, read
@@ -96,14 +100,43 @@ def test_a_table_cut_short_by_a_stop_is_completed_first_by_the_next_run(tmp_path
     assert [i.rsplit("/", 1)[1] for i in ids[3:]] == ["r1", "r2"] and all(i.startswith("L2/") for i in ids[3:])
 
 
-def test_hours_stops_a_ladder_after_the_matches_in_play(tmp_path):
+def test_hours_stops_a_ladder_after_the_matches_in_play(tmp_path, monkeypatch):
+    """No match is handed out once the hours are up, and those in play are finished and stored. The
+    driver's clock jumps past the hours as the first match is stored: no duration is measured."""
     path = write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob")])
-    start = time.monotonic()
-    result = CliRunner().invoke(main, ["run", str(path), "--hours", str(2 / 3600)])
+    late: list[bool] = []  # not empty once the hours are up
+    clock = types.SimpleNamespace(monotonic=lambda: time.monotonic() + (2 * 3600 if late else 0), time=time.time)
+    record = ResultStore.record
+
+    def stored(self: ResultStore, *args: Any, **kwargs: Any) -> None:
+        record(self, *args, **kwargs)
+        late.append(True)
+
+    handed: list[tuple[bool, int]] = []  # per batch handed out: after the hours?, its matches
+    schedule_for = driver.schedule_for
+
+    def spied(*args: Any, **kwargs: Any) -> Any:
+        schedule = schedule_for(*args, **kwargs)
+        next_batch = schedule.next_batch
+
+        def spy() -> Any:
+            batch = next_batch()
+            if batch:
+                handed.append((bool(late), len(batch)))
+                if late:
+                    raise KeyboardInterrupt  # a ladder that ignored --hours would play on forever
+            return batch
+        schedule.next_batch = spy
+        return schedule
+
+    monkeypatch.setattr(driver, "time", clock)
+    monkeypatch.setattr(ResultStore, "record", stored)
+    monkeypatch.setattr(driver, "schedule_for", spied)
+    result = CliRunner().invoke(main, ["run", str(path), "--hours", "1"])
     assert result.exit_code == 0, result.output
-    assert time.monotonic() - start < 30
+    assert handed and [after for after, _ in handed] == [False] * len(handed)  # none once the hours were up
     db = sqlite3.connect(tmp_path / "out" / "results.sqlite")
-    assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] > 0
+    assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == sum(n for _, n in handed)  # all played
     db.close()
     bad = CliRunner().invoke(main, ["run", str(path), "--hours", "0"])
     assert bad.exit_code == 2 and "--hours" in bad.output
@@ -134,5 +167,5 @@ def test_the_progress_line_names_only_active_entries(tmp_path):
     assert result.exit_code == 0 and "it replaces v1" in result.output
     out = io.StringIO()
     run_tournament(config, out=out, max_matches=2)
-    top = [line for line in out.getvalue().splitlines() if "top:" in line]
+    top = [line for line in out.getvalue().splitlines() if re.search(r"top(, provisional \(\d+ [^)]*\))?: ", line)]
     assert top and "bob@v1" in top[0] and "ann@v1" not in top[0]
