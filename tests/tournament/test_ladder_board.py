@@ -12,6 +12,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.tournament.config import load_config
+from arena.tournament.driver import publish
 from arena.tournament.ladder.board import LadderRow, current, markdown, text, to_csv, to_json, view, write
 from arena.tournament.store import ResultStore
 from tests.tournament.test_ladder import copy_bot, run, submit, write_ladder
@@ -142,3 +144,61 @@ def test_the_leaderboard_hides_a_replaced_version_unless_all_is_given(tmp_path):
     top, older = (out / "ladder.md").read_text().split("## Older versions")
     assert "| ann | v2 |" in top and "| ann | v1 |" not in top and "| ann | v1 |" in older
     assert (out / "ladder.txt").read_text() == board.output.split("\n", 1)[1]
+
+
+def report_board(out: Path) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The report's leaderboard page: its column titles and its (rank, player, status) rows, top to bottom."""
+    from arena.site.build import build_report
+
+    page = (build_report(out, out / "report") / "index.html").read_text()
+    head = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<th[^>]*>(.*?)</th>", page)]
+    found = []
+    for row in re.findall(r"<tr>(<td.*?)</tr>", page):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        status = re.search(r'<span class="status">([^<]*)</span>', cells[1])
+        found.append((cells[0], re.sub(r"<[^>]+>", "", cells[1].split(" <span")[0]), status.group(1) if status else ""))
+    return head, found
+
+
+def test_the_terminal_the_files_and_the_report_rank_a_ladder_alike(tmp_path):
+    ann, bob, carl = (copy_bot(tmp_path, n) for n in ("ann", "bob", "carl"))
+    path = write_ladder(tmp_path, [ann, bob, carl])
+    out = tmp_path / "out"
+    run(path, 6)
+    with open(ann / "bot.py", "a") as f:
+        f.write("# a new version\n")
+    assert submit(path, ann)[0] == 0
+    run(path, 5)
+    assert CliRunner().invoke(main, ["retire", str(path), "carl"]).exit_code == 0
+    assert submit(path, copy_bot(tmp_path, "dan"))[0] == 0  # never played: in placement
+
+    everything = CliRunner().invoke(main, ["leaderboard", str(out), "--all"])
+    assert everything.exit_code == 0, everything.output
+    terminal = [(rank, f"{bot}@{version}", status) for rank, bot, version, status in cells(everything.output)]
+    statuses = [status for _, _, status in terminal]
+    assert {"ranked", "placement", "replaced", "retired"} <= set(statuses), everything.output
+    groups = [{"ranked": 0, "placement": 1}.get(s, 2) for s in statuses]
+    assert groups == sorted(groups)  # ranked, then in placement, then those that left the field
+    assert [rank for rank, _, _ in terminal] == [str(n + 1) for n in range(statuses.count("ranked"))] + \
+        ["-"] * (len(terminal) - statuses.count("ranked"))
+
+    head, shown = report_board(out)
+    assert shown == [(rank, player, "" if status == "ranked" else status) for rank, player, status in terminal]
+    assert "mu-3σ" in head and "rating" not in " ".join(head)
+    assert everything.output.splitlines()[1].split()[3] == "mu-3σ"
+    note = "ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name"
+    assert note in everything.output and "R" + note[1:] in (out / "report" / "index.html").read_text()
+
+    default = CliRunner().invoke(main, ["leaderboard", str(out)])  # the current field: the same, less replaced
+    assert [(r, f"{b}@{v}", s) for r, b, v, s in cells(default.output)] == [t for t in terminal if t[2] != "replaced"]
+
+    store = ResultStore(out)
+    try:
+        publish(store, load_config(path))  # the files as a run writes them, now
+    finally:
+        store.close()
+    files = [(r["rank"] or "-", f"{r['bot']}@v{r['version']}", r["status"])
+             for r in csv.DictReader(io.StringIO((out / "ladder.csv").read_text()))]
+    standings = json.loads((out / "leaderboard.json").read_text())["standings"]
+    assert [(str(s["rank"] or "-"), s["bot"], s["status"]) for s in standings] == files
+    assert files == terminal
