@@ -326,7 +326,8 @@ def summary(snapshot: Snapshot) -> dict[str, Any]:
 def version(snapshot: Snapshot) -> str:
     """A short digest of what the report shows, so a served page can tell that a newer one exists."""
     digest = hashlib.sha256()
-    digest.update(json.dumps([len(snapshot.rows), len(snapshot.voided), snapshot.names]).encode())
+    digest.update(json.dumps([len(snapshot.rows), len(snapshot.voided), snapshot.names,  # entries, retirements
+                              sorted(snapshot.status.items())]).encode())
     for row in snapshot.rows:
         digest.update(f"{row['idx']},{row['finished_at']};".encode())
     for void in snapshot.voided:

@@ -12,6 +12,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.site.data import read_snapshot, version
 from arena.tournament.config import load_config
 from arena.tournament.driver import publish
 from arena.tournament.ladder.board import LadderRow, current, markdown, text, to_csv, to_json, view, write
@@ -169,7 +170,9 @@ def test_the_terminal_the_files_and_the_report_rank_a_ladder_alike(tmp_path):
         f.write("# a new version\n")
     assert submit(path, ann)[0] == 0
     run(path, 5)
+    served = version(read_snapshot(out))
     assert CliRunner().invoke(main, ["retire", str(path), "carl"]).exit_code == 0
+    assert version(read_snapshot(out)) != served  # a served report reloads to show it
     assert submit(path, copy_bot(tmp_path, "dan"))[0] == 0  # never played: in placement
 
     everything = CliRunner().invoke(main, ["leaderboard", str(out), "--all"])
