@@ -31,8 +31,9 @@ def _listing(names: list[str]) -> str:
 
 
 def _stored_bots(store: ResultStore) -> list[str]:
-    """The tournament's bots, and any other name a stored match has."""
+    """The tournament's bots (a ladder's entries, played or not), and any other name a stored match has."""
     names = list(store.meta("bots") or [])
+    names.extend(e.key for e in entries(store.db) if e.key not in names)
     for (bots,) in store.db.execute("SELECT bots FROM matches ORDER BY idx"):
         names.extend(name for name in json.loads(bots) if name not in names)
     return names

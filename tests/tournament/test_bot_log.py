@@ -125,5 +125,9 @@ def test_a_ladder_name_without_a_version_shows_its_newest_version_and_says_so(tm
                             "ann@vK)\n" + named.output)
     assert CliRunner().invoke(main, ["bot", "log", str(out), "bob"]).output.startswith(
         "bob: the logs of bob@v1, its newest version (active)\n== L")
-    missing = CliRunner().invoke(main, ["bot", "log", str(out), "cid"])
-    assert missing.exit_code == 1 and missing.output.startswith("Error: no bot 'cid' in ")
+    assert submit(path, copy_bot(tmp_path, "cid"))[0] == 0  # entered, not played yet
+    fresh = CliRunner().invoke(main, ["bot", "log", str(out), "cid"])
+    assert fresh.exit_code == 0 and fresh.output == ("cid: the logs of cid@v1, its newest version (active)\n"
+                                                     "cid@v1 has no stored match yet\n")
+    missing = CliRunner().invoke(main, ["bot", "log", str(out), "dan"])
+    assert missing.exit_code == 1 and missing.output.startswith("Error: no bot 'dan' in ")
