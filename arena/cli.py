@@ -262,8 +262,9 @@ def bot_new_cmd(directory: Path, language: str, name: str | None) -> None:
 @click.argument("bot", metavar="BOT")
 @click.option("--match", "match_id", default=None, metavar="ID", help="Only this match (e.g. c1/a+b/r0).")
 def bot_log_cmd(results_dir: Path, bot: str, match_id: str | None) -> None:
-    """Print BOT's logs (the end of its stderr per match) from a tournament's RESULTS_DIR."""
-    from .tournament.botlog import BotLogError, log_lines, select_logs
+    """Print BOT's logs (the end of its stderr per match) from a tournament's RESULTS_DIR (a ladder's BOT:
+    NAME for its newest version, or NAME@vK)."""
+    from .tournament.botlog import BotLogError, log_lines, resolve, select_logs
     from .tournament.store import ResultStore, StoreMismatch
 
     try:
@@ -271,6 +272,9 @@ def bot_log_cmd(results_dir: Path, bot: str, match_id: str | None) -> None:
     except (FileNotFoundError, StoreMismatch) as exc:
         raise click.ClickException(str(exc)) from None
     try:
+        bot, which = resolve(store, bot)
+        if which:
+            click.echo(which)
         seats = select_logs(store, bot, match_id)
     except BotLogError as exc:
         raise click.ClickException(str(exc)) from None
@@ -448,7 +452,9 @@ def submit_cmd(config_file: Path, bot_dir: Path, name: str | None) -> None:
         click.echo(f"{entry.name}: these files are already entered as {entry.key} ({entry.status}); nothing changed")
         return
     gone = ", ".join(f"v{v}" for v in done.entered.replaced)
-    click.echo(f"entered {entry.key} (snapshot {entry.path})" + (f"; it replaces {gone}" if gone else ""))
+    back = done.entered.back
+    click.echo(f"entered {entry.key} (snapshot {entry.path})" + (f"; it replaces {gone}" if gone else "")
+               + (f"; the same files as {back.key} ({back.status}), back as a new version" if back else ""))
 
 
 @main.command("retire")

@@ -92,3 +92,73 @@ def test_run_names_a_missing_file_as_the_manifest_wrote_it(tmp_path: Path) -> No
                  '["node", "/opt/bot/main.js"]', '["java", "-cp", "build", "Main"]'):
         (tmp_path / "bot.yaml").write_text(f"name: p\nrun: {fine}\n")
         assert missing_run_file(load_bot(str(tmp_path))) is None, fine
+
+
+def check(bot: str) -> tuple[int, str]:
+    """``arena bot check BOT``: its exit status and everything it printed."""
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, ["bot", "check", bot])
+    return result.exit_code, result.output
+
+
+def test_a_yaml_syntax_error_is_one_line_with_its_line_number_at_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "bot.yaml").write_text('name: p\nrun: ["{python}", "bot.py"\nbuild: x\n')
+    code, output = check(str(tmp_path))
+    assert code == 1
+    assert output.startswith(f"Error: {tmp_path / 'bot.yaml'}:3: not valid YAML: ") and output.count("\n") == 1
+
+
+def test_an_unknown_field_names_its_line_and_the_field_meant(tmp_path: Path) -> None:
+    manifest = tmp_path / "bot.yaml"
+    manifest.write_text('name: p\n# a comment\nrnu: ["{python}", "bot.py"]\n')
+    with pytest.raises(BotConfigError) as info:
+        load_bot(str(tmp_path))
+    assert str(info.value) == (f"{manifest}:3: unknown field 'rnu' (did you mean 'run'?); allowed: build, "
+                               "description, image, language, name, python, requirements, run, supports")
+    manifest.write_text('name: p\nrun: ["{python}", "bot.py"]\nzzz: 1\n')  # nothing close: no guess
+    with pytest.raises(BotConfigError, match=r"bot\.yaml:3: unknown field 'zzz'; allowed: build,"):
+        load_bot(str(tmp_path))
+    manifest.write_text('name: p\nrun: ["{python}", "bot.py"]\n7: 1\n')  # a key that is no string
+    with pytest.raises(BotConfigError, match=r"bot\.yaml:3: unknown field '7'; allowed: build,"):
+        load_bot(str(tmp_path))
+    code, output = check(str(tmp_path))
+    assert code == 1 and output.count("\n") == 1 and "unknown field '7'" in output
+
+
+def test_a_directory_that_does_not_exist_is_reported_as_such(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(BotConfigError) as info:
+        load_bot("bots/mybot")
+    assert str(info.value) == (f"bot 'bots/mybot': no such directory ({tmp_path / 'bots' / 'mybot'}); give a bot "
+                               "directory (arena bot new bots/mybot --lang python|javascript|c makes one) or a "
+                               "command line")
+    code, output = check("mybot")
+    assert code == 1 and output == (f"Error: bot 'mybot': no such directory ({tmp_path / 'mybot'}), nor a program "
+                                    "of that name; give a bot directory (arena bot new mybot --lang "
+                                    "python|javascript|c makes one) or a command line\n")
+    with pytest.raises(BotConfigError, match="'nosuch' is not an executable program"):
+        load_bot("nosuch --fast")  # a command line of a missing program stays one
+
+
+def test_a_missing_manifest_points_to_arena_bot_new_and_that_advice_works(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, output = check(str(empty))
+    assert code == 1 and output == (f"Error: {empty}: no bot.yaml manifest in this bot directory; arena bot new "
+                                    f"{empty} --lang python|javascript|c writes a starter bot into it (docs/bots.md "
+                                    "lists its fields)\n")
+    assert CliRunner().invoke(main, ["bot", "new", str(empty), "--lang", "python"]).exit_code == 0
+    assert load_bot(str(empty)).name == "empty"
+    (tmp_path / "code").mkdir()
+    (tmp_path / "code" / "bot.py").write_text("")
+    with pytest.raises(BotConfigError) as info:  # bot new refuses a directory with files: a new one to copy from
+        load_bot(str(tmp_path / "code"))
+    assert "arena bot new NEW_DIR --lang python|javascript|c writes a starter bot with one to copy from" \
+        in str(info.value)

@@ -115,7 +115,7 @@ def test_each_play_sends_its_own_opaque_match_id_in_hello_and_the_replay(tmp_pat
 
 def test_play_bad_arguments_are_one_line_errors():
     for args, text in [
-        (("play", "bots/nope"), "not a bot directory"),
+        (("play", "bots/nope"), "no such directory"),
         (("play", "bots/random", "--players", "7"), "2 to 5 players"),
         (("play", "bots/random", "bots/random", "-o", "kings_zero=all"), "unknown option 'kings_zero'"),
         (("play", "bots/random", "bots/random", "--sandbox", "vm"), "'vm' is not one of"),

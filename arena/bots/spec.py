@@ -21,6 +21,7 @@ from ..sandbox import allowlist
 from ..sandbox.backends import Backend, NoneBackend
 from ..sandbox.errors import SandboxError
 from ..sandbox.steps import TIMED_OUT, Step
+from ..suggest import did_you_mean
 from . import buildcopy, cache, deps, env, files, inside
 from .buildlock import BotBusy, bot_lock
 from .deps import bot_python as bot_python  # where it was defined before; re-exported
@@ -127,6 +128,10 @@ def load_bot(ref: str, base_dir: str | Path | None = None, name: str | None = No
     program = argv[0]
     if program != _PYTHON_PLACEHOLDER and not shutil.which(program if os.sep in program else program) \
             and not (base / program).is_file():
+        if len(argv) == 1:  # one word that is neither: most likely a bot directory mistyped or not made yet
+            nor = "" if os.sep in ref else ", nor a program of that name"
+            raise BotConfigError(f"bot {ref!r}: no such directory ({path.absolute()}){nor}; give a bot directory "
+                                 f"(arena bot new {ref} --lang {_languages()} makes one) or a command line")
         raise BotConfigError(f"bot {ref!r}: not a bot directory (with {MANIFEST}) and {program!r} is not an "
                              "executable program; give a bot directory or a command line")
     # The bot runs in a private directory: paths that exist here are made absolute.
@@ -158,17 +163,23 @@ def _from_manifest(directory: Path, name: str | None, manifest: Path | None = No
     if file.exists() and not file.is_file():
         raise BotConfigError(f"{file}: not a file; a bot's {MANIFEST} manifest is a YAML file")
     if not file.is_file():
-        raise BotConfigError(f"{directory}: no {MANIFEST} manifest in this bot directory")
+        start = (f"arena bot new {directory} --lang {_languages()} writes a starter bot into it" if _empty(directory)
+                 else f"arena bot new NEW_DIR --lang {_languages()} writes a starter bot with one to copy from")
+        raise BotConfigError(f"{directory}: no {MANIFEST} manifest in this bot directory; {start} "
+                             "(docs/bots.md lists its fields)")
     inside.check_file(str(directory), file.name, f"the {MANIFEST} manifest")  # never a file outside the bot
     try:  # the bot's own file: its content may be shown
-        data = yamlsafe.read(os.path.realpath(file), str(file), "bot manifest").data
+        document = yamlsafe.read(os.path.realpath(file), str(file), "bot manifest")
     except yamlsafe.YamlError as exc:
         raise BotConfigError(str(exc)) from None
+    data = document.data
     if not isinstance(data, dict):
         raise BotConfigError(f"{file}: the manifest must be a mapping with at least 'name' and 'run'")
-    unknown = sorted(set(data) - _FIELDS)
+    unknown = [key for key in data if key not in _FIELDS]  # in file order: the first one is reported
     if unknown:
-        raise BotConfigError(f"{file}: unknown field {unknown[0]!r}; allowed: {', '.join(sorted(_FIELDS))}")
+        allowed = sorted(_FIELDS)
+        raise BotConfigError(f"{file}{_line_of(document.root, unknown[0])}: unknown field {str(unknown[0])!r}"
+                             f"{did_you_mean(unknown[0], allowed)}; allowed: {', '.join(allowed)}")
     for key in ("description", "language", "build", "image", "requirements", "python"):
         if data.get(key) is not None and not isinstance(data[key], str):
             raise BotConfigError(f"{file}: field {key!r} must be a string")
@@ -191,6 +202,27 @@ def _from_manifest(directory: Path, name: str | None, manifest: Path | None = No
                    python=deps.python_of(data.get("python"), str(file)))
     deps.declared(str(directory), spec.requirements, spec.python, str(file))  # refuse a bad declaration now
     return spec
+
+
+def _languages() -> str:
+    from ..kits import LANGUAGES  # the kits name bots by the rule here: imported when needed
+
+    return "|".join(LANGUAGES)
+
+
+def _empty(directory: Path) -> bool:
+    try:
+        return not any(directory.iterdir())
+    except OSError:
+        return False
+
+
+def _line_of(root: Any, key: object) -> str:
+    """``:LINE`` of ``key`` in a manifest's top-level mapping node ("" if unknown)."""
+    for key_node, _ in getattr(root, "value", None) or ():
+        if str(getattr(key_node, "value", None)) == str(key) and hasattr(key_node, "start_mark"):
+            return f":{key_node.start_mark.line + 1}"
+    return ""
 
 
 _built: dict[tuple[str, str], frozenset[str]] = {}

@@ -46,7 +46,7 @@ def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistor
     """Every page and data file of ``snapshot`` into the (empty) directory ``target`` (``ratings``: see
     :func:`data.compute`); returns what it wrote about."""
     computed = data.compute(snapshot, ratings)
-    rows = data.leaderboard_rows(computed.board, snapshot.status)
+    rows = data.leaderboard_rows(computed.board)
     summary = data.summary(snapshot)
     version = data.version(snapshot)
     faults = data.fault_list(snapshot)

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import trueskill
 
-from ..tournament.leaderboard import Leaderboard, build
+from ..tournament.leaderboard import RANKED, Leaderboard, build
 from ..tournament.rating import RatingParams, apply, make_env, schedule_order
 from ..tournament.records import MatchRecord, VoidRecord
 from ..tournament.ladder.entries import ACTIVE
@@ -57,6 +57,8 @@ class Snapshot:
     """The log of each seat that faulted, by (match index, seat); other logs are not read."""
     status: dict[str, str] = field(default_factory=dict)
     """A ladder's versions that left the field, by player key: ``replaced`` or ``retired``."""
+    placement: int = 0
+    """A ladder's ``placement_matches``: an active entry with fewer matches is listed, not ranked."""
     withheld: set[int] = field(default_factory=set)
     """Indices of the stored matches whose deal has a rotation still to play: rated, never shown."""
 
@@ -73,6 +75,8 @@ def read_snapshot(directory: Path) -> Snapshot:
         records = [_record(row) for row in rows]
         voided = store.voided()
         config = store.meta("config") or {}
+        ladder = store.meta("ladder")
+        field_ = ladder_entries(store.db)
         rules = config.get("rules") or {}
         preset = str(rules.get("preset", "standard")) if isinstance(rules, dict) else str(rules)
         logs: dict[tuple[int, int], str] = {}
@@ -87,15 +91,16 @@ def read_snapshot(directory: Path) -> Snapshot:
             directory=Path(directory),
             name=str(config.get("name") or Path(directory).resolve().name),
             preset=preset,
-            ladder=store.meta("ladder") is not None,
+            ladder=ladder is not None,
             total=store.meta("total"),
-            names=list(store.meta("bots") or []),
+            names=list(store.meta("bots") or []) + [e.key for e in field_],  # a ladder's: every entry, played or not
             params=RatingParams(**(store.meta("rating") or {})),
             records=records,
             rows=rows,
             voided=voided,
             logs=logs,
-            status={e.key: e.status for e in ladder_entries(store.db) if e.status != ACTIVE},
+            status={e.key: e.status for e in field_ if e.status != ACTIVE},
+            placement=int(ladder["placement_matches"]) if ladder is not None else 0,
             withheld=withheld_in(store.db, rows),
         )
         store.db.rollback()
@@ -211,7 +216,8 @@ class RatingHistory:
 
 def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Computed:
     """Rate every match (schedule order), keeping each bot's rating after each of its matches, and
-    build the leaderboard from the final ratings. ``ratings``: kept from an earlier build (of the same
+    build the leaderboard from the final ratings, ranked by the rule every board follows
+    (:func:`..tournament.leaderboard.ranking`). ``ratings``: kept from an earlier build (of the same
     results directory), brought up to date (started again if its parameters differ)."""
     if ratings is None:
         ratings = RatingHistory(snapshot.params)
@@ -219,15 +225,16 @@ def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Compute
         ratings.reset(snapshot.params)
     ratings.update(snapshot.records)
     final, history = ratings.result(snapshot.names)
-    board = build(snapshot.records, final, snapshot.names, snapshot.voided)
+    board = build(snapshot.records, final, snapshot.names, snapshot.voided, snapshot.status, snapshot.placement)
     return Computed(board, {s.bot: history[s.bot] for s in board.standings})
 
 
-def leaderboard_rows(board: Leaderboard, status: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    """One dict per bot in rank order: the standing, its page, faults both by kind and in all, and (a
-    ladder's) whether it left the field (``status``: replaced or retired; empty while it plays)."""
+def leaderboard_rows(board: Leaderboard) -> list[dict[str, Any]]:
+    """One dict per bot in board order: the standing, its page, faults both by kind and in all, and its
+    status (a ladder's entries: ``placement``, ``replaced``, ``retired``; empty when ranked); ``rank``
+    is None for a player not ranked."""
     return [{
-        "status": (status or {}).get(s.bot, ""),
+        "status": "" if s.status == RANKED else s.status,
         "rank": s.rank, "bot": s.bot, "page": safe_name(s.bot),
         "exposure": _round(s.exposure), "mu": _round(s.mu), "sigma": _round(s.sigma),
         "matches": s.matches, "wins": s.wins,
@@ -319,7 +326,8 @@ def summary(snapshot: Snapshot) -> dict[str, Any]:
 def version(snapshot: Snapshot) -> str:
     """A short digest of what the report shows, so a served page can tell that a newer one exists."""
     digest = hashlib.sha256()
-    digest.update(json.dumps([len(snapshot.rows), len(snapshot.voided), snapshot.names]).encode())
+    digest.update(json.dumps([len(snapshot.rows), len(snapshot.voided), snapshot.names,  # entries, retirements
+                              sorted(snapshot.status.items())]).encode())
     for row in snapshot.rows:
         digest.update(f"{row['idx']},{row['finished_at']};".encode())
     for void in snapshot.voided:

@@ -13,6 +13,7 @@ import json
 from typing import Any, Sequence
 from urllib.parse import quote
 
+from ..tournament.leaderboard import EXPOSURE_LABEL, RANKING_NOTE, UNRANKED_NOTE, rank_text
 from . import data, svg
 from .svg import esc
 
@@ -79,8 +80,8 @@ def _faults_text(faults: dict[str, int]) -> str:
     return " ".join(f"{kind}:{count}" for kind, count in faults.items()) or "-"
 
 
-LEADERBOARD_HEAD = (("rank", "rank", "num"), ("bot", "bot", "text"), ("rating", "mu ± 3σ", "num"),
-                    ("exposure", "mu-3σ", "num"), ("matches", "matches", "num"), ("wins", "wins", "num"),
+LEADERBOARD_HEAD = (("rank", "rank", "num"), ("bot", "bot", "text"), ("mu", "mu ± 3σ", "num"),
+                    ("exposure", EXPOSURE_LABEL, "num"), ("matches", "matches", "num"), ("wins", "wins", "num"),
                     ("average_place", "avg place", "num"), ("average_total", "avg total", "num"),
                     ("forfeits", "forfeits", "num"), ("fault_count", "faults", "num"),
                     ("mean_ms", "ms/decision", "num"), ("max_ms", "max ms", "num"),
@@ -94,7 +95,7 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], up: str = "") -> str:
     lines = []
     for r in rows:
         cells = [
-            (r["rank"], str(r["rank"])),
+            (r["rank"], rank_text(r["rank"])),
             (r["bot"], _bot_link(r["bot"], r["page"], up)
              + (f' <span class="status">{esc(r["status"])}</span>' if r.get("status") else "")),
             (r["mu"], f'{fmt(r["mu"])} <span class="pm">± {fmt(3 * r["sigma"])}</span>'),
@@ -116,9 +117,11 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], up: str = "") -> str:
 
 def index_page(rows: Sequence[dict[str, Any]], summary: dict[str, Any], version: str) -> str:
     """The leaderboard: small however many matches were played (the match list is a page of its own)."""
-    note = ('<p class="note">Ranked by mu-3σ, a conservative TrueSkill estimate; the rating column is '
-            "mu ± 3σ. Click a column heading to sort. ms/decision: mean time from asking a bot to reading "
-            "its reply; start ms: from starting its process to its ready.</p>")
+    unranked = any(r["rank"] is None for r in rows)
+    order = RANKING_NOTE[0].upper() + RANKING_NOTE[1:] + ("; " + UNRANKED_NOTE if unranked else "")
+    note = (f'<p class="note">{esc(order)}. The mu ± 3σ column shows the spread. Click a column heading to '
+            "sort. ms/decision: mean time from asking a bot to reading its reply; start ms: from starting its "
+            "process to its ready.</p>")
     empty = "" if rows else '<p class="empty">No bots yet.</p>'
     return layout("Leaderboard", leaderboard_table(rows) + empty + note, summary, version)
 
@@ -212,8 +215,9 @@ def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Se
     """One bot: its standing, its rating chart, its latest faults with log tails, its latest matches."""
     up = "../"
     bot = row["bot"]
-    facts = [("rank", str(row["rank"])), ("rating (mu ± 3σ)", f'{fmt(row["mu"])} ± {fmt(3 * row["sigma"])}'),
-             ("mu-3σ", fmt(row["exposure"])), ("matches", str(row["matches"])), ("wins", str(row["wins"])),
+    rank = rank_text(row["rank"]) + (f' ({row["status"]})' if row.get("status") else "")
+    facts = [("rank", rank), ("mu ± 3σ", f'{fmt(row["mu"])} ± {fmt(3 * row["sigma"])}'),
+             (EXPOSURE_LABEL, fmt(row["exposure"])), ("matches", str(row["matches"])), ("wins", str(row["wins"])),
              ("average place", fmt(row["average_place"])), ("average total", fmt(row["average_total"])),
              ("forfeits", str(row["forfeits"])), ("faults", _faults_text(row["faults"])),
              ("voided matches", str(row["voided"])), ("ms per decision", fmt(row["mean_ms"], 1)),

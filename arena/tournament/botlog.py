@@ -4,12 +4,16 @@ A bot author wants to read what the bot wrote in the matches it played: each mat
 headed by its id, the seat and the place, so a log line can be matched to the replay
 (``arena replay results/<name>/replays/NNNNNN.jsonl.gz --seat N`` shows it beside the
 bot's moves).
+
+In a ladder every version of a bot is a player of its own, ``NAME@vK``; a plain ``NAME``
+means its newest version, and the output says which one that is (:func:`resolve`).
 """
 
 from __future__ import annotations
 
 import json
 
+from .ladder.entries import entries
 from .records import SeatLogRecord
 from .store import ResultStore
 
@@ -27,11 +31,26 @@ def _listing(names: list[str]) -> str:
 
 
 def _stored_bots(store: ResultStore) -> list[str]:
-    """The tournament's bots, and any other name a stored match has."""
+    """The tournament's bots (a ladder's entries, played or not), and any other name a stored match has."""
     names = list(store.meta("bots") or [])
+    names.extend(e.key for e in entries(store.db) if e.key not in names)
     for (bots,) in store.db.execute("SELECT bots FROM matches ORDER BY idx"):
         names.extend(name for name in json.loads(bots) if name not in names)
     return names
+
+
+def resolve(store: ResultStore, bot: str) -> tuple[str, str | None]:
+    """The player ``bot`` names, and a line saying which one when that was a choice: in a ladder, a name
+    without ``@vK`` is the name's newest version (the current one, or the last before it left)."""
+    if "@" in bot:
+        return bot, None
+    versions = [e for e in entries(store.db) if e.name == bot]
+    if not versions:
+        return bot, None
+    newest = versions[-1]  # entries come by name, then version
+    others = ", ".join(e.key for e in versions[:-1])
+    older = f"; older: {others} (name one as {bot}@vK)" if others else ""
+    return newest.key, f"{bot}: the logs of {newest.key}, its newest version ({newest.status}){older}"
 
 
 def select_logs(store: ResultStore, bot: str, match: str | None = None) -> list[SeatLogRecord]:

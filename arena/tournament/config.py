@@ -14,7 +14,6 @@ they may change between runs of the same tournament.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import json
 import math
@@ -37,6 +36,7 @@ from ..faults import FAULT_POLICIES
 from ..game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, Rules, make_rules, options_of, preset_names
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
+from ..suggest import did_you_mean
 from .ladder.limits import DEFAULT_MAX_FILES, DEFAULT_MAX_MB, MAX_FILES, MAX_MB, SubmissionLimits
 from .ladder.limits import KEYS as SUBMISSION_KEYS
 from .rating import RatingParams
@@ -320,11 +320,8 @@ class _Reader:
         for key in data:
             if isinstance(key, str) and key in allowed:
                 continue
-            hint = ""
-            if isinstance(key, str):
-                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-            self.fail((*path, str(key)), f"unknown key{hint}; allowed keys: {', '.join(allowed)}", at_key=True)
+            self.fail((*path, str(key)), f"unknown key{did_you_mean(key, allowed)}; allowed keys: {', '.join(allowed)}",
+                      at_key=True)
 
     def duplicate_keys(self) -> None:
         """Refuse a key given twice in one mapping: YAML would silently keep the last one."""
@@ -371,9 +368,7 @@ class _Reader:
         """One of ``choices``, exactly as spelled there."""
         if isinstance(value, str) and value in choices:
             return value
-        close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6) if isinstance(value, str) else []
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        self.fail(path, f"expected one of {' | '.join(choices)}, got {_shown(value)}{hint}")
+        self.fail(path, f"expected one of {' | '.join(choices)}, got {_shown(value)}{did_you_mean(value, choices)}")
 
     def boolean(self, path: KeyPath, value: Any) -> bool:
         """``true`` or ``false``, nothing that merely looks like one (``1``, ``"yes"``)."""

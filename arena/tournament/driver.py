@@ -29,7 +29,7 @@ from .config import TournamentConfig
 from .extend import extension
 from .botfiles import check_bot_files
 from .ladder import board as ladder_board
-from .ladder.entries import ActiveField
+from .ladder.entries import ACTIVE, ActiveField
 from .ladder.entries import entries as ladder_entries
 from .ladder.kept import Kept
 from .ladder.kept import read as read_kept
@@ -166,7 +166,8 @@ def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | Non
         ratings = fold.ratings if fold is not None and fold.complete else rate(records, config.rating, names)
     fresh = make_env(config.rating).create_rating()
     ratings = {**{name: fresh for name in names}, **ratings}  # a ladder entry may not have played yet
-    board = build(records, ratings, names, store.voided())
+    left = {e.key: e.status for e in field if e.status != ACTIVE}  # ranked as the ladder's own board is
+    board = build(records, ratings, names, store.voided(), left, config.placement_matches if ladder else 0)
     write_files(board, config.output)
     if ladder:
         ladder_board.write(ladder_board.load(store.db, config.rating, config.placement_matches), config.output)

@@ -4,6 +4,11 @@ Everything here is a pure function of the records, the voided matches and the ra
 ordered deterministically, so two runs over the same results write byte-identical
 files. (The timing columns come from the records too, but they measure how a run went:
 two runs of one tournament agree on every column but those.) Voided matches count nowhere in the standings; every output lists them.
+
+Which players are ranked, and in what order, is one rule (:func:`ranking`) that every board
+follows: these files, a ladder's own board (:mod:`.ladder.board`) and the report
+(:mod:`arena.site.data`), so the terminal and the web page never disagree about who is
+first. The number they rank by is labelled :data:`EXPOSURE_LABEL` everywhere.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ VOIDED_NAME = "voided.csv"
 
 STANDING_COLUMNS: tuple[str, ...] = ("rank", "bot", "exposure", "mu", "sigma", "matches", "wins",
                                      "average_place", "average_total", "forfeits", "faults", "voided",
-                                     "mean_ms", "max_ms", "startup_ms")
+                                     "mean_ms", "max_ms", "startup_ms", "status")
 """Column order of ``leaderboard.csv``."""
 HEAD_TO_HEAD_COLUMNS: tuple[str, ...] = ("bot", "opponent", "shared", "ahead", "behind", "level")
 """Column order of ``head_to_head.csv``."""
@@ -43,12 +48,71 @@ VOIDED_COLUMNS: tuple[str, ...] = ("index", "match", "bots", "reason")
 """Column order of ``voided.csv`` (``bots``: the seating, seat 0 first, separated by ``;``)."""
 
 
+RANKED = "ranked"
+"""Status of a player that is ranked: every bot of a tournament; a ladder's active entry once placed."""
+PLACEMENT = "placement"
+"""An active ladder entry with fewer than ``placement_matches`` matches: listed, not ranked yet."""
+REPLACED = "replaced"
+"""A ladder version that a newer version of its name replaced: listed, never ranked again."""
+RETIRED = "retired"
+"""A ladder version taken out by ``arena retire``: listed, never ranked again."""
+GROUPS = {RANKED: 0, PLACEMENT: 1}
+"""Board order of the status groups; the versions that left the field (replaced, retired) come last, together."""
+EXPOSURE_LABEL = "mu-3σ"
+"""The title of mu - 3 sigma, the number every board ranks by, in every table (terminal, files, report)."""
+RANKING_NOTE = "ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name"
+"""How every board is ordered, in the words every board uses."""
+UNRANKED_NOTE = ("entries in placement and versions that left the field (replaced, retired) "
+                 "are listed after the ranked ones, unranked")
+"""What a ladder's board adds to :data:`RANKING_NOTE`."""
+
+
+def status_of(left: str | None, matches: int, placement: int = 0) -> str:
+    """A player's status: ``left`` (replaced or retired) for a ladder version out of the field, else
+    ``placement`` until it has ``placement`` matches, else ``ranked``. A tournament passes no
+    ``left`` and ``placement`` 0: all its bots are ranked."""
+    if left:
+        return left
+    return PLACEMENT if matches < placement else RANKED
+
+
+def player_parts(key: str) -> tuple[str, int]:
+    """``("ann", 2)`` for the ladder player ``ann@v2``; ``(name, 0)`` for a tournament bot (``@`` is not
+    allowed in a bot name), so versions sort by number (v2 before v10)."""
+    name, sep, version = key.rpartition("@v")
+    return (name, int(version)) if sep and name and version.isdigit() else (key, 0)
+
+
+def ranking(players: Mapping[str, tuple[float, str]]) -> list[tuple[int | None, str]]:
+    """The order and ranks of a board: ``players`` maps a player (bot name or ``NAME@vK``) to its
+    (mu - 3 sigma, status); returns (rank, player) in board order.
+
+    The rule: the ranked players first, by mu - 3 sigma descending, then name and version,
+    numbered 1, 2, ...; then the ladder entries in placement; then the versions that left
+    the field (replaced and retired together); these two groups ordered the same way,
+    unranked (None). Every board (terminal, files, report) is ordered by this function.
+    """
+    def key(player: str) -> tuple[int, float, str, int]:
+        exposure_, status = players[player]
+        return (GROUPS.get(status, len(GROUPS)), -exposure_, *player_parts(player))
+
+    out: list[tuple[int | None, str]] = []
+    rank = 0
+    for player in sorted(players, key=key):
+        if players[player][1] == RANKED:
+            rank += 1
+            out.append((rank, player))
+        else:
+            out.append((None, player))
+    return out
+
+
 @dataclass(frozen=True)
 class Standing:
     """One bot's line on the leaderboard."""
 
-    rank: int
-    """1-based position: by exposure descending, then bot name."""
+    rank: int | None
+    """1-based place among the ranked players (:func:`ranking`); None for a player not ranked."""
     bot: str
     """Bot name."""
     exposure: float
@@ -78,6 +142,8 @@ class Standing:
     startup_ms: float | None = None
     """Mean time from starting a process to reading its ``ready``, over the processes started for the
     bot (a process that serves several matches is counted once); None when none was timed."""
+    status: str = RANKED
+    """``ranked``; a ladder's entries also ``placement``, ``replaced`` or ``retired`` (:func:`status_of`)."""
 
 
 @dataclass(frozen=True)
@@ -152,11 +218,14 @@ def _fault_key(kind: str) -> tuple[int, str]:
 
 
 def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating],
-          bots: Sequence[str], voided: Iterable[VoidRecord] = ()) -> Leaderboard:
+          bots: Sequence[str], voided: Iterable[VoidRecord] = (), left: Mapping[str, str] | None = None,
+          placement: int = 0) -> Leaderboard:
     """Standings and head-to-head for ``bots`` plus any other bot the records name.
 
     ``ratings`` must hold every such bot (``rating.rate`` returns exactly those).
-    ``voided`` matches are only counted per bot and listed.
+    ``voided`` matches are only counted per bot and listed. A ladder passes ``left`` (the
+    status of each version out of the field) and its ``placement_matches``, so that its
+    board follows :func:`ranking` as its own board and the report do.
     """
     ordered = schedule_order(records)
     names = roster(bots, ordered)
@@ -196,9 +265,7 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
     void = tuple(sorted(voided, key=lambda v: (v.index, v.match_id)))
     void_counts = {name: sum(name in v.bots for v in void) for name in names}
 
-    def sort_key(name: str) -> tuple[float, str]:
-        return (-exposure(ratings[name]), name)
-
+    status = {name: status_of((left or {}).get(name), played[name], placement) for name in names}
     standings = tuple(
         Standing(
             rank=rank,
@@ -216,8 +283,9 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
             mean_ms=timing[name].mean_ms(),
             max_ms=timing[name].max_ms(),
             startup_ms=timing[name].startup_ms(),
+            status=status[name],
         )
-        for rank, name in enumerate(sorted(names, key=sort_key), 1)
+        for rank, name in ranking({name: (exposure(ratings[name]), status[name]) for name in names})
     )
     head_to_head = tuple(HeadToHead(bot, other, *counts) for (bot, other), counts in sorted(pairs.items()))
     return Leaderboard(standings=standings, head_to_head=head_to_head, matches=len(ordered), voided=void)
@@ -238,20 +306,40 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 3) + 0.0
 
 
-TEXT_HEADER: tuple[str, ...] = ("rank", "bot", "mu-3σ", "mu", "sigma", "matches", "wins",
+TEXT_HEADER: tuple[str, ...] = ("rank", "bot", EXPOSURE_LABEL, "mu", "sigma", "matches", "wins",
                                 "avg place", "avg total", "forfeits", "ms/move", "max ms", "start ms", "faults")
-"""Column titles of the terminal and Markdown tables."""
+"""Column titles of the terminal and Markdown tables (a ladder's add ``status``: :func:`_header`)."""
 TIMES_NOTE = ("ms/move: mean time per decision (act sent to reply read); max ms: the slowest; "
               "start ms: mean time from process start to ready")
 """Under the terminal and Markdown tables: what the timing columns measure."""
 
 
+def rank_text(rank: int | None) -> str:
+    """A rank as a table shows it: ``-`` for a player not ranked."""
+    return "-" if rank is None else str(rank)
+
+
+def _statuses(lb: Leaderboard) -> bool:
+    """Whether the board needs a status column: only when somebody is not simply ranked (a ladder)."""
+    return any(s.status != RANKED for s in lb.standings)
+
+
+def _header(lb: Leaderboard) -> list[str]:
+    return list(TEXT_HEADER) + (["status"] if _statuses(lb) else [])
+
+
 def _rows(lb: Leaderboard) -> list[list[str]]:
-    return [[str(s.rank), s.bot, _number(s.exposure, 2), _number(s.mu, 2), _number(s.sigma, 2),
+    extra = _statuses(lb)
+    return [[rank_text(s.rank), s.bot, _number(s.exposure, 2), _number(s.mu, 2), _number(s.sigma, 2),
              str(s.matches), str(s.wins), _number(s.average_place, 2), _number(s.average_total, 2),
              str(s.forfeits), _number(s.mean_ms, 1), _number(s.max_ms, 1), _number(s.startup_ms, 1),
-             faults_text(s.faults)]
+             faults_text(s.faults)] + ([s.status] if extra else [])
             for s in lb.standings]
+
+
+def ranking_note(lb: Leaderboard) -> str:
+    """The sentence under a board saying how it is ordered (with the unranked rows, if any)."""
+    return RANKING_NOTE + ("; " + UNRANKED_NOTE if _statuses(lb) else "")
 
 
 def voided_summary(voided: Sequence[VoidRecord], limit: int = 10) -> str:
@@ -278,16 +366,17 @@ def text(lb: Leaderboard, voided: bool = True) -> str:
 
     Then, with ``voided`` and if there are any, the line of :func:`voided_summary`.
     """
-    table = [list(TEXT_HEADER)] + _rows(lb)
-    widths = [max(len(row[col]) for row in table) for col in range(len(TEXT_HEADER))]
-    left = {1, len(TEXT_HEADER) - 1}  # bot and faults read better left-aligned
+    header = _header(lb)
+    table = [header] + _rows(lb)
+    widths = [max(len(row[col]) for row in table) for col in range(len(header))]
+    left = {1, len(TEXT_HEADER) - 1, len(header) - 1}  # bot, faults and status read better left-aligned
     lines = []
     for row in table:
         cells = [cell.ljust(width) if col in left else cell.rjust(width)
                  for col, (cell, width) in enumerate(zip(row, widths))]
         lines.append("  ".join(cells).rstrip())
     lines.append(TIMES_NOTE)
-    lines.append(f"{lb.matches} matches; ranked by mu-3σ (conservative TrueSkill), ties by name")
+    lines.append(f"{lb.matches} matches; {ranking_note(lb)}")
     if voided and lb.voided:
         lines.append(voided_summary(lb.voided))
     return "\n".join(lines) + "\n"
@@ -302,7 +391,8 @@ def to_json(lb: Leaderboard) -> dict[str, Any]:
              "sigma": _rounded(s.sigma), "matches": s.matches, "wins": s.wins,
              "average_place": _rounded(s.average_place), "average_total": _rounded(s.average_total),
              "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided,
-             "mean_ms": _rounded(s.mean_ms), "max_ms": _rounded(s.max_ms), "startup_ms": _rounded(s.startup_ms)}
+             "mean_ms": _rounded(s.mean_ms), "max_ms": _rounded(s.max_ms), "startup_ms": _rounded(s.startup_ms),
+             "status": s.status}
             for s in lb.standings
         ],
         "head_to_head": [
@@ -327,12 +417,12 @@ def _csv_cell(value: float | None) -> object:
 
 
 def standings_csv(lb: Leaderboard) -> str:
-    """``leaderboard.csv``: a header row then one row per bot in rank order."""
+    """``leaderboard.csv``: a header row then one row per bot in board order (rank empty when not ranked)."""
     rows: list[Sequence[object]] = [STANDING_COLUMNS]
-    rows.extend((s.rank, s.bot, _csv_cell(s.exposure), _csv_cell(s.mu), _csv_cell(s.sigma), s.matches,
-                 s.wins, _csv_cell(s.average_place), _csv_cell(s.average_total), s.forfeits,
-                 faults_text(s.faults, ";") if s.faults else "", s.voided, _csv_cell(s.mean_ms),
-                 _csv_cell(s.max_ms), _csv_cell(s.startup_ms))
+    rows.extend(("" if s.rank is None else s.rank, s.bot, _csv_cell(s.exposure), _csv_cell(s.mu),
+                 _csv_cell(s.sigma), s.matches, s.wins, _csv_cell(s.average_place), _csv_cell(s.average_total),
+                 s.forfeits, faults_text(s.faults, ";") if s.faults else "", s.voided, _csv_cell(s.mean_ms),
+                 _csv_cell(s.max_ms), _csv_cell(s.startup_ms), s.status)
                 for s in lb.standings)
     return _csv(rows)
 
@@ -362,10 +452,11 @@ def _md_row(cells: Sequence[str]) -> str:
 def markdown(lb: Leaderboard) -> str:
     """``leaderboard.md``: the standings table, a head-to-head matrix in rank order, then any voided matches."""
     voids = f"; {len(lb.voided)} voided, not rated (listed at the end)" if lb.voided else ""
-    lines = ["# Leaderboard", "", f"{lb.matches} matches{voids}; ranked by mu-3σ (conservative TrueSkill).", ""]
-    lines.append(_md_row(TEXT_HEADER))
-    lines.append("|" + "|".join("---:" if col not in (1, len(TEXT_HEADER) - 1) else "---"
-                                for col in range(len(TEXT_HEADER))) + "|")
+    header = _header(lb)
+    lines = ["# Leaderboard", "", f"{lb.matches} matches{voids}; {ranking_note(lb)}.", ""]
+    lines.append(_md_row(header))
+    lines.append("|" + "|".join("---:" if col not in (1, len(TEXT_HEADER) - 1, len(header) - 1) else "---"
+                                for col in range(len(header))) + "|")
     lines.extend(_md_row(row) for row in _rows(lb))
     lines += ["", TIMES_NOTE]
     names = [s.bot for s in lb.standings]

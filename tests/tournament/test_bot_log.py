@@ -104,3 +104,30 @@ def test_a_store_from_before_logs_opens_says_so_and_resumes(tmp_path):
     assert code == 0 and out.count("(no log kept") == 1 and " eof" in out
     writer = next(s for s in summary.leaderboard.standings if s.bot == "writer")
     assert writer.startup_ms is not None and writer.mean_ms is not None  # the one start timed, every decision
+
+
+def test_a_ladder_name_without_a_version_shows_its_newest_version_and_says_so(tmp_path):
+    from tests.tournament.test_ladder import copy_bot, run, submit, write_ladder
+
+    ann, bob = copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")
+    path = write_ladder(tmp_path, [ann, bob])
+    out = tmp_path / "out"
+    run(path, 2)
+    with open(ann / "bot.py", "a") as f:
+        f.write("# v2\n")
+    assert submit(path, ann)[0] == 0
+    run(path, 2)
+    named = CliRunner().invoke(main, ["bot", "log", str(out), "ann@v2"])
+    assert named.exit_code == 0 and named.output.startswith("== L"), named.output
+    plain = CliRunner().invoke(main, ["bot", "log", str(out), "ann"])
+    assert plain.exit_code == 0, plain.output
+    assert plain.output == ("ann: the logs of ann@v2, its newest version (active); older: ann@v1 (name one as "
+                            "ann@vK)\n" + named.output)
+    assert CliRunner().invoke(main, ["bot", "log", str(out), "bob"]).output.startswith(
+        "bob: the logs of bob@v1, its newest version (active)\n== L")
+    assert submit(path, copy_bot(tmp_path, "cid"))[0] == 0  # entered, not played yet
+    fresh = CliRunner().invoke(main, ["bot", "log", str(out), "cid"])
+    assert fresh.exit_code == 0 and fresh.output == ("cid: the logs of cid@v1, its newest version (active)\n"
+                                                     "cid@v1 has no stored match yet\n")
+    missing = CliRunner().invoke(main, ["bot", "log", str(out), "dan"])
+    assert missing.exit_code == 1 and missing.output.startswith("Error: no bot 'dan' in ")

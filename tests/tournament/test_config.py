@@ -402,7 +402,7 @@ BAD_BOTS = [
     ("missing", "bots[1]", "no such bot directory: {tmp}/missing"),
     ("random=python3 x.py", "bots[1]", "for a command line write {name: x, command: \"...\"}"),
     (str(RANDOM / "bot.py"), "bots[1]", f"is a file, not a bot directory: {RANDOM / 'bot.py'}"),
-    ("league.yaml", "bots[1]", "league.yaml: unknown field 'bots'"),  # a .yaml file is read as a manifest
+    ("league.yaml", "bots[1]", "league.yaml:2: unknown field 'seats'"),  # a .yaml file is read as a manifest
     ("{name: x, command: 'no-such-program-zz --flag'}", "bots[1].command",
      "'no-such-program-zz' is not an executable program"),
     ("{name: x, command: ''}", "bots[1].command", "expected a command line (a string, or a list of strings), got ''"),

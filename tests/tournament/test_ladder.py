@@ -318,3 +318,33 @@ def test_a_submission_entered_with_the_opt_in_is_not_built_unsandboxed_once_it_i
     run(path, 6)  # a fresh process: carl's snapshot would be built anew
     seated = {name for table in played(tmp_path / "out") for name in table}
     assert seated == {"ann@v1", "bob@v1"}
+
+
+def test_a_retired_bot_submitted_again_comes_back_as_a_new_version(tmp_path):
+    ann, bob, carl = (copy_bot(tmp_path, n) for n in ("ann", "bob", "carl"))
+    path = write_ladder(tmp_path, [ann, bob, carl])
+    out = tmp_path / "out"
+    run(path, 3)
+    assert CliRunner().invoke(main, ["retire", str(path), "carl"]).exit_code == 0
+    code, output = submit(path, carl)  # the very same files
+    assert code == 0, output
+    assert "entered carl@v2" in output and "the same files as carl@v1 (retired), back as a new version" in output
+    assert field(out)[2:] == [("carl", 1, "retired"), ("carl", 2, "active")]
+    before = len(played(out))
+    run(path, 3)
+    assert any("carl@v2" in seats for seats in played(out)[before:])  # scheduled again, in placement first
+    code, output = submit(path, carl)
+    assert code == 0 and "already entered as carl@v2 (active); nothing changed" in output
+
+
+def test_the_files_of_an_old_version_come_back_as_the_newest(tmp_path):
+    ann, bob = copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")
+    path = write_ladder(tmp_path, [ann, bob])
+    run(path, 2)
+    original = (ann / "bot.py").read_text()
+    (ann / "bot.py").write_text(original + "# v2\n")
+    assert submit(path, ann)[0] == 0
+    (ann / "bot.py").write_text(original)  # back to the first version's files
+    code, output = submit(path, ann)
+    assert code == 0 and "entered ann@v3" in output and "replaces v2" in output and "ann@v1 (replaced)" in output
+    assert field(tmp_path / "out")[:3] == [("ann", 1, "replaced"), ("ann", 2, "replaced"), ("ann", 3, "active")]

@@ -12,6 +12,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.site.data import read_snapshot, version
+from arena.tournament.config import load_config
+from arena.tournament.driver import publish
 from arena.tournament.ladder.board import LadderRow, current, markdown, text, to_csv, to_json, view, write
 from arena.tournament.store import ResultStore
 from tests.tournament.test_ladder import copy_bot, run, submit, write_ladder
@@ -20,14 +23,14 @@ NOON = 1796040000.0
 """2026-11-30T12:00:00Z."""
 
 BOARD = [
-    LadderRow("ann", 2, 21.23456, 30.0, 2.9218, 12, NOON, "ranked"),
-    LadderRow("bob", 1, 15.5, 25.0, 3.1667, 9, NOON + 61.9, "ranked"),
+    LadderRow("ann", 2, 21.23456, 30.0, 2.9218, 12, NOON, "ranked", 1),
+    LadderRow("bob", 1, 15.5, 25.0, 3.1667, 9, NOON + 61.9, "ranked", 2),
     LadderRow("cid", 1, 2.1, 25.5, 7.8, 1, NOON + 120, "placement"),
     LadderRow("ann", 1, 18.0, 27.0, 3.0, 7, NOON - 3600, "replaced"),
     LadderRow("bob", 0, 0.5, 20.0, 6.5, 0, None, "replaced"),
     LadderRow("dan", 1, 14.0, 24.0, 3.3, 8, NOON - 60, "retired"),
 ]
-"""In board order as ``rows()`` makes it would not matter here: the functions print the rows given."""
+"""In board order, ranked, as ``rows()`` makes it (the functions print the rows given)."""
 
 
 def cells(output: str) -> list[tuple[str, str, str, str]]:
@@ -45,21 +48,24 @@ def test_text_prints_the_rows_given_ranks_only_ranked_ones_and_says_what_is_hidd
     shown = view(BOARD)
     assert cells(shown) == [("1", "ann", "v2", "ranked"), ("2", "bob", "v1", "ranked"),
                             ("-", "cid", "v1", "placement"), ("-", "dan", "v1", "retired")]
-    assert shown.splitlines()[0].split() == ["#", "bot", "version", "rating", "matches", "last", "played", "(UTC)",
+    assert shown.splitlines()[0].split() == ["#", "bot", "version", "mu-3σ", "matches", "last", "played", "(UTC)",
                                              "status"]
+    assert shown.splitlines()[-2] == ("#: ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name; "
+                                      "entries in placement and versions that left the field (replaced, retired) are "
+                                      "listed after the ranked ones, unranked")
     assert shown.splitlines()[-1] == "(2 older versions hidden: --all shows them)"
     everything = view(BOARD, everything=True)
     assert cells(everything)[3:5] == [("-", "ann", "v1", "replaced"), ("-", "bob", "v0", "replaced")]
     assert "hidden" not in everything and len(cells(everything)) == 6
     assert text(BOARD[:4], hidden=1).splitlines()[-1] == "(1 older version hidden: --all shows it)"
-    assert [c[0] for c in cells(text([BOARD[2], BOARD[1]]))] == ["-", "1"]  # counts ranked rows only
+    assert [c[0] for c in cells(text([BOARD[2], BOARD[1]]))] == ["-", "2"]  # each row's own place
     assert "2026-11-30 12:01" in shown and " 21.23 " in shown
     assert text([]).splitlines()[-1] == "(no bot entered yet: arena submit LADDER.yaml BOT_DIR)"
 
 
 def test_csv_holds_every_row_with_iso_times_and_an_empty_rank_when_unranked():
     rows = list(csv.reader(io.StringIO(to_csv(BOARD))))
-    assert rows[0] == ["rank", "bot", "version", "rating", "mu", "sigma", "matches", "last_played", "status"]
+    assert rows[0] == ["rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played", "status"]
     assert rows[1] == ["1", "ann", "2", "21.235", "30.0", "2.922", "12", "2026-11-30T12:00:00Z", "ranked"]
     assert rows[2][7] == "2026-11-30T12:01:01Z"
     assert [r[0] for r in rows[1:]] == ["1", "2", "", "", "", ""]
@@ -74,7 +80,7 @@ def test_markdown_shows_the_current_field_then_the_older_versions_in_their_own_s
     assert lines[2].startswith("2 ranked, 1 in placement, 1 retired")
     top, older = md.split("## Older versions")
     assert "| 1 | ann | v2 | 21.23 |" in top and "| - | dan | v1 | 14.00 | 8 | 2026-11-30 11:59 | retired |" in top
-    assert "replaced" not in top
+    assert "| replaced |" not in top
     assert "| - | ann | v1 | 18.00 |" in older and "| - | bob | v0 |" in older and "ranked" not in older
     assert "## Older versions" not in markdown(current(BOARD))
     assert "no bot entered yet" in markdown([])
@@ -84,8 +90,9 @@ def test_json_holds_every_row_with_the_fields_of_a_row_rounded():
     data = json.loads(to_json(BOARD))
     assert [(d["name"], d["version"], d["status"]) for d in data] == [(r.name, r.version, r.status) for r in BOARD]
     assert all(list(d) == [f.name for f in fields(LadderRow)] for d in data)
-    assert (data[0]["rating"], data[0]["sigma"], data[4]["last_played"]) == (21.235, 2.922, None)
-    assert '"rating": 0.0,' in to_json([replace(BOARD[0], rating=-0.0001)])  # never -0.0
+    assert (data[0]["exposure"], data[0]["sigma"], data[4]["last_played"]) == (21.235, 2.922, None)
+    assert (data[0]["rank"], data[2]["rank"]) == (1, None)
+    assert '"exposure": 0.0,' in to_json([replace(BOARD[0], exposure=-0.0001)])  # never -0.0
 
 
 def test_write_puts_four_files_the_same_for_the_same_rows(tmp_path):
@@ -138,3 +145,63 @@ def test_the_leaderboard_hides_a_replaced_version_unless_all_is_given(tmp_path):
     top, older = (out / "ladder.md").read_text().split("## Older versions")
     assert "| ann | v2 |" in top and "| ann | v1 |" not in top and "| ann | v1 |" in older
     assert (out / "ladder.txt").read_text() == board.output.split("\n", 1)[1]
+
+
+def report_board(out: Path) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The report's leaderboard page: its column titles and its (rank, player, status) rows, top to bottom."""
+    from arena.site.build import build_report
+
+    page = (build_report(out, out / "report") / "index.html").read_text()
+    head = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<th[^>]*>(.*?)</th>", page)]
+    found = []
+    for row in re.findall(r"<tr>(<td.*?)</tr>", page):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        status = re.search(r'<span class="status">([^<]*)</span>', cells[1])
+        found.append((cells[0], re.sub(r"<[^>]+>", "", cells[1].split(" <span")[0]), status.group(1) if status else ""))
+    return head, found
+
+
+def test_the_terminal_the_files_and_the_report_rank_a_ladder_alike(tmp_path):
+    ann, bob, carl = (copy_bot(tmp_path, n) for n in ("ann", "bob", "carl"))
+    path = write_ladder(tmp_path, [ann, bob, carl])
+    out = tmp_path / "out"
+    run(path, 6)
+    with open(ann / "bot.py", "a") as f:
+        f.write("# a new version\n")
+    assert submit(path, ann)[0] == 0
+    run(path, 5)
+    served = version(read_snapshot(out))
+    assert CliRunner().invoke(main, ["retire", str(path), "carl"]).exit_code == 0
+    assert version(read_snapshot(out)) != served  # a served report reloads to show it
+    assert submit(path, copy_bot(tmp_path, "dan"))[0] == 0  # never played: in placement
+
+    everything = CliRunner().invoke(main, ["leaderboard", str(out), "--all"])
+    assert everything.exit_code == 0, everything.output
+    terminal = [(rank, f"{bot}@{version}", status) for rank, bot, version, status in cells(everything.output)]
+    statuses = [status for _, _, status in terminal]
+    assert {"ranked", "placement", "replaced", "retired"} <= set(statuses), everything.output
+    groups = [{"ranked": 0, "placement": 1}.get(s, 2) for s in statuses]
+    assert groups == sorted(groups)  # ranked, then in placement, then those that left the field
+    assert [rank for rank, _, _ in terminal] == [str(n + 1) for n in range(statuses.count("ranked"))] + \
+        ["-"] * (len(terminal) - statuses.count("ranked"))
+
+    head, shown = report_board(out)
+    assert shown == [(rank, player, "" if status == "ranked" else status) for rank, player, status in terminal]
+    assert "mu-3σ" in head and "rating" not in " ".join(head)
+    assert everything.output.splitlines()[1].split()[3] == "mu-3σ"
+    note = "ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name"
+    assert note in everything.output and "R" + note[1:] in (out / "report" / "index.html").read_text()
+
+    default = CliRunner().invoke(main, ["leaderboard", str(out)])  # the current field: the same, less replaced
+    assert [(r, f"{b}@{v}", s) for r, b, v, s in cells(default.output)] == [t for t in terminal if t[2] != "replaced"]
+
+    store = ResultStore(out)
+    try:
+        publish(store, load_config(path))  # the files as a run writes them, now
+    finally:
+        store.close()
+    files = [(r["rank"] or "-", f"{r['bot']}@v{r['version']}", r["status"])
+             for r in csv.DictReader(io.StringIO((out / "ladder.csv").read_text()))]
+    standings = json.loads((out / "leaderboard.json").read_text())["standings"]
+    assert [(str(s["rank"] or "-"), s["bot"], s["status"]) for s in standings] == files
+    assert files == terminal

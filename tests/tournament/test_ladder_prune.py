@@ -133,3 +133,35 @@ def test_prune_is_for_ladders_with_entries(tmp_path: Path) -> None:
     code, output = arena("prune", str(path))
     assert code == 1 and output == f"Error: ladder lad: nothing entered yet ({tmp_path / 'out'} has no " \
                                    "results.sqlite)\n"
+
+
+def test_the_files_a_retired_bot_came_back_with_are_never_removed(tmp_path: Path) -> None:
+    ann, bob, cid = (copy_bot(tmp_path, n) for n in ("ann", "bob", "cid"))
+    path = write_ladder(tmp_path, [ann, bob, cid])
+    out = tmp_path / "out"
+    run(path, 3)
+    assert arena("retire", str(path), "cid")[0] == 0
+    assert submit(path, cid)[0] == 0  # cid@v2: the files, so the snapshot folder, of cid@v1
+    assert paths(out)["cid@v2"] == paths(out)["cid@v1"]
+    code, output = arena("prune", str(path))
+    assert code == 0, output
+    assert output.splitlines() == ["kept the files of cid@v1: its files are those of cid@v2, which plays",
+                                   "ladder lad: nothing removed"]
+    assert paths(out)["cid@v2"].is_dir()
+    run(path, 3)  # cid@v2 still starts
+
+
+def test_files_removed_before_a_comeback_are_written_again_and_kept(tmp_path: Path) -> None:
+    ann, bob, cid = (copy_bot(tmp_path, n) for n in ("ann", "bob", "cid"))
+    path = write_ladder(tmp_path, [ann, bob, cid])
+    out = tmp_path / "out"
+    run(path, 3)
+    assert arena("retire", str(path), "cid")[0] == 0
+    assert arena("prune", str(path))[1].startswith("removed the files of cid@v1")
+    assert not paths(out)["cid@v1"].exists()
+    assert submit(path, cid)[0] == 0
+    assert paths(out)["cid@v2"].is_dir()
+    assert arena("prune", str(path)) == (0, "ladder lad: nothing removed: no version out of the field still has "
+                                            "files\n")
+    assert paths(out)["cid@v2"].is_dir()
+    run(path, 3)

@@ -120,7 +120,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     assert data["standings"][0] == {"rank": 1, "bot": "b", "exposure": 25.0, "mu": 28.0, "sigma": 1.0,
                                     "matches": 3, "wins": 2, "average_place": 1.667, "average_total": 16.0,
                                     "faults": {"exit": 1}, "forfeits": 1, "voided": 0, "mean_ms": 7.5,
-                                    "max_ms": 20.0, "startup_ms": 70.0}
+                                    "max_ms": 20.0, "startup_ms": 70.0, "status": "ranked"}
     assert data["standings"][2]["average_total"] == 10.667
     assert data["standings"][2]["faults"] == {"timeout": 2, "illegal": 1}
     assert data["standings"][3]["average_place"] is None
@@ -135,7 +135,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     assert rows[0] == {"rank": "1", "bot": "b", "exposure": "25.0", "mu": "28.0", "sigma": "1.0", "matches": "3",
                        "wins": "2", "average_place": "1.667", "average_total": "16.0", "forfeits": "1",
                        "faults": "exit:1", "voided": "0", "mean_ms": "7.5", "max_ms": "20.0",
-                       "startup_ms": "70.0"}
+                       "startup_ms": "70.0", "status": "ranked"}
     assert rows[2]["faults"] == "timeout:2;illegal:1"
     assert rows[1]["faults"] == ""
     assert rows[3]["average_place"] == "" and rows[3]["matches"] == "0"

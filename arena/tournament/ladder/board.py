@@ -2,8 +2,10 @@
 
 The usual leaderboard files (by player key ``NAME@vK``) are written too; this adds
 what only a ladder has: which entries are still in placement, which left the field.
-Ranked entries come first by conservative rating, then those in placement, then the
-replaced and retired ones, so the top of the list is always who is really ranked.
+The order and the ranks are :func:`..leaderboard.ranking`'s, the rule the leaderboard
+files and the report follow too: ranked entries first by mu-3σ, then those in placement,
+then the replaced and retired ones, unranked, so the top of the list is always who is
+really ranked, and the terminal and the report agree.
 The terminal and Markdown boards show the current field (no replaced versions) unless asked
 for everything; the JSON and CSV files always hold every version.
 """
@@ -12,14 +14,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import trueskill
 
-from ..leaderboard import _csv, _md_row, _number, _rounded, write_atomic
+from ..leaderboard import (EXPOSURE_LABEL, PLACEMENT, RANKED, RANKING_NOTE, REPLACED, RETIRED, UNRANKED_NOTE,
+                           _csv, _md_row, _number, _rounded, rank_text, ranking, status_of, write_atomic)
 from ..rating import RatingParams, exposure
 from .entries import ACTIVE, Entry, entries
 from .kept import read
@@ -28,20 +31,16 @@ JSON_NAME = "ladder.json"
 TEXT_NAME = "ladder.txt"
 CSV_NAME = "ladder.csv"
 MARKDOWN_NAME = "ladder.md"
-PLACEMENT = "placement"
-RANKED = "ranked"
-REPLACED = "replaced"
-RETIRED = "retired"
-ORDER = {RANKED: 0, PLACEMENT: 1}
-"""Status groups in board order; every other status (replaced, retired) after them."""
-TEXT_HEADER: tuple[str, ...] = ("#", "bot", "version", "rating", "matches", "last played (UTC)", "status")
+TEXT_HEADER: tuple[str, ...] = ("#", "bot", "version", EXPOSURE_LABEL, "matches", "last played (UTC)", "status")
 """Column titles of the terminal board and of ``ladder.md``."""
 LEFT = frozenset({1, 5, 6})
 """Columns that read better left-aligned (name, time, status); numbers are right-aligned."""
-CSV_COLUMNS: tuple[str, ...] = ("rank", "bot", "version", "rating", "mu", "sigma", "matches", "last_played",
+CSV_COLUMNS: tuple[str, ...] = ("rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played",
                                 "status")
 """Column order of ``ladder.csv``."""
 EMPTY = "(no bot entered yet: arena submit LADDER.yaml BOT_DIR)"
+NOTE = f"#: {RANKING_NOTE}; {UNRANKED_NOTE}"
+"""Under the terminal board and ``ladder.md``: what ``#`` and the number mean (the same words as the report's)."""
 
 
 @dataclass(frozen=True)
@@ -50,8 +49,8 @@ class LadderRow:
 
     name: str
     version: int
-    rating: float
-    """mu - 3 sigma."""
+    exposure: float
+    """mu - 3 sigma, labelled ``mu-3σ`` (as on every board)."""
     mu: float
     sigma: float
     matches: int
@@ -59,19 +58,23 @@ class LadderRow:
     """Unix time its last stored match finished; None before its first."""
     status: str
     """``ranked``, ``placement`` (fewer than ``placement_matches``), ``replaced`` or ``retired``."""
+    rank: int | None = None
+    """Place among the ranked entries (None: not ranked), as :func:`..leaderboard.ranking` gives it."""
 
 
 def rows(field: Sequence[Entry], ratings: Mapping[str, trueskill.Rating], counts: Mapping[str, int],
          last: Mapping[str, float], placement: int, fresh: trueskill.Rating) -> list[LadderRow]:
-    """The board, best first (``fresh``: the rating of an entry without matches)."""
-    out = []
+    """The board in the order of :func:`..leaderboard.ranking` (``fresh``: the rating of an entry without
+    matches)."""
+    out = {}
     for entry in field:
         rating = ratings.get(entry.key, fresh)
         played = counts.get(entry.key, 0)
-        status = entry.status if entry.status != ACTIVE else PLACEMENT if played < placement else RANKED
-        out.append(LadderRow(entry.name, entry.version, exposure(rating), float(rating.mu), float(rating.sigma),
-                             played, last.get(entry.key), status))
-    return sorted(out, key=lambda r: (ORDER.get(r.status, 2), -r.rating, r.name, r.version))
+        status = status_of(None if entry.status == ACTIVE else entry.status, played, placement)
+        out[entry.key] = LadderRow(entry.name, entry.version, exposure(rating), float(rating.mu),
+                                   float(rating.sigma), played, last.get(entry.key), status)
+    order = ranking({key: (row.exposure, row.status) for key, row in out.items()})
+    return [replace(out[key], rank=rank) for rank, key in order]
 
 
 def when(stamp: float | None) -> str:
@@ -89,20 +92,11 @@ def current(board: Sequence[LadderRow]) -> list[LadderRow]:
     return [row for row in board if row.status != REPLACED]
 
 
-def ranks(board: Sequence[LadderRow]) -> list[int | None]:
-    """Each row's place among the ranked rows (None if not ranked). Replaced rows are never ranked, so
-    a place is the same whether or not the older versions are shown."""
-    out: list[int | None] = []
-    rank = 0
-    for row in board:
-        rank += row.status == RANKED
-        out.append(rank if row.status == RANKED else None)
-    return out
-
-
 def _cells(board: Sequence[LadderRow]) -> list[list[str]]:
-    return [["-" if rank is None else str(rank), row.name, f"v{row.version}", _number(row.rating, 2),
-             str(row.matches), when(row.last_played), row.status] for rank, row in zip(ranks(board), board)]
+    """A row's place is its own (replaced rows are never ranked), so it is the same whether or not the
+    older versions are shown."""
+    return [[rank_text(row.rank), row.name, f"v{row.version}", _number(row.exposure, 2),
+             str(row.matches), when(row.last_played), row.status] for row in board]
 
 
 def text(board: Sequence[LadderRow], hidden: int = 0) -> str:
@@ -112,6 +106,8 @@ def text(board: Sequence[LadderRow], hidden: int = 0) -> str:
     widths = [max(len(r[c]) for r in table) for c in range(len(TEXT_HEADER))]
     lines = ["  ".join(cell.ljust(w) if c in LEFT else cell.rjust(w)
                        for c, (cell, w) in enumerate(zip(r, widths))).rstrip() for r in table]
+    if board:
+        lines.append(NOTE)
     if hidden:
         lines.append(f"({hidden} older version{'s' if hidden > 1 else ''} hidden: "
                      f"--all shows {'them' if hidden > 1 else 'it'})")
@@ -128,7 +124,7 @@ def view(board: Sequence[LadderRow], everything: bool = False) -> str:
 
 def to_json(board: Sequence[LadderRow]) -> str:
     """``ladder.json``: every row, floats rounded to 3 decimals."""
-    data = [{**asdict(r), "rating": _rounded(r.rating), "mu": _rounded(r.mu), "sigma": _rounded(r.sigma)}
+    data = [{**asdict(r), "exposure": _rounded(r.exposure), "mu": _rounded(r.mu), "sigma": _rounded(r.sigma)}
             for r in board]
     return json.dumps(data, indent=2) + "\n"
 
@@ -136,8 +132,8 @@ def to_json(board: Sequence[LadderRow]) -> str:
 def to_csv(board: Sequence[LadderRow]) -> str:
     """``ladder.csv``: every row, older versions too; rank empty for rows not ranked."""
     rows: list[Sequence[object]] = [CSV_COLUMNS]
-    rows.extend(("" if rank is None else rank, r.name, r.version, _rounded(r.rating), _rounded(r.mu),
-                 _rounded(r.sigma), r.matches, iso(r.last_played), r.status) for rank, r in zip(ranks(board), board))
+    rows.extend(("" if r.rank is None else r.rank, r.name, r.version, _rounded(r.exposure), _rounded(r.mu),
+                 _rounded(r.sigma), r.matches, iso(r.last_played), r.status) for r in board)
     return _csv(rows)
 
 
@@ -151,8 +147,8 @@ def markdown(board: Sequence[LadderRow]) -> str:
     their own, so the table on top is who plays now."""
     field, older = current(board), [r for r in board if r.status == REPLACED]
     count = {status: sum(r.status == status for r in field) for status in (RANKED, PLACEMENT, RETIRED)}
-    lines = ["# Ladder", "", f"{count[RANKED]} ranked, {count[PLACEMENT]} in placement, {count[RETIRED]} retired; "
-             "rating is mu-3σ (conservative TrueSkill).", "", *_md_table(field)]
+    lines = ["# Ladder", "", f"{count[RANKED]} ranked, {count[PLACEMENT]} in placement, {count[RETIRED]} retired. "
+             f"{NOTE}.", "", *_md_table(field)]
     if not board:
         lines += ["", EMPTY]
     if older:

@@ -72,6 +72,15 @@ class Entered:
     """False: this digest was entered under this name already (nothing changed)."""
     replaced: tuple[int, ...] = ()
     """Versions that left the active field for it."""
+    back: Entry | None = None
+    """The version out of the field (retired or replaced) that had these very files: the bot comes back
+    as the new version ``entry``."""
+
+
+def playing(versions: list[Entry], digest: str) -> Entry | None:
+    """The active version among ``versions`` (of one name) that has these files: submitting them again
+    changes nothing. A version out of the field does not count: the same files come back as a new one."""
+    return next((e for e in versions if e.digest == digest and e.status == ACTIVE), None)
 
 
 class NameTaken(ValueError):
@@ -82,8 +91,11 @@ def enter(db: sqlite3.Connection, name: str, digest: str, path: str, source: str
     """Enter ``name`` with these files as its next version, in one transaction.
 
     A name belongs to the directory it was first submitted from (:class:`NameTaken`). The
-    same digest again is a no-op (whatever that version's status); a new one becomes
-    version K+1 and, unless ``keep_versions``, replaces the active versions of the name.
+    digest of an active version again is a no-op; any other becomes version K+1 and, unless
+    ``keep_versions``, replaces the active versions of the name. So a retired bot, or an old
+    version, comes back as a new version: a version that left the field stays closed (its
+    rating stands as it was, and ``arena prune`` may have taken its files), and the comeback
+    earns its place again through placement.
     """
     db.execute("BEGIN IMMEDIATE")  # a concurrent submit of the same name waits here and then sees this one
     try:
@@ -92,10 +104,11 @@ def enter(db: sqlite3.Connection, name: str, digest: str, path: str, source: str
             db.execute("ROLLBACK")
             raise NameTaken(f"the name {name} is taken by a bot submitted from {rows[-1].source}; "
                             "choose another name with --name")
-        same = next((e for e in rows if e.digest == digest), None)
+        same = playing(rows, digest)
         if same is not None:
             db.execute("ROLLBACK")
             return Entered(same, False)
+        back = next((e for e in reversed(rows) if e.digest == digest), None)
         version = max((e.version for e in rows), default=0) + 1
         replaced = () if keep_versions else tuple(e.version for e in rows if e.status == ACTIVE)
         entry = Entry(name, version, digest, path, source, time.time(), ACTIVE)
@@ -107,7 +120,7 @@ def enter(db: sqlite3.Connection, name: str, digest: str, path: str, source: str
                     entry.status))
         _changed(db)
         db.execute("COMMIT")
-        return Entered(entry, True, replaced)
+        return Entered(entry, True, replaced, back)
     except BaseException:
         if db.in_transaction:
             db.execute("ROLLBACK")

@@ -18,6 +18,9 @@ Three things make it safe:
   next prune finishes both. Nothing reads a version's files once it left the field, so a
   half-removed folder breaks nothing in between.
 - **Idempotence.** A second prune finds nothing to do and says so.
+- **A comeback.** A retired bot (or an old version) submitted again is a new version with the
+  same digest, so the same snapshot folder: a folder that an active version uses is never
+  removed, whichever version out of the field it was first made for.
 """
 
 from __future__ import annotations
@@ -70,12 +73,18 @@ def prune(db: sqlite3.Connection, output: Path) -> Pruned:
     left = left_at(db)
     done = Pruned()
     field_ = entries(db)
+    playing = {(e.name, e.digest): e for e in field_ if e.status == ACTIVE}
     for entry in field_:
         if entry.status == ACTIVE:
             continue
         folder = _snapshot_folder(output, entry)
         if folder is None:
             done.kept.append((entry.key, f"its files are not a snapshot of this ladder ({entry.path}); left alone"))
+            continue
+        user = playing.get((entry.name, entry.digest))
+        if user is not None:  # the same files came back as a new version: the folder is that one's now
+            if entry.key not in reclaimed(db):
+                done.kept.append((entry.key, f"its files are those of {user.key}, which plays"))
             continue
         if entry.key in reclaimed(db):
             if folder.exists():  # a killed prune marked it and did not finish

@@ -20,7 +20,7 @@ from ...sandbox import resolve_backend
 from ..config import TournamentConfig
 from ..schedules import LADDER
 from ..store import DB_NAME, ResultStore
-from .entries import Entered, Entry, NameTaken, enter, entries
+from .entries import Entered, Entry, NameTaken, enter, entries, playing
 from .limits import refusal
 from .snapshot import bot_files, digest_of, snapshot
 
@@ -89,7 +89,7 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
     if mine and mine[-1].source != source:
         raise Refused(f"the name {spec.name} is taken by a bot submitted from {mine[-1].source}; "
                       "choose another name with --name")
-    same = next((e for e in mine if e.digest == digest), None)
+    same = playing(mine, digest)
     if same is not None:
         return Submission(Entered(same, False), False)
     backend, _ = resolve_backend(config.sandbox)
