@@ -2,7 +2,8 @@
  *
  * It draws the frames arena/site/frames.py wrote and derives nothing about cards: a seat's
  * view is the one the arena computed with the functions that build what a bot is sent.
- * URL: viewer.html#match=<idx>&seat=<all|n>&step=<k>. Replays load on demand from
+ * URL: viewer.html#match=<idx>&seat=<all|n>&step=<k>, or &decision=<d> instead of the step: the step
+ * showing the fault of that decision (the report numbers faults so). Replays load on demand from
  * replays/<idx>.js (a script setting window.ARENA_REPLAY: file:// pages may not fetch()).
  */
 (function () {
@@ -193,8 +194,8 @@
       panel.appendChild(name);
 
       var hand = document.createElement("div");
-      hand.className = "hand";
       var cards = me === null ? step.h[s] : step.v[me].hands[s];
+      hand.className = cards.length > 6 ? "hand many" : "hand";
       cards.forEach(function (code, slot) {
         var card = makeCard(code, replay.deck, "hand");
         card.dataset.seat = s;
@@ -364,14 +365,21 @@
     el("link").href = text;
   }
 
+  /* The address's values: a part that is not "key=value" or does not decode is left out. */
   function parseHash() {
     var out = {};
     location.hash.replace(/^#/, "").split("&").forEach(function (part) {
       var kv = part.split("=");
-      if (kv[0]) { out[decodeURIComponent(kv[0])] = decodeURIComponent(kv[1] || ""); }
+      try {
+        if (kv[0]) { out[decodeURIComponent(kv[0])] = decodeURIComponent(kv[1] || ""); }
+      } catch (error) { /* a broken %-escape: as if the part were not there */ }
     });
     return out;
   }
+
+  var WHOLE = /^[0-9]{1,9}$/;  // a match index, seat or step as the address may give it
+
+  function whole(text) { return typeof text === "string" && WHOLE.test(text) ? Number(text) : null; }
 
   function go(step) {
     view.step = step;
@@ -443,7 +451,21 @@
       "only what " + who(me) + " was sent: the cards it did not know are face down";
   }
 
-  function show(match, seat, stepIndex) {
+  /* The step at which the fault of ``decision`` (by ``seat``, when a seat is given) is shown, as the frames
+   * say; for frames without that list, the first step after that decision's action. */
+  function faultStep(decision, seat) {
+    var faults = replay.faults || [];
+    var mine = faults.filter(function (f) { return f[1] === decision && (seat === null || f[0] === seat); });
+    var any = faults.filter(function (f) { return f[1] === decision; });
+    var found = mine.length ? mine[0] : any[0];
+    if (found) { return found[2]; }
+    for (var i = 0; i < replay.steps.length; i++) {
+      if (replay.steps[i].n > decision) { return i; }
+    }
+    return replay.steps.length - 1;
+  }
+
+  function show(match, seat, stepIndex, decision) {
     var changed = view.match !== match || !replay;
     view.match = match;
     view.seat = seat;
@@ -453,15 +475,17 @@
       logFor = null;
       setupMatch();
     }
-    if (view.seat !== "all" && !(Number(view.seat) >= 0 && Number(view.seat) < replay.players)) { view.seat = "all"; }
+    var number = whole(view.seat);  // "1.5", "-1", "x", a seat the match has not: the omniscient view
+    view.seat = number !== null && number < replay.players ? String(number) : "all";
+    if (decision !== null && decision !== undefined) { view.step = faultStep(decision, number); }
     note();
     render();
   }
 
   /* Load replays/<match>.js (once) and show it. */
-  function open(match, seat, stepIndex) {
+  function open(match, seat, stepIndex, decision) {
     stop();
-    if (cache[match]) { message(""); show(match, seat, stepIndex); return; }
+    if (Object.prototype.hasOwnProperty.call(cache, match)) { message(""); show(match, seat, stepIndex, decision); return; }
     var listed = matches.filter(function (m) { return String(m.idx) === String(match); })[0];
     if (listed && listed.unreadable) { loading = null; message("replay unreadable: " + listed.unreadable); return; }
     var token = {};
@@ -476,7 +500,7 @@
       cache[match] = decode(window.ARENA_REPLAY);
       window.ARENA_REPLAY = undefined;
       message("");
-      show(match, seat, stepIndex);
+      show(match, seat, stepIndex, decision);
     };
     script.onerror = function () {
       script.remove();
@@ -485,12 +509,17 @@
     document.head.appendChild(script);
   }
 
+  /* Open what the address names. A value that is not what it should be (match and step whole numbers,
+   * seat "all" or a seat of the match) is quietly replaced by its default: the first match, the
+   * omniscient view, step 0. */
   function openFromHash() {
     var h = parseHash();
-    var match = h.match !== undefined && h.match !== "" ? h.match : (matches.length ? String(matches[0].idx) : null);
+    var number = whole(h.match);
+    var match = number !== null ? String(number) : (matches.length ? String(matches[0].idx) : null);
     if (match === null) { message("no match to show: open viewer.html#match=<index>"); return; }
-    var stepIndex = parseInt(h.step || "0", 10);
-    open(match, h.seat || "all", isNaN(stepIndex) ? 0 : stepIndex);
+    var stepIndex = whole(h.step);
+    var decision = stepIndex === null ? whole(h.decision) : null;
+    open(match, h.seat || "all", stepIndex === null ? 0 : stepIndex, decision);
   }
 
   function fillMatches() {
