@@ -148,7 +148,8 @@ def _fault_rows(faults: Sequence[dict[str, Any]], up: str = "", with_bot: bool =
         raised = (f'<code class="raised">{esc(f["exception"])}</code>'
                   if f.get("exception") and "\n" in f["log_tail"] else "")
         items.append(
-            f'<details class="fault"><summary>{bot}<b>{esc(f["kind"])}</b> in '
+            f'<details class="fault" data-key="{f["index"]}/{f["seat"]}/{esc(f["decision"])}/{esc(f["kind"])}">'
+            f'<summary>{bot}<b>{esc(f["kind"])}</b> in '
             f'<a href="{up}viewer.html#match={f["index"]}&amp;seat={f["seat"]}{at}">{esc(f["match"])}</a> '
             f'(seat {f["seat"]}{", " + esc(where) if where else ""}): {esc(f["detail"])}{raised}</summary>{tail}'
             '</details>')

@@ -25,6 +25,12 @@ ASSETS = Path(__file__).parent / "assets"
 VIEWER_FILES = ("viewer.html", "viewer.css", "viewer.js")
 REPLAYS = "replays"
 INDEX = "index.js"
+SINGLE_MARKER = ".arena-replay-viewer"
+"""A file in every directory :func:`build_single` wrote: only such a directory (or an empty one) is written again."""
+
+
+class TargetError(Exception):
+    """The directory asked for holds something else (a report, anyone's files); the message says what to do."""
 
 
 def replay_script(frames: dict[str, Any]) -> str:
@@ -131,21 +137,40 @@ def _reused(old: Path, target: Path, row: dict[str, Any]) -> bool:
     return True
 
 
+def check_single_target(out_dir: Path) -> None:
+    """Refuse a directory that :func:`build_single` did not make and that is not empty: a tournament's
+    report (its viewer would lose its matches and its pages would link a single match) or anyone's files."""
+    from .build import MARKER  # the report's marker (build imports this module)
+
+    if out_dir.is_symlink() or (out_dir.exists() and not out_dir.is_dir()):
+        raise TargetError(f"{out_dir} exists and is not a directory; give a new or empty directory")
+    if out_dir.is_dir() and not (out_dir / SINGLE_MARKER).is_file() and any(out_dir.iterdir()):
+        what = ("a tournament's report" if (out_dir / MARKER).is_file()
+                else "files that arena replay --html did not write")
+        raise TargetError(f"{out_dir} holds {what}; give a new or empty directory (or one an earlier "
+                          "arena replay --html wrote)")
+
+
 def build_single(replay: Path, out_dir: Path, idx: int = 0) -> Path:
     """A viewer for one replay file (``arena play``'s): ``out_dir/viewer.html`` showing it as match ``idx``.
 
+    ``out_dir`` must be new, empty or an earlier such viewer (:class:`TargetError` otherwise); the page
+    has no report to go back to, so its match list says so and it shows no link to one.
     Returns the page's path; open it with ``#match=<idx>``.
     """
     out_dir = Path(out_dir)
+    check_single_target(out_dir)
+    header, records = read_replay_file(Path(replay))
+    frames = frames_of(Path(replay), header, records)  # a file that cannot be shown writes nothing
     write_assets(out_dir)
+    (out_dir / SINGLE_MARKER).write_text("written by arena replay --html: it writes this directory again\n",
+                                         encoding="utf-8")
     replays = out_dir / REPLAYS
     replays.mkdir(parents=True, exist_ok=True)
-    header, records = read_replay_file(Path(replay))
-    frames = frames_of(Path(replay), header, records)
     frames["idx"] = idx
     _write_atomically(replays / f"{idx}.js", replay_script(frames))
     result = frames["result"]
     listing = [{"idx": idx, "match": frames["match"], "bots": frames["bots"], "totals": result["totals"],
                 "places": result["places"], "forfeited": result["forfeited"]}]
-    _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
+    _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing) + "window.ARENA_REPORT = false;\n")
     return out_dir / "viewer.html"

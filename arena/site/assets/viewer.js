@@ -524,6 +524,7 @@
 
   function fillMatches() {
     var select = el("match");
+    var chosen = select.value;
     select.textContent = "";
     matches.forEach(function (m) {
       var option = document.createElement("option");
@@ -532,6 +533,42 @@
       option.textContent = m.idx + ": " + names.join(" \u00b7 ") + (m.unreadable ? " (replay unreadable)" : "");
       select.appendChild(option);
     });
+    if (chosen) { select.value = chosen; }
+  }
+
+  /* Load replays/index.js (``again``: past any cached copy), then call ``done``. */
+  function loadMatches(again, done) {
+    var script = document.createElement("script");
+    script.src = "replays/index.js" + (again ? "?" + Date.now() : "");
+    script.onload = function () {
+      script.remove();
+      matches = window.ARENA_MATCHES || [];
+      el("home").hidden = window.ARENA_REPORT === false;  // one replay file's viewer: no report to go back to
+      fillMatches();
+      done();
+    };
+    script.onerror = function () { script.remove(); done(); };
+    document.head.appendChild(script);
+  }
+
+  /* Served by ``arena serve``: when a newer report exists, take its match list, and nothing else. The
+   * page is not reloaded: the match shown never changes once stored, and a reload would stop the play
+   * and lose the place in the log of whoever is studying it. */
+  function live() {
+    if (!/^https?:$/.test(location.protocol)) { return; }
+    var seen = null;
+    function poll() {
+      fetch("version.json", { cache: "no-store" })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (v) {
+          if (!v || !v.version) { return; }
+          if (seen !== null && v.version !== seen) { loadMatches(true, function () { if (replay) { render(); } }); }
+          seen = v.version;
+        })
+        .catch(function () {});
+    }
+    poll();
+    setInterval(poll, 5000);
   }
 
   function wire() {
@@ -569,15 +606,8 @@
 
   function start() {
     wire();
-    var script = document.createElement("script");
-    script.src = "replays/index.js";
-    script.onload = function () {
-      matches = window.ARENA_MATCHES || [];
-      fillMatches();
-      openFromHash();
-    };
-    script.onerror = function () { openFromHash(); };
-    document.head.appendChild(script);
+    loadMatches(false, openFromHash);
+    live();
   }
 
   window.ArenaViewer = { state: function () { return { match: view.match, seat: view.seat, step: view.step,
