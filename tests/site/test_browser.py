@@ -319,3 +319,117 @@ def test_every_report_page_opens_without_errors_and_links_into_the_viewer(sites,
         page.wait_for_function(f"window.ArenaViewer && window.ArenaViewer.state().match === '{wanted}' "
                                "&& window.ArenaViewer.state().steps > 0")
         assert page.locator("#table .card").count() > 0
+
+
+# ---------------------------------------------------------------- layout, addresses, fault links, serving
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """Espanola with four random bots: their wrong claims give hands of a dozen slots and more."""
+    base = tmp_path_factory.mktemp("crowded")
+    random_bot = ROOT / "bots" / "random"
+    path = base / "crowded.yaml"
+    path.write_text("name: crowded\nrules: {preset: espanola, options: {rounds: 4}}\nseats: 4\ncycles: 1\nseed: 5\n"
+                    f"sandbox: none\nworkers: 2\noutput: {base / 'results'}\nbots:\n"
+                    + "".join(f"  - {{name: r{i}, path: {random_bot}}}\n" for i in range(4)))
+    summary = run_tournament(load_config(path), out=open(os.devnull, "w"))
+    assert summary.failed == 0
+    build_viewer(base / "results", base / "site")
+    return Site(base / "results", base / "site")
+
+
+OUTSIDE = """() => {
+  const box = document.getElementById('table').getBoundingClientRect();
+  const out = Array.from(document.querySelectorAll('#table .card')).filter(c => {
+    const r = c.getBoundingClientRect();
+    return r.left < box.left || r.right > box.right || r.top < box.top || r.bottom > box.bottom; });
+  const seats = Array.from(document.querySelectorAll('#table .seat')).map(s => s.getBoundingClientRect());
+  let overlaps = 0;
+  seats.forEach((a, i) => seats.slice(i + 1).forEach(b => {
+    if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) overlaps++; }));
+  return {outside: out.length, overlaps: overlaps, cards: document.querySelectorAll('#table .card').length};
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 1920])
+def test_long_hands_stay_on_the_table(crowded, page, tmp_path, width):
+    """Penalty cards open new slots: a hand of a dozen cards and more wraps inside its seat, and no card
+    lies outside the table or on another seat, in the omniscient view and in a seat's."""
+    page.set_viewport_size({"width": width, "height": 900})
+    row = crowded.rows[0]
+    steps = expand(build_frames(*crowded.replay(row["idx"])))
+    slots = [max(len(hand) for hand in step["h"]) for step in steps]
+    assert max(slots) >= 10, "the test needs a crowded hand"
+    crowded_steps = sorted(range(len(steps)), key=lambda i: -slots[i])[:8] + [len(steps) - 1]
+    for index in crowded_steps:
+        for seat in ("all", 1):
+            with shot_on_failure(page, tmp_path, f"crowded-{width}-{index}-{seat}"):
+                open_at(page, crowded.url(row["idx"], seat, index), index)
+                drawn = page.evaluate(OUTSIDE)
+                assert drawn["cards"] >= slots[index] and drawn["outside"] == 0 and drawn["overlaps"] == 0, drawn
+
+
+@pytest.mark.parametrize("address,shown", [
+    ("#seat=1.5", ("first", "all", 0)),
+    ("#match={idx}&seat=1.5&step=2", ("idx", "all", 2)),
+    ("#match={idx}&seat=-1&step=-3", ("idx", "all", 0)),
+    ("#match={idx}&seat=9&step=2.5", ("idx", "all", 0)),
+    ("#match=x&seat=1&step=1", ("first", "1", 1)),
+    ("#match=__proto__&seat=constructor", ("first", "all", 0)),
+    ("#match=%E0%A4%A&seat=%&step=%zz", ("first", "all", 0)),
+    ("#match={idx}&seat=01&step=99999", ("idx", "1", "last")),
+])
+def test_a_bad_address_falls_back_to_the_defaults_quietly(sites, page, tmp_path, address, shown):
+    """Whatever the address holds, the page shows a match: a value that is not what it should be is its
+    default (the first match, the omniscient view, step 0), with no error and no message."""
+    site = sites["standard"]
+    idx = str(site.rows[1]["idx"])
+    match = idx if shown[0] == "idx" else str(site.rows[0]["idx"])
+    with shot_on_failure(page, tmp_path, "bad-address"):
+        page.goto("about:blank")
+        page.goto((site.out / "viewer.html").as_uri() + address.replace("{idx}", idx))
+        page.wait_for_function("window.ArenaViewer && window.ArenaViewer.state().steps > 0")
+        now = state(page)
+        assert (now["match"], now["seat"]) == (match, shown[1])
+        assert now["step"] == (now["steps"] - 1 if shown[2] == "last" else shown[2])
+        assert page.locator("#table .card").count() > 0 and page.is_hidden("#message")
+
+
+def test_a_fault_link_opens_the_step_of_that_fault(sites, page, tmp_path):
+    """Faults are numbered by decision: the link of the faults page opens the step whose log holds that
+    fault's line, with FAULT on its seat, as that seat saw it."""
+    from arena.site.build import build_report
+
+    site = sites["standard"]
+    out = build_report(site.results, tmp_path / "report")
+    with shot_on_failure(page, tmp_path, "fault-link"):
+        page.goto((out / "faults.html").as_uri())
+        link = page.locator("details.fault summary a[href*='viewer.html']").first
+        href = link.get_attribute("href") or ""
+        fields = dict(part.split("=") for part in href.split("#", 1)[1].split("&"))
+        idx, seat, decision = int(fields["match"]), int(fields["seat"]), int(fields["decision"])
+        frames = build_frames(*site.replay(idx))
+        wanted = next(step for s, d, step in frames["faults"] if (s, d) == (seat, decision))
+        assert wanted > 0
+        link.click()
+        page.wait_for_function(f"window.ArenaViewer && window.ArenaViewer.state().steps > 0 "
+                               f"&& window.ArenaViewer.state().step === {wanted}")
+        assert state(page)["seat"] == str(seat)
+        assert page.locator(f'#table .seat[data-seat="{seat}"] .badge.fault').count() == 1
+        current = page.eval_on_selector_all("#log .entry.current.fault", "els => els.map(e => e.textContent)")
+        assert any(f"decision {decision}:" in text for text in current)
+        assert page.evaluate("location.hash") == f"#match={idx}&seat={seat}&step={wanted}"
+
+
+def test_one_replay_files_viewer_has_no_report_link(sites, page, tmp_path):
+    """``arena replay FILE --html DIR`` has no report beside it: no link to one; a report's viewer has it."""
+    from arena.site.viewer import build_single
+
+    site = sites["espanola"]
+    row = site.rows[0]
+    single = build_single(site.results / row["replay"], tmp_path / "single")
+    with shot_on_failure(page, tmp_path, "single"):
+        open_at(page, single.as_uri() + "#match=0", 0)
+        assert page.is_hidden("#home")
+        open_at(page, site.url(row["idx"]), 0)
+        assert page.is_visible("#home")
