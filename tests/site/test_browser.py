@@ -433,3 +433,36 @@ def test_one_replay_files_viewer_has_no_report_link(sites, page, tmp_path):
         assert page.is_hidden("#home")
         open_at(page, site.url(row["idx"]), 0)
         assert page.is_visible("#home")
+
+
+def test_the_served_viewer_takes_new_matches_and_keeps_its_place(sites, page, tmp_path):
+    """Under ``arena serve`` the viewer lists the matches of a newer report without reloading: the match
+    being studied, its view and step stay, and so does the page (a reload would stop a play)."""
+    import threading
+
+    from arena.site.serve import make_server
+
+    from .synthetic import add_match
+
+    results = tmp_path / "results"
+    shutil.copytree(sites["espanola"].results, results, ignore=shutil.ignore_patterns("report"))
+    rows = sites["espanola"].rows
+    server, _ = make_server(results, "127.0.0.1", 0, interval=0)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    try:
+        idx = rows[0]["idx"]
+        open_at(page, f"http://{host}:{port}/viewer.html#match={idx}&seat=1&step=4", 4)
+        listed = page.locator("#match option").count()
+        page.evaluate("window.notReloaded = true")
+        after = max(r["idx"] for r in rows) + 1
+        add_match(results, after, ["random", "heuristic"], [1, 2], deal="d-new", rotation=0)
+        add_match(results, after + 1, ["heuristic", "random"], [2, 1], deal="d-new", rotation=1)
+        page.wait_for_function(f"document.querySelectorAll('#match option').length === {listed + 2}", timeout=15_000)
+        assert page.evaluate("window.notReloaded") is True
+        assert state(page) == {"match": str(idx), "seat": "1", "step": 4, "steps": state(page)["steps"]}
+        assert page.input_value("#match") == str(idx)
+    finally:
+        server.shutdown()
+        server.server_close()
