@@ -8,11 +8,12 @@ was not shown.
 
 Structure (JSON-able, short keys to keep a report's many replay files small)::
 
-    {"format": FORMAT, "match": ..., "preset": ..., "players": n, "bots": [...], "seed": ...,
+    {"format": FORMAT, "match": ..., "preset": ..., "players": n, "bots": [...], "seed": ..., "values": {code: value},
      "wire_id": ..., "rounds": [{"round", "scores", "totals", "sums", "caller", "moon", "resets",
      "ended"}], "result": {"totals", "places", "forfeited", "reason"}, "faults": [[seat, decision, step], ...],
      "steps": [step, ...]}
 
+``values`` is every card's value under the match's rules, as bots are sent it in ``hello``.
 ``faults`` says at which step each fault of the replay is shown: the report numbers a fault by its
 decision (actions applied before it), and a link to it opens that step.
 
@@ -33,6 +34,7 @@ when equal to the previous step's, so a reader carries them forward::
     held, hs, hf  the held card, its holder and where it came from (omniscient), or null
     lk    [seat, slot] the Rey looked at (phase rey), or null
     tot   running totals (before the round; after it in a "reveal" step);  ro  rounds finished
+    hv    every hand's value now, omniscient: the sum of its cards as the round's scoring adds them
     ff    seats forfeited so far
     hl    [[seat, slot], ...] slots this step's public events touched (absent: none)
     v     per seat: [hands, held] exactly as observe() gave that seat, packed like ``h`` (a
@@ -53,6 +55,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from ..game import scoring
 from ..game.events import Event
 from ..game.observe import events_for, observe
 from ..game.replay import ReplayError, load_replay
@@ -184,6 +187,7 @@ class _Builder:
         self.flush_into(self.steps[-1])
         return {"format": FORMAT, "match": self.header.get("match"), "preset": self.header["rules"]["preset"],
                 "deck": match.rules.deck.name, "players": self.players, "bots": self.names,
+                "values": match.rules.value_map(),
                 "seed": self.header.get("seed"), "wire_id": self.header.get("wire_id"), "rounds": self.rounds,
                 "result": {k: result[k] for k in ("totals", "places", "forfeited", "reason")},
                 "faults": self.faults, "steps": self.steps}
@@ -205,6 +209,8 @@ class _Builder:
             "hs": None if match.held is None else match.to_move, "hf": match.held_from,
             "lk": list(match.looked) if match.phase == REY and match.looked is not None else None,
             "tot": list(match.totals), "ro": len(match.rounds), "ff": sorted(self.forfeited),
+            "hv": list(scoring.score_round(match.rules, [[match.codes[c] for c in hand if c is not None]
+                                                         for hand in match.hands], None).sums),
         }
         step: dict[str, Any] = {"k": kind, "n": len(match.history)}
         step.update((key, value) for key, value in table.items() if self.last_table.get(key, _ABSENT) != value)

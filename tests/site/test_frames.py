@@ -21,7 +21,7 @@ from arena.site.frames import FORMAT, build_frames, frames_for_file
 from tests.game.conftest import codes_in
 
 TABLE_KEYS = ("r", "ph", "tm", "w", "st", "dl", "cabo", "h", "d", "dn", "dk", "held", "hs", "hf", "lk", "tot", "ro",
-              "ff")
+              "ff", "hv")
 CONFIGS = [("standard", {}), ("espanola", {"rounds": 3})]
 
 
@@ -198,6 +198,23 @@ def test_the_last_step_holds_the_stored_result_and_the_marks():
         assert (log[2][seat] is not None) == mine
 
 
+@pytest.mark.parametrize("preset,options", CONFIGS, ids=[c[0] for c in CONFIGS])
+def test_each_hand_value_is_what_the_rounds_scoring_adds(preset, options):
+    """``hv``: every hand's value at every step, by the rules' card values; at a round's end exactly the
+    sums its scoring used."""
+    header, records = play(preset, options, 3, 4)
+    frames = build_frames(header, records)
+    values = frames["values"]
+    assert values == make_rules(preset, options).value_map()
+    reveals = 0
+    for step in expand(frames):
+        assert step["hv"] == [sum(values[c] for c in hand if c is not None) for hand in step["h"]]
+        if step["k"] == "reveal":
+            assert step["hv"] == frames["rounds"][step["ro"] - 1]["sums"]
+            reveals += 1
+    assert reveals == len(frames["rounds"]) > 0
+
+
 def test_a_fault_shows_the_end_of_stderr_when_the_replay_has_no_log_of_that_bot():
     header, records = play("standard", {}, 4, 3, notes=True, logs=False)
     entries = [e for s in build_frames(header, records)["steps"] for e in s["log"]]
@@ -275,7 +292,8 @@ def test_a_viewer_for_one_replay_file(tmp_path):
     assert script.startswith(prefix) and script.endswith(";\n")
     frames = json.loads(script[len(prefix):-2])
     assert frames["idx"] == 0 and frames == {**build_frames(header, records), "idx": 0}
-    assert {p.name for p in (tmp_path / "site").iterdir()} == {"viewer.html", "viewer.css", "viewer.js", "replays"}
+    assert {p.name for p in (tmp_path / "site").iterdir()} == {"viewer.html", "viewer.css", "viewer.js", "replays",
+                                                               ".arena-replay-viewer"}
 
 
 def test_record_types_the_viewer_does_not_know_are_ignored():
