@@ -466,3 +466,67 @@ def test_the_served_viewer_takes_new_matches_and_keeps_its_place(sites, page, tm
     finally:
         server.shutdown()
         server.server_close()
+
+
+# ---------------------------------------------------------------- debugging: values, jumps, the finder
+
+def test_hand_values_and_card_values_come_from_the_frames(sites, page, tmp_path):
+    """The omniscient view shows every hand's value and the round's hands so far as the frames hold them
+    (the engine's scoring); a seat's view shows no other hand's value. Face-up cards carry their value."""
+    site = sites["espanola"]
+    idx = site.rows[0]["idx"]
+    frames = build_frames(*site.replay(idx))
+    steps = expand(frames)
+    index = next(i for i, s in enumerate(steps) if s["r"] == 2 and s["k"] == "play")
+    with shot_on_failure(page, tmp_path, "values"):
+        open_at(page, site.url(idx, "all", index), index)
+        shown = [int((page.text_content(f'[data-hand-value="{s}"]') or "").split()[-1]) for s in range(2)]
+        assert shown == steps[index]["hv"]
+        assert [int(page.text_content(f'[data-now-seat="{s}"]') or "") for s in range(2)] == steps[index]["hv"]
+        faces = page.eval_on_selector_all("#table .card.face", "els => els.map(e => [e.dataset.card, "
+                                          "e.querySelector('.value').textContent])")
+        assert faces and all(int(value) == frames["values"][code] for code, value in faces)
+        open_at(page, site.url(idx, 0, index), index)
+        assert page.locator("[data-hand-value]").count() == 0 and page.locator("[data-now-seat]").count() == 0
+
+
+def test_jumping_to_the_next_and_previous_fault(sites, page, tmp_path):
+    site = sites["standard"]
+    row = next(r for r in site.rows if r["faults"])
+    frames = build_frames(*site.replay(row["idx"]))
+    at = sorted({step for _, _, step in frames["faults"]})
+    assert at
+    with shot_on_failure(page, tmp_path, "jump"):
+        open_at(page, site.url(row["idx"]), 0)
+        page.select_option("#kind", "fault")
+        for wanted in at:
+            page.click("#next-kind")
+            assert state(page)["step"] == wanted
+        page.click("#next-kind")  # none after the last: it says so and stays
+        assert state(page)["step"] == at[-1] and "no fault after this step" in (page.text_content("#message") or "")
+        page.click("#last")
+        page.click("#prev-kind")
+        assert state(page)["step"] == at[-1] and page.is_hidden("#message")
+        page.select_option("#kind", "rd")  # round starts and ends: after the first deal, round 1 scored
+        page.click("#first")
+        page.click("#next-kind")
+        assert state(page)["step"] == next(i for i, s in enumerate(frames["steps"]) if s["k"] == "reveal")
+
+
+def test_the_finder_narrows_the_match_list_and_opens_a_match(sites, page, tmp_path):
+    site = sites["standard"]
+    rows = site.rows
+    with shot_on_failure(page, tmp_path, "finder"):
+        open_at(page, site.url(rows[0]["idx"]), 0)
+        assert page.locator("#match option").count() == len(rows)
+        page.fill("#find", "ILLEGAL heur")
+        both = [r for r in rows if "illegal" in r["bots"] and "heuristic" in r["bots"]]
+        values = page.eval_on_selector_all("#match option", "os => os.map(o => o.value)")
+        assert set(values) - {str(rows[0]["idx"])} == {str(r["idx"]) for r in both if r["idx"] != rows[0]["idx"]}
+        assert page.text_content("#found") == f"{len(both)} of {len(rows)} matches"
+        target = rows[-1]["idx"]
+        page.fill("#find", str(target))
+        page.press("#find", "Enter")
+        page.wait_for_function(f"window.ArenaViewer.state().match === '{target}'")
+        page.fill("#find", "")
+        assert page.locator("#match option").count() == len(rows) and page.input_value("#match") == str(target)

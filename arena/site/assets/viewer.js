@@ -10,7 +10,7 @@
   "use strict";
 
   var TABLE_KEYS = ["r", "ph", "tm", "w", "st", "dl", "cabo", "h", "d", "dn", "dk", "held", "hs", "hf", "lk",
-    "tot", "ro", "ff"];
+    "tot", "ro", "ff", "hv"];
   var FRENCH = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   var FRENCH_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   var FRENCH_RANKS = { A: "ace", T: "ten", J: "jack", Q: "queen", K: "king" };
@@ -125,6 +125,13 @@
       else { pip.textContent = FRENCH[code.charAt(1)] || code.charAt(1); }
       card.appendChild(rank);
       card.appendChild(pip);
+      if (replay && replay.values && replay.values[code] !== undefined) {  // the rules' value, as in hello
+        var value = document.createElement("span");
+        value.className = "value";
+        value.textContent = replay.values[code];
+        value.title = "value " + replay.values[code];
+        card.appendChild(value);
+      }
     }
     return card;
   }
@@ -185,6 +192,11 @@
       if (step.fl.indexOf(s) >= 0) { name.appendChild(badge("FAULT", "fault", "this bot faulted here")); }
       if (step.fb.indexOf(s) >= 0) { name.appendChild(badge("fallback", "fallback", "moved by the fallback policy")); }
       if (step.ff.indexOf(s) >= 0) { name.appendChild(badge("FORFEITED", "forfeit", "the fallback policy plays this seat")); }
+      if (me === null && step.hv) {  // the frames' hand value: every card, so only in the omniscient view
+        var worth = badge("hand " + step.hv[s], "hand-value", "the value of this hand now: the sum of its cards");
+        worth.dataset.handValue = s;
+        name.appendChild(worth);
+      }
       var total = document.createElement("span");
       total.className = "total";
       total.dataset.seatTotal = s;
@@ -273,6 +285,12 @@
       for (s = 0; s < n; s++) {
         html.push("<td>" + (round.scores[s] > 0 ? "+" : "") + round.scores[s] + "</td>");
       }
+      html.push("</tr>");
+    }
+    if (seatOf() === null && step.hv && step.k !== "reveal" && !last) {  // the round being played, if it ended now
+      html.push('<tr class="now" title="the sum of each hand now (omniscient view only)"><td>' + step.r +
+        " \u00b7 hands now</td>");
+      for (s = 0; s < n; s++) { html.push('<td data-now-seat="' + s + '">' + step.hv[s] + "</td>"); }
       html.push("</tr>");
     }
     html.push('<tr class="totals"><td>total</td>');
@@ -382,6 +400,7 @@
   function whole(text) { return typeof text === "string" && WHOLE.test(text) ? Number(text) : null; }
 
   function go(step) {
+    if (!el("message").hidden && replay) { message(""); }  // a note about the last jump, now stale
     view.step = step;
     render();
   }
@@ -389,6 +408,34 @@
   function step(delta) {
     if (!replay) { return; }
     go(Math.max(0, Math.min(replay.steps.length - 1, view.step + delta)));
+  }
+
+  /* The nearest step after (``direction`` 1) or before (-1) the current one whose log, as the current view
+   * shows it, has an entry of one of the classes ``kinds`` (space-separated); null if none. */
+  function nearest(kinds, direction) {
+    var wanted = kinds.split(" ");
+    var found = null;
+    logEntries.forEach(function (pair) {
+      var index = pair[0];
+      if (!wanted.some(function (k) { return pair[1].classList.contains(k); })) { return; }
+      if (direction > 0 && index > view.step && (found === null || index < found)) { found = index; }
+      if (direction < 0 && index < view.step && (found === null || index > found)) { found = index; }
+    });
+    return found;
+  }
+
+  function jump(direction) {
+    if (!replay) { return; }
+    stop();
+    var target = nearest(el("kind").value, direction);
+    if (target === null) {
+      var option = el("kind").selectedOptions[0];
+      message("no " + (option ? option.textContent : "such event") + (direction > 0 ? " after" : " before") +
+        " this step" + (view.seat === "all" ? "" : " in this view"));
+      return;
+    }
+    message("");
+    go(target);
   }
 
   function stop() {
@@ -522,18 +569,44 @@
     open(match, h.seat || "all", stepIndex === null ? 0 : stepIndex, decision);
   }
 
+  function matchLine(m) {
+    var names = m.bots.map(function (b, s) { return b + " " + m.totals[s] + (m.forfeited[s] ? "*" : ""); });
+    return m.idx + ": " + names.join(" \u00b7 ") + (m.unreadable ? " (replay unreadable)" : "");
+  }
+
+  /* The matches that fit every word typed into the finder: a whole number is a match's index, any other
+   * word a part of its id or of a bot's name (whatever the case). */
+  function shownMatches() {
+    var words = el("find").value.toLowerCase().split(/\s+/).filter(Boolean);
+    if (!words.length) { return matches; }
+    return matches.filter(function (m) {
+      var line = ((m.match || "") + " " + m.bots.join(" ")).toLowerCase();
+      return words.every(function (w) { return WHOLE.test(w) ? String(m.idx) === w : line.indexOf(w) >= 0; });
+    });
+  }
+
   function fillMatches() {
     var select = el("match");
-    var chosen = select.value;
+    var chosen = view.match !== null ? String(view.match) : select.value;
+    var shown = shownMatches();
     select.textContent = "";
-    matches.forEach(function (m) {
+    var listed = false;
+    shown.forEach(function (m) {
       var option = document.createElement("option");
       option.value = String(m.idx);
-      var names = m.bots.map(function (b, s) { return b + " " + m.totals[s] + (m.forfeited[s] ? "*" : ""); });
-      option.textContent = m.idx + ": " + names.join(" \u00b7 ") + (m.unreadable ? " (replay unreadable)" : "");
+      option.textContent = matchLine(m);
       select.appendChild(option);
+      listed = listed || option.value === chosen;
     });
+    if (chosen && !listed) {  // the match on the screen stays in the list, first, whatever is typed
+      var current = matches.filter(function (m) { return String(m.idx) === chosen; })[0];
+      var option = document.createElement("option");
+      option.value = chosen;
+      option.textContent = current ? matchLine(current) : chosen;
+      select.insertBefore(option, select.firstChild);
+    }
     if (chosen) { select.value = chosen; }
+    el("found").textContent = el("find").value.trim() ? shown.length + " of " + matches.length + " matches" : "";
   }
 
   /* Load replays/index.js (``again``: past any cached copy), then call ``done``. */
@@ -589,7 +662,15 @@
       render();
     });
     el("match").addEventListener("change", function () { open(el("match").value, "all", 0); });
-    ["seat", "round", "speed", "match"].forEach(function (id) {  // give the arrow keys back to the steps
+    el("prev-kind").addEventListener("click", function () { jump(-1); });
+    el("next-kind").addEventListener("click", function () { jump(1); });
+    el("find").addEventListener("input", fillMatches);
+    el("find").addEventListener("keydown", function (event) {
+      if (event.key !== "Enter") { return; }
+      var first = shownMatches()[0];
+      if (first) { open(String(first.idx), "all", 0); el("find").blur(); }
+    });
+    ["seat", "round", "speed", "match", "kind"].forEach(function (id) {  // give the arrow keys back to the steps
       el(id).addEventListener("change", function () { el(id).blur(); });
     });
     window.addEventListener("hashchange", openFromHash);
