@@ -530,3 +530,29 @@ def test_the_finder_narrows_the_match_list_and_opens_a_match(sites, page, tmp_pa
         page.wait_for_function(f"window.ArenaViewer.state().match === '{target}'")
         page.fill("#find", "")
         assert page.locator("#match option").count() == len(rows) and page.input_value("#match") == str(target)
+
+
+def test_the_omniscient_view_says_which_seat_knows_which_card(sites, page, tmp_path):
+    """Under each card of the omniscient view, the seats that know it: exactly those to which observe(),
+    called here on the match rebuilt from its replay, shows that card."""
+    site = sites["standard"]
+    idx = site.rows[0]["idx"]
+    header, records = site.replay(idx)
+    steps = expand(build_frames(header, records))
+    actions = [(r["seat"], r["action"]) for r in records if r["type"] == "action"]
+    players = header["players"]
+    chosen = [i for i, s in enumerate(steps) if s["k"] == "play"][3::12][:5]
+    assert chosen
+    for index in chosen:
+        match = Match(make_rules(header["rules"]["preset"], header["rules"]["options"]), players, header["seed"])
+        for seat_action in actions[: steps[index]["n"]]:
+            match.apply(*seat_action)
+        seen = [observe(match, seat)["hands"] for seat in range(players)]
+        with shot_on_failure(page, tmp_path, f"known-{index}"):
+            open_at(page, site.url(idx, "all", index), index)
+            drawn = page.eval_on_selector_all("#table .card[data-zone=hand]:not(.empty)", """els => els.map(e =>
+                [Number(e.dataset.seat), Number(e.dataset.slot), e.querySelector('.known').dataset.known])""")
+            assert drawn
+            for s, slot, known in drawn:
+                wanted = [t for t in range(players) if seen[t][s][slot] not in (None, "?")]
+                assert known == ",".join(map(str, wanted)), (index, s, slot)

@@ -164,6 +164,22 @@
     return b;
   }
 
+  /* Which seats know the card in seat ``s``'s slot: those whose own view (the frames' per-seat views,
+   * from observe()) shows it face up. Nothing is worked out here: it is read off those views. */
+  function knownBy(step, s, slot) {
+    var seats = [];
+    for (var t = 0; t < replay.players; t++) {
+      var seen = step.v[t].hands[s];
+      if (seen && seen[slot] !== null && seen[slot] !== undefined && seen[slot] !== "?") { seats.push(t); }
+    }
+    var known = document.createElement("span");
+    known.className = "known";
+    known.dataset.known = seats.join(",");
+    known.textContent = seats.length ? seats.join(" ") : "\u2013";
+    known.title = seats.length ? "known to " + seats.map(who).join(", ") : "known to no seat";
+    return known;
+  }
+
   function drawTable(step) {
     var me = seatOf();
     var table = el("table");
@@ -207,7 +223,7 @@
 
       var hand = document.createElement("div");
       var cards = me === null ? step.h[s] : step.v[me].hands[s];
-      hand.className = cards.length > 6 ? "hand many" : "hand";
+      hand.className = (cards.length > 6 ? "hand many" : "hand") + (me === null ? " omniscient" : "");
       cards.forEach(function (code, slot) {
         var card = makeCard(code, replay.deck, "hand");
         card.dataset.seat = s;
@@ -218,6 +234,7 @@
         mark.className = "slot";
         mark.textContent = slot;
         card.appendChild(mark);
+        if (me === null && code !== null) { card.appendChild(knownBy(step, s, slot)); }
         hand.appendChild(card);
       });
       panel.appendChild(hand);
