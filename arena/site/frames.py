@@ -63,7 +63,8 @@ from ..game.rules import make_rules
 from ..game.state import CLAIM, LOOK_INITIAL, REY, Match
 from ..replay_notes import FALLBACK
 
-FORMAT = "arena-viewer-frames/1"
+FORMAT = "arena-viewer-frames/2"
+"""2: each card's and hand's value (``values``, ``hv``) and the step of each fault (``faults``)."""
 
 _SIMULTANEOUS = (LOOK_INITIAL, CLAIM)
 

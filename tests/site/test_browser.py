@@ -269,6 +269,16 @@ def test_rebuilding_writes_only_missing_replays(sites, tmp_path):
     again = tmp_path / "again"
     build_viewer(site.results, again, reuse=site.out)
     assert "other" not in (again / "replays" / other.name).read_text()
+    # ... nor an older arena's script of the same match: it lacks what this viewer shows
+    from arena.site.frames import FORMAT
+
+    older = tmp_path / "older"
+    (older / "replays").mkdir(parents=True)
+    (older / "replays" / target.name).write_text(target.read_text().replace(FORMAT, "arena-viewer-frames/1", 1))
+    newest = tmp_path / "newest"
+    build_viewer(site.results, newest, reuse=older)
+    assert (newest / "replays" / target.name).read_bytes() == target.read_bytes()
+    assert (newest / "replays" / target.name).stat().st_ino != (older / "replays" / target.name).stat().st_ino
     other.unlink()
     build_viewer(site.results, site.out)
 
