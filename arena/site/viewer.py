@@ -88,7 +88,7 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         if idx not in shown:
             continue
         listing.append({"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
-                        "places": row["places"], "forfeited": row["forfeited"]})
+                        "places": row["places"], "forfeited": row["forfeited"], "ms": _timing(row.get("stats"))})
         target = replays / f"{idx}.js"
         if target.exists() or not row.get("replay"):
             continue
@@ -112,6 +112,16 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         _write_atomically(target, replay_script(frames))
     _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
     return notes
+
+
+def _timing(stats: Any) -> list[list[float] | None] | None:
+    """Per seat, [mean, slowest] milliseconds a decision of this match, as stored with its row (None for a
+    seat that decided nothing); None when the row has no timings. Replays hold no times: they are the
+    same bytes each time a match is played again, and a time never is."""
+    if not isinstance(stats, list) or not stats:
+        return None
+    return [[round(s["think_ms"] / s["decisions"], 1), round(s["max_ms"], 1)] if s["decisions"] else None
+            for s in stats]
 
 
 def _in_replays(results_dir: Path, source: Path) -> bool:

@@ -566,3 +566,16 @@ def test_the_omniscient_view_says_which_seat_knows_which_card(sites, page, tmp_p
             for s, slot, known in drawn:
                 wanted = [t for t in range(players) if seen[t][s][slot] not in (None, "?")]
                 assert known == ",".join(map(str, wanted)), (index, s, slot)
+
+
+def test_each_seats_decision_times_of_the_match_are_shown(sites, page, tmp_path):
+    """Under the scores, each seat's mean and slowest milliseconds a decision in this match, as stored with
+    its results (a replay holds no times: it is the same bytes whenever the match is played again)."""
+    site = sites["standard"]
+    row = site.rows[0]
+    with shot_on_failure(page, tmp_path, "timing"):
+        open_at(page, site.url(row["idx"]), 0)
+        for seat, stats in enumerate(row["stats"]):
+            wanted = (f"{round(stats['think_ms'] / stats['decisions'], 1):g} ({round(stats['max_ms'], 1):g})"
+                      if stats["decisions"] else "-")
+            assert page.text_content(f'[data-ms-seat="{seat}"]') == wanted

@@ -310,6 +310,16 @@
       for (s = 0; s < n; s++) { html.push('<td data-now-seat="' + s + '">' + step.hv[s] + "</td>"); }
       html.push("</tr>");
     }
+    var listed = matches.filter(function (m) { return String(m.idx) === String(view.match); })[0];
+    if (listed && Array.isArray(listed.ms)) {  // this match's timings as stored with its results
+      html.push('<tr class="timing" title="mean and slowest time from asking the bot to reading its reply, ' +
+        'in this match"><td>ms/decision (slowest)</td>');
+      for (s = 0; s < n; s++) {
+        var t = listed.ms[s];
+        html.push('<td data-ms-seat="' + s + '">' + (Array.isArray(t) ? t[0] + " (" + t[1] + ")" : "-") + "</td>");
+      }
+      html.push("</tr>");
+    }
     html.push('<tr class="totals"><td>total</td>');
     for (s = 0; s < n; s++) { html.push('<td data-total-seat="' + s + '">' + step.tot[s] + "</td>"); }
     html.push("</tr>");
