@@ -173,14 +173,14 @@ def served_faults(tmp_path) -> Iterator[tuple[str, Path]]:
 def test_a_served_page_keeps_its_scroll_and_opened_entries_when_it_reloads(page, served_faults):
     base, results = served_faults
     page.goto(base + "faults.html")
-    keys = page.eval_on_selector_all("details.fault", "ds => ds.map(d => d.dataset.key)")
+    keys = page.eval_on_selector_all("details.fault > summary", "ss => ss.map(s => s.dataset.key)")
     assert len(keys) > 30 and len(set(keys)) == len(keys)
     for key in (keys[3], keys[20]):
-        page.click(f'details.fault[data-key="{key}"] summary >> nth=0', position={"x": 2, "y": 2})
+        page.click(f'details.fault > summary[data-key="{key}"]', position={"x": 2, "y": 2})
     page.evaluate("window.scrollTo(0, 700); window.notReloaded = true")
     add_match(results, 300, ["beta", "alpha"], [1, 2], deal="d-new", rotation=0)
     add_match(results, 301, ["alpha", "beta"], [2, 1], deal="d-new", rotation=1)
     page.wait_for_function("window.notReloaded === undefined && document.readyState === 'complete'", timeout=15_000)
     page.wait_for_function("window.scrollY === 700", timeout=5_000)
-    opened = page.eval_on_selector_all("details.fault[open]", "ds => ds.map(d => d.dataset.key)")
+    opened = page.eval_on_selector_all("details.fault[open] > summary", "ss => ss.map(s => s.dataset.key)")
     assert sorted(opened) == sorted([keys[3], keys[20]])

@@ -164,12 +164,13 @@
 
   // ---------------------------------------------------------------- live: served over http, reload on a new report
   // What a reload would lose is kept for the page that replaces this one (sessionStorage, this tab only):
-  // the scroll position and the opened entries (<details data-key>); the sort and filter are in the address.
+  // the scroll position and the opened entries (<details> whose <summary data-key> names them); the sort and
+  // filter are in the address.
   var KEPT = "arena-report-kept";
 
   function keep() {
-    var open = Array.prototype.map.call(document.querySelectorAll("details[data-key][open]"),
-      function (d) { return d.getAttribute("data-key"); });
+    var open = Array.prototype.map.call(document.querySelectorAll("details[open] > summary[data-key]"),
+      function (s) { return s.getAttribute("data-key"); });
     try {
       sessionStorage.setItem(KEPT, JSON.stringify({ path: location.pathname, x: window.scrollX, y: window.scrollY,
         open: open }));
@@ -186,8 +187,8 @@
     if (!kept || kept.path !== location.pathname) return;
     var open = {};
     (Array.isArray(kept.open) ? kept.open : []).forEach(function (k) { open[k] = true; });
-    Array.prototype.forEach.call(document.querySelectorAll("details[data-key]"), function (d) {
-      if (open[d.getAttribute("data-key")] === true) d.open = true;
+    Array.prototype.forEach.call(document.querySelectorAll("details > summary[data-key]"), function (s) {
+      if (open[s.getAttribute("data-key")] === true) s.parentNode.open = true;
     });
     window.scrollTo(Number(kept.x) || 0, Number(kept.y) || 0);
   }
