@@ -305,10 +305,12 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
     if seat is not None and not 0 <= seat < header["players"]:
         raise click.BadParameter(f"seat must be 0..{header['players'] - 1}", param_hint="'--seat'")
     if html_dir is not None:
-        from .site.viewer import build_single
+        from .site.viewer import TargetError, build_single
 
         try:
             page = build_single(file, html_dir)
+        except TargetError as exc:
+            raise click.ClickException(str(exc)) from None
         except ReplayError as exc:
             raise click.ClickException(str(exc)) from None
         except (ValueError, OSError) as exc:

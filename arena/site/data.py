@@ -274,6 +274,29 @@ def log_tail(text: str, chars: int = LOG_TAIL_CHARS, lines: int = LOG_TAIL_LINES
     return "\n".join(tail.splitlines()[-lines:])
 
 
+_RAISED = re.compile(r"^(?:Uncaught )?[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Fault)\b(?::.*)?$")
+"""A line that names an exception: ``KeyError: 'hel'``, ``TypeError: x is not a function``."""
+
+
+def exception_line(text: str) -> str:
+    """The line of a bot's stderr that says what went wrong, to show before the rest: after a Python
+    traceback the first unindented line that follows it, else the last line naming an exception (as
+    JavaScript's ``TypeError: ...`` above its stack), else the last line; empty for no text.
+
+    A traceback's exception line is its last line, at the bottom of a long tail: read first, it
+    tells the author what the rest is about."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    heads = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
+    if heads:
+        after = [line for line in lines[heads[-1] + 1:] if not line[0].isspace()]
+        if after:
+            return after[0]
+    named = [line for line in lines if _RAISED.match(line.strip())]
+    return (named[-1] if named else lines[-1]).strip()
+
+
 def shown_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
     """The stored matches the report shows: those whose deal is whole (:mod:`.withhold`)."""
     return [row for row in snapshot.rows if int(row["idx"]) not in snapshot.withheld]
@@ -292,7 +315,8 @@ def fault_list(snapshot: Snapshot) -> list[dict[str, Any]]:
             out.append({"bot": row["bots"][seat], "page": safe_name(row["bots"][seat]), "index": row["idx"],
                         "match": row["match_id"], "seat": seat, "kind": fault["kind"],
                         "detail": str(fault.get("detail") or ""), "round": fault.get("round"),
-                        "decision": fault.get("decision"), "log_tail": log_tail(text)})
+                        "decision": fault.get("decision"), "log_tail": log_tail(text),
+                        "exception": exception_line(log_tail(text))})
     return out
 
 

@@ -8,9 +8,14 @@ was not shown.
 
 Structure (JSON-able, short keys to keep a report's many replay files small)::
 
-    {"format": FORMAT, "match": ..., "preset": ..., "players": n, "bots": [...], "seed": ...,
+    {"format": FORMAT, "match": ..., "preset": ..., "players": n, "bots": [...], "seed": ..., "values": {code: value},
      "wire_id": ..., "rounds": [{"round", "scores", "totals", "sums", "caller", "moon", "resets",
-     "ended"}], "result": {"totals", "places", "forfeited", "reason"}, "steps": [step, ...]}
+     "ended"}], "result": {"totals", "places", "forfeited", "reason"}, "faults": [[seat, decision, step], ...],
+     "steps": [step, ...]}
+
+``values`` is every card's value under the match's rules, as bots are sent it in ``hello``.
+``faults`` says at which step each fault of the replay is shown: the report numbers a fault by its
+decision (actions applied before it), and a link to it opens that step.
 
 A step is the table at one moment. Its table fields (``r`` to ``ff`` below) are left out
 when equal to the previous step's, so a reader carries them forward::
@@ -29,6 +34,7 @@ when equal to the previous step's, so a reader carries them forward::
     held, hs, hf  the held card, its holder and where it came from (omniscient), or null
     lk    [seat, slot] the Rey looked at (phase rey), or null
     tot   running totals (before the round; after it in a "reveal" step);  ro  rounds finished
+    hv    every hand's value now, omniscient: the sum of its cards as the round's scoring adds them
     ff    seats forfeited so far
     hl    [[seat, slot], ...] slots this step's public events touched (absent: none)
     v     per seat: [hands, held] exactly as observe() gave that seat, packed like ``h`` (a
@@ -39,6 +45,9 @@ when equal to the previous step's, so a reader carries them forward::
           the omniscient text, then each seat's own (null: not shown to that seat; 1: the same
           as the omniscient text)
     fb, fl  seats moved by the fallback policy / that faulted in this step (absent: none)
+
+A fault's line carries the end of the bot's stderr only when the replay holds no log of that
+seat from that decision on: otherwise the seat's ``log|`` lines of the same step show it, once.
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from ..game import scoring
 from ..game.events import Event
 from ..game.observe import events_for, observe
 from ..game.replay import ReplayError, load_replay
@@ -53,7 +63,8 @@ from ..game.rules import make_rules
 from ..game.state import CLAIM, LOOK_INITIAL, REY, Match
 from ..replay_notes import FALLBACK
 
-FORMAT = "arena-viewer-frames/1"
+FORMAT = "arena-viewer-frames/2"
+"""2: each card's and hand's value (``values``, ``hv``) and the step of each fault (``faults``)."""
 
 _SIMULTANEOUS = (LOOK_INITIAL, CLAIM)
 
@@ -118,6 +129,10 @@ class _Builder:
         self.last_table: dict[str, Any] = {}
         self.last_v: list[Any] = [None] * n
         self.rounds: list[dict[str, Any]] = []
+        self.faults: list[list[int]] = []
+        """[seat, decision, step] of every fault placed in a step; [seat, decision] while not yet placed."""
+        self.logged_from: dict[int, int] = {}
+        """Per seat, the decision of its first log record: its stderr from there on is in the log lines."""
 
     def who(self, seat: int) -> str:
         return f"{self.names[seat]}@{seat}"
@@ -130,6 +145,10 @@ class _Builder:
         match.hook = self.snapshot
         result: dict[str, Any] | None = None
         events = 0
+        for record in records:
+            if record.get("type") == "log" and isinstance(record.get("decision"), int):
+                seat = int(record["seat"])
+                self.logged_from[seat] = min(self.logged_from.get(seat, record["decision"]), record["decision"])
         for record in records:
             kind = record.get("type")
             if kind == "action":
@@ -169,9 +188,10 @@ class _Builder:
         self.flush_into(self.steps[-1])
         return {"format": FORMAT, "match": self.header.get("match"), "preset": self.header["rules"]["preset"],
                 "deck": match.rules.deck.name, "players": self.players, "bots": self.names,
+                "values": match.rules.value_map(),
                 "seed": self.header.get("seed"), "wire_id": self.header.get("wire_id"), "rounds": self.rounds,
                 "result": {k: result[k] for k in ("totals", "places", "forfeited", "reason")},
-                "steps": self.steps}
+                "faults": self.faults, "steps": self.steps}
 
     # ------------------------------------------------------------------ steps
 
@@ -190,6 +210,8 @@ class _Builder:
             "hs": None if match.held is None else match.to_move, "hf": match.held_from,
             "lk": list(match.looked) if match.phase == REY and match.looked is not None else None,
             "tot": list(match.totals), "ro": len(match.rounds), "ff": sorted(self.forfeited),
+            "hv": list(scoring.score_round(match.rules, [[match.codes[c] for c in hand if c is not None]
+                                                         for hand in match.hands], None).sums),
         }
         step: dict[str, Any] = {"k": kind, "n": len(match.history)}
         step.update((key, value) for key, value in table.items() if self.last_table.get(key, _ABSENT) != value)
@@ -208,6 +230,7 @@ class _Builder:
         self.marks = {"fb": set(), "fl": set()}
         step["log"] = self.pending + self.event_entries(start)
         self.pending = []
+        self.place_faults(len(self.steps))
         touched = self.touched(start)
         if touched:
             step["hl"] = touched
@@ -226,6 +249,13 @@ class _Builder:
         step["log"].extend(self.pending + self.event_entries(self.event_mark))
         self.event_mark = len(self.match.events)
         self.pending = []
+        self.place_faults(len(self.steps) - 1)  # ``step`` is the last one
+
+    def place_faults(self, index: int) -> None:
+        """The faults whose lines went into step ``index`` are shown there."""
+        for fault in self.faults:
+            if len(fault) == 2:
+                fault.append(index)
 
     # ------------------------------------------------------------------ log entries
 
@@ -261,8 +291,10 @@ class _Builder:
     def fault_entry(self, record: dict[str, Any]) -> None:
         seat = int(record["seat"])
         self.marks["fl"].add(seat)
+        self.faults.append([seat, int(record["decision"])])
         where = f"FAULT {self.who(seat)}, round {record['round']}, decision {record['decision']}: {record['kind']}"
-        tail = [line for line in str(record.get("stderr", "")).splitlines() if line.strip()][-5:]
+        logged = self.logged_from.get(seat, record["decision"] + 1) <= record["decision"]
+        tail = [] if logged else [line for line in str(record.get("stderr", "")).splitlines() if line.strip()][-5:]
         full = "\n".join([f"{where}: {record.get('detail', '')}"] + [f"  stderr| {line}" for line in tail])
         # Another bot's fault shows only its kind: its detail and stderr may name that bot's cards.
         self.pending.append(["fault", full, [full if s == seat else where for s in range(self.players)]])

@@ -144,12 +144,19 @@ def _fault_rows(faults: Sequence[dict[str, Any]], up: str = "", with_bot: bool =
     items = []
     for f in faults:
         where = f"round {f['round']}, decision {f['decision']}" if f["round"] is not None else ""
+        at = f"&amp;decision={f['decision']}" if isinstance(f["decision"], int) else ""  # the viewer finds its step
+        key = f'{f["index"]}/{f["seat"]}/{esc(f["decision"])}/{esc(f["kind"])}'  # kept open across a live reload
         bot = f"{_bot_link(f['bot'], f['page'], up)} · " if with_bot else ""
         tail = f"<pre>{esc(f['log_tail'])}</pre>" if f["log_tail"] else '<p class="empty">(nothing on stderr)</p>'
+        # the line saying what went wrong ends a traceback: shown in the summary too, read first
+        raised = (f'<code class="raised">{esc(f["exception"])}</code>'
+                  if f.get("exception") and "\n" in f["log_tail"] else "")
         items.append(
-            f'<details class="fault"><summary>{bot}<b>{esc(f["kind"])}</b> in '
-            f'<a href="{up}viewer.html#match={f["index"]}&amp;seat={f["seat"]}">{esc(f["match"])}</a> '
-            f'(seat {f["seat"]}{", " + esc(where) if where else ""}): {esc(f["detail"])}</summary>{tail}</details>')
+            f'<details class="fault"><summary data-key="{key}">'
+            f'{bot}<b>{esc(f["kind"])}</b> in '
+            f'<a href="{up}viewer.html#match={f["index"]}&amp;seat={f["seat"]}{at}">{esc(f["match"])}</a> '
+            f'(seat {f["seat"]}{", " + esc(where) if where else ""}): {esc(f["detail"])}{raised}</summary>{tail}'
+            '</details>')
     return "\n".join(items)
 
 

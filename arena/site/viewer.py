@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection
 
 from ..game.replay import ReplayError
-from .frames import frames_for_file, frames_of, read_replay_file
+from .frames import FORMAT, frames_for_file, frames_of, read_replay_file
 from .pages import script_json
 from .withhold import withheld_in
 
@@ -25,6 +25,12 @@ ASSETS = Path(__file__).parent / "assets"
 VIEWER_FILES = ("viewer.html", "viewer.css", "viewer.js")
 REPLAYS = "replays"
 INDEX = "index.js"
+SINGLE_MARKER = ".arena-replay-viewer"
+"""A file in every directory :func:`build_single` wrote: only such a directory (or an empty one) is written again."""
+
+
+class TargetError(Exception):
+    """The directory asked for holds something else (a report, anyone's files); the message says what to do."""
 
 
 def replay_script(frames: dict[str, Any]) -> str:
@@ -82,7 +88,7 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         if idx not in shown:
             continue
         listing.append({"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
-                        "places": row["places"], "forfeited": row["forfeited"]})
+                        "places": row["places"], "forfeited": row["forfeited"], "ms": _timing(row.get("stats"))})
         target = replays / f"{idx}.js"
         if target.exists() or not row.get("replay"):
             continue
@@ -108,6 +114,16 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
     return notes
 
 
+def _timing(stats: Any) -> list[list[float] | None] | None:
+    """Per seat, [mean, slowest] milliseconds a decision of this match, as stored with its row (None for a
+    seat that decided nothing); None when the row has no timings. Replays hold no times: they are the
+    same bytes each time a match is played again, and a time never is."""
+    if not isinstance(stats, list) or not stats:
+        return None
+    return [[round(s["think_ms"] / s["decisions"], 1), round(s["max_ms"], 1)] if s["decisions"] else None
+            for s in stats]
+
+
 def _in_replays(results_dir: Path, source: Path) -> bool:
     """True if ``source`` is inside ``results_dir/replays`` (after resolving ``..`` and links)."""
     base = (results_dir / "replays").resolve()
@@ -121,6 +137,8 @@ def _reused(old: Path, target: Path, row: dict[str, Any]) -> bool:
             head = handle.read(8192)
     except OSError:
         return False
+    if f'"format":"{FORMAT}"' not in head:  # an older arena's frames lack what this viewer shows: made anew
+        return False
     for key in ("match", "seed"):  # the same index in another tournament is another match
         if f'"{key}":' + json.dumps(row[key + "_id" if key == "match" else key], ensure_ascii=False) not in head:
             return False
@@ -131,21 +149,40 @@ def _reused(old: Path, target: Path, row: dict[str, Any]) -> bool:
     return True
 
 
+def check_single_target(out_dir: Path) -> None:
+    """Refuse a directory that :func:`build_single` did not make and that is not empty: a tournament's
+    report (its viewer would lose its matches and its pages would link a single match) or anyone's files."""
+    from .build import MARKER  # the report's marker (build imports this module)
+
+    if out_dir.is_symlink() or (out_dir.exists() and not out_dir.is_dir()):
+        raise TargetError(f"{out_dir} exists and is not a directory; give a new or empty directory")
+    if out_dir.is_dir() and not (out_dir / SINGLE_MARKER).is_file() and any(out_dir.iterdir()):
+        what = ("a tournament's report" if (out_dir / MARKER).is_file()
+                else "files that arena replay --html did not write")
+        raise TargetError(f"{out_dir} holds {what}; give a new or empty directory (or one an earlier "
+                          "arena replay --html wrote)")
+
+
 def build_single(replay: Path, out_dir: Path, idx: int = 0) -> Path:
     """A viewer for one replay file (``arena play``'s): ``out_dir/viewer.html`` showing it as match ``idx``.
 
+    ``out_dir`` must be new, empty or an earlier such viewer (:class:`TargetError` otherwise); the page
+    has no report to go back to, so its match list says so and it shows no link to one.
     Returns the page's path; open it with ``#match=<idx>``.
     """
     out_dir = Path(out_dir)
+    check_single_target(out_dir)
+    header, records = read_replay_file(Path(replay))
+    frames = frames_of(Path(replay), header, records)  # a file that cannot be shown writes nothing
     write_assets(out_dir)
+    (out_dir / SINGLE_MARKER).write_text("written by arena replay --html: it writes this directory again\n",
+                                         encoding="utf-8")
     replays = out_dir / REPLAYS
     replays.mkdir(parents=True, exist_ok=True)
-    header, records = read_replay_file(Path(replay))
-    frames = frames_of(Path(replay), header, records)
     frames["idx"] = idx
     _write_atomically(replays / f"{idx}.js", replay_script(frames))
     result = frames["result"]
     listing = [{"idx": idx, "match": frames["match"], "bots": frames["bots"], "totals": result["totals"],
                 "places": result["places"], "forfeited": result["forfeited"]}]
-    _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
+    _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing) + "window.ARENA_REPORT = false;\n")
     return out_dir / "viewer.html"

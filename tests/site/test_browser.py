@@ -269,6 +269,16 @@ def test_rebuilding_writes_only_missing_replays(sites, tmp_path):
     again = tmp_path / "again"
     build_viewer(site.results, again, reuse=site.out)
     assert "other" not in (again / "replays" / other.name).read_text()
+    # ... nor an older arena's script of the same match: it lacks what this viewer shows
+    from arena.site.frames import FORMAT
+
+    older = tmp_path / "older"
+    (older / "replays").mkdir(parents=True)
+    (older / "replays" / target.name).write_text(target.read_text().replace(FORMAT, "arena-viewer-frames/1", 1))
+    newest = tmp_path / "newest"
+    build_viewer(site.results, newest, reuse=older)
+    assert (newest / "replays" / target.name).read_bytes() == target.read_bytes()
+    assert (newest / "replays" / target.name).stat().st_ino != (older / "replays" / target.name).stat().st_ino
     other.unlink()
     build_viewer(site.results, site.out)
 
@@ -319,3 +329,253 @@ def test_every_report_page_opens_without_errors_and_links_into_the_viewer(sites,
         page.wait_for_function(f"window.ArenaViewer && window.ArenaViewer.state().match === '{wanted}' "
                                "&& window.ArenaViewer.state().steps > 0")
         assert page.locator("#table .card").count() > 0
+
+
+# ---------------------------------------------------------------- layout, addresses, fault links, serving
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """Espanola with four random bots: their wrong claims give hands of a dozen slots and more."""
+    base = tmp_path_factory.mktemp("crowded")
+    random_bot = ROOT / "bots" / "random"
+    path = base / "crowded.yaml"
+    path.write_text("name: crowded\nrules: {preset: espanola, options: {rounds: 4}}\nseats: 4\ncycles: 1\nseed: 5\n"
+                    f"sandbox: none\nworkers: 2\noutput: {base / 'results'}\nbots:\n"
+                    + "".join(f"  - {{name: r{i}, path: {random_bot}}}\n" for i in range(4)))
+    summary = run_tournament(load_config(path), out=open(os.devnull, "w"))
+    assert summary.failed == 0
+    build_viewer(base / "results", base / "site")
+    return Site(base / "results", base / "site")
+
+
+OUTSIDE = """() => {
+  const box = document.getElementById('table').getBoundingClientRect();
+  const out = Array.from(document.querySelectorAll('#table .card')).filter(c => {
+    const r = c.getBoundingClientRect();
+    return r.left < box.left || r.right > box.right || r.top < box.top || r.bottom > box.bottom; });
+  const seats = Array.from(document.querySelectorAll('#table .seat')).map(s => s.getBoundingClientRect());
+  let overlaps = 0;
+  seats.forEach((a, i) => seats.slice(i + 1).forEach(b => {
+    if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) overlaps++; }));
+  return {outside: out.length, overlaps: overlaps, cards: document.querySelectorAll('#table .card').length};
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 1920])
+def test_long_hands_stay_on_the_table(crowded, page, tmp_path, width):
+    """Penalty cards open new slots: a hand of a dozen cards and more wraps inside its seat, and no card
+    lies outside the table or on another seat, in the omniscient view and in a seat's."""
+    page.set_viewport_size({"width": width, "height": 900})
+    row = crowded.rows[0]
+    steps = expand(build_frames(*crowded.replay(row["idx"])))
+    slots = [max(len(hand) for hand in step["h"]) for step in steps]
+    assert max(slots) >= 10, "the test needs a crowded hand"
+    crowded_steps = sorted(range(len(steps)), key=lambda i: -slots[i])[:8] + [len(steps) - 1]
+    for index in crowded_steps:
+        for seat in ("all", 1):
+            with shot_on_failure(page, tmp_path, f"crowded-{width}-{index}-{seat}"):
+                open_at(page, crowded.url(row["idx"], seat, index), index)
+                drawn = page.evaluate(OUTSIDE)
+                assert drawn["cards"] >= slots[index] and drawn["outside"] == 0 and drawn["overlaps"] == 0, drawn
+
+
+@pytest.mark.parametrize("address,shown", [
+    ("#seat=1.5", ("first", "all", 0)),
+    ("#match={idx}&seat=1.5&step=2", ("idx", "all", 2)),
+    ("#match={idx}&seat=-1&step=-3", ("idx", "all", 0)),
+    ("#match={idx}&seat=9&step=2.5", ("idx", "all", 0)),
+    ("#match=x&seat=1&step=1", ("first", "1", 1)),
+    ("#match=__proto__&seat=constructor", ("first", "all", 0)),
+    ("#match=%E0%A4%A&seat=%&step=%zz", ("first", "all", 0)),
+    ("#match={idx}&seat=01&step=99999", ("idx", "1", "last")),
+])
+def test_a_bad_address_falls_back_to_the_defaults_quietly(sites, page, tmp_path, address, shown):
+    """Whatever the address holds, the page shows a match: a value that is not what it should be is its
+    default (the first match, the omniscient view, step 0), with no error and no message."""
+    site = sites["standard"]
+    idx = str(site.rows[1]["idx"])
+    match = idx if shown[0] == "idx" else str(site.rows[0]["idx"])
+    with shot_on_failure(page, tmp_path, "bad-address"):
+        page.goto("about:blank")
+        page.goto((site.out / "viewer.html").as_uri() + address.replace("{idx}", idx))
+        page.wait_for_function("window.ArenaViewer && window.ArenaViewer.state().steps > 0")
+        now = state(page)
+        assert (now["match"], now["seat"]) == (match, shown[1])
+        assert now["step"] == (now["steps"] - 1 if shown[2] == "last" else shown[2])
+        assert page.locator("#table .card").count() > 0 and page.is_hidden("#message")
+
+
+def test_a_fault_link_opens_the_step_of_that_fault(sites, page, tmp_path):
+    """Faults are numbered by decision: the link of the faults page opens the step whose log holds that
+    fault's line, with FAULT on its seat, as that seat saw it."""
+    from arena.site.build import build_report
+
+    site = sites["standard"]
+    out = build_report(site.results, tmp_path / "report")
+    with shot_on_failure(page, tmp_path, "fault-link"):
+        page.goto((out / "faults.html").as_uri())
+        link = page.locator("details.fault summary a[href*='viewer.html']").first
+        href = link.get_attribute("href") or ""
+        fields = dict(part.split("=") for part in href.split("#", 1)[1].split("&"))
+        idx, seat, decision = int(fields["match"]), int(fields["seat"]), int(fields["decision"])
+        frames = build_frames(*site.replay(idx))
+        wanted = next(step for s, d, step in frames["faults"] if (s, d) == (seat, decision))
+        assert wanted > 0
+        link.click()
+        page.wait_for_function(f"window.ArenaViewer && window.ArenaViewer.state().steps > 0 "
+                               f"&& window.ArenaViewer.state().step === {wanted}")
+        assert state(page)["seat"] == str(seat)
+        assert page.locator(f'#table .seat[data-seat="{seat}"] .badge.fault').count() == 1
+        current = page.eval_on_selector_all("#log .entry.current.fault", "els => els.map(e => e.textContent)")
+        assert any(f"decision {decision}:" in text for text in current)
+        assert page.evaluate("location.hash") == f"#match={idx}&seat={seat}&step={wanted}"
+
+
+def test_one_replay_files_viewer_has_no_report_link(sites, page, tmp_path):
+    """``arena replay FILE --html DIR`` has no report beside it: no link to one; a report's viewer has it."""
+    from arena.site.viewer import build_single
+
+    site = sites["espanola"]
+    row = site.rows[0]
+    single = build_single(site.results / row["replay"], tmp_path / "single")
+    with shot_on_failure(page, tmp_path, "single"):
+        open_at(page, single.as_uri() + "#match=0", 0)
+        assert page.is_hidden("#home")
+        open_at(page, site.url(row["idx"]), 0)
+        assert page.is_visible("#home")
+
+
+def test_the_served_viewer_takes_new_matches_and_keeps_its_place(sites, page, tmp_path):
+    """Under ``arena serve`` the viewer lists the matches of a newer report without reloading: the match
+    being studied, its view and step stay, and so does the page (a reload would stop a play)."""
+    import threading
+
+    from arena.site.serve import make_server
+
+    from .synthetic import add_match
+
+    results = tmp_path / "results"
+    shutil.copytree(sites["espanola"].results, results, ignore=shutil.ignore_patterns("report"))
+    rows = sites["espanola"].rows
+    server, _ = make_server(results, "127.0.0.1", 0, interval=0)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    try:
+        idx = rows[0]["idx"]
+        open_at(page, f"http://{host}:{port}/viewer.html#match={idx}&seat=1&step=4", 4)
+        listed = page.locator("#match option").count()
+        page.evaluate("window.notReloaded = true")
+        after = max(r["idx"] for r in rows) + 1
+        add_match(results, after, ["random", "heuristic"], [1, 2], deal="d-new", rotation=0)
+        add_match(results, after + 1, ["heuristic", "random"], [2, 1], deal="d-new", rotation=1)
+        page.wait_for_function(f"document.querySelectorAll('#match option').length === {listed + 2}", timeout=15_000)
+        assert page.evaluate("window.notReloaded") is True
+        assert state(page) == {"match": str(idx), "seat": "1", "step": 4, "steps": state(page)["steps"]}
+        assert page.input_value("#match") == str(idx)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# ---------------------------------------------------------------- debugging: values, jumps, the finder
+
+def test_hand_values_and_card_values_come_from_the_frames(sites, page, tmp_path):
+    """The omniscient view shows every hand's value and the round's hands so far as the frames hold them
+    (the engine's scoring); a seat's view shows no other hand's value. Face-up cards carry their value."""
+    site = sites["espanola"]
+    idx = site.rows[0]["idx"]
+    frames = build_frames(*site.replay(idx))
+    steps = expand(frames)
+    index = next(i for i, s in enumerate(steps) if s["r"] == 2 and s["k"] == "play")
+    with shot_on_failure(page, tmp_path, "values"):
+        open_at(page, site.url(idx, "all", index), index)
+        shown = [int((page.text_content(f'[data-hand-value="{s}"]') or "").split()[-1]) for s in range(2)]
+        assert shown == steps[index]["hv"]
+        assert [int(page.text_content(f'[data-now-seat="{s}"]') or "") for s in range(2)] == steps[index]["hv"]
+        faces = page.eval_on_selector_all("#table .card.face", "els => els.map(e => [e.dataset.card, "
+                                          "e.querySelector('.value').textContent])")
+        assert faces and all(int(value) == frames["values"][code] for code, value in faces)
+        open_at(page, site.url(idx, 0, index), index)
+        assert page.locator("[data-hand-value]").count() == 0 and page.locator("[data-now-seat]").count() == 0
+
+
+def test_jumping_to_the_next_and_previous_fault(sites, page, tmp_path):
+    site = sites["standard"]
+    row = next(r for r in site.rows if r["faults"])
+    frames = build_frames(*site.replay(row["idx"]))
+    at = sorted({step for _, _, step in frames["faults"]})
+    assert at
+    with shot_on_failure(page, tmp_path, "jump"):
+        open_at(page, site.url(row["idx"]), 0)
+        page.select_option("#kind", "fault")
+        for wanted in at:
+            page.click("#next-kind")
+            assert state(page)["step"] == wanted
+        page.click("#next-kind")  # none after the last: it says so and stays
+        assert state(page)["step"] == at[-1] and "no fault after this step" in (page.text_content("#message") or "")
+        page.click("#last")
+        page.click("#prev-kind")
+        assert state(page)["step"] == at[-1] and page.is_hidden("#message")
+        page.select_option("#kind", "rd")  # round starts and ends: after the first deal, round 1 scored
+        page.click("#first")
+        page.click("#next-kind")
+        assert state(page)["step"] == next(i for i, s in enumerate(frames["steps"]) if s["k"] == "reveal")
+
+
+def test_the_finder_narrows_the_match_list_and_opens_a_match(sites, page, tmp_path):
+    site = sites["standard"]
+    rows = site.rows
+    with shot_on_failure(page, tmp_path, "finder"):
+        open_at(page, site.url(rows[0]["idx"]), 0)
+        assert page.locator("#match option").count() == len(rows)
+        page.fill("#find", "ILLEGAL heur")
+        both = [r for r in rows if "illegal" in r["bots"] and "heuristic" in r["bots"]]
+        values = page.eval_on_selector_all("#match option", "os => os.map(o => o.value)")
+        assert set(values) - {str(rows[0]["idx"])} == {str(r["idx"]) for r in both if r["idx"] != rows[0]["idx"]}
+        assert page.text_content("#found") == f"{len(both)} of {len(rows)} matches"
+        target = rows[-1]["idx"]
+        page.fill("#find", str(target))
+        page.press("#find", "Enter")
+        page.wait_for_function(f"window.ArenaViewer.state().match === '{target}'")
+        page.fill("#find", "")
+        assert page.locator("#match option").count() == len(rows) and page.input_value("#match") == str(target)
+
+
+def test_the_omniscient_view_says_which_seat_knows_which_card(sites, page, tmp_path):
+    """Under each card of the omniscient view, the seats that know it: exactly those to which observe(),
+    called here on the match rebuilt from its replay, shows that card."""
+    site = sites["standard"]
+    idx = site.rows[0]["idx"]
+    header, records = site.replay(idx)
+    steps = expand(build_frames(header, records))
+    actions = [(r["seat"], r["action"]) for r in records if r["type"] == "action"]
+    players = header["players"]
+    chosen = [i for i, s in enumerate(steps) if s["k"] == "play"][3::12][:5]
+    assert chosen
+    for index in chosen:
+        match = Match(make_rules(header["rules"]["preset"], header["rules"]["options"]), players, header["seed"])
+        for seat_action in actions[: steps[index]["n"]]:
+            match.apply(*seat_action)
+        seen = [observe(match, seat)["hands"] for seat in range(players)]
+        with shot_on_failure(page, tmp_path, f"known-{index}"):
+            open_at(page, site.url(idx, "all", index), index)
+            drawn = page.eval_on_selector_all("#table .card[data-zone=hand]:not(.empty)", """els => els.map(e =>
+                [Number(e.dataset.seat), Number(e.dataset.slot), e.querySelector('.known').dataset.known])""")
+            assert drawn
+            for s, slot, known in drawn:
+                wanted = [t for t in range(players) if seen[t][s][slot] not in (None, "?")]
+                assert known == ",".join(map(str, wanted)), (index, s, slot)
+
+
+def test_each_seats_decision_times_of_the_match_are_shown(sites, page, tmp_path):
+    """Under the scores, each seat's mean and slowest milliseconds a decision in this match, as stored with
+    its results (a replay holds no times: it is the same bytes whenever the match is played again)."""
+    site = sites["standard"]
+    row = site.rows[0]
+    with shot_on_failure(page, tmp_path, "timing"):
+        open_at(page, site.url(row["idx"]), 0)
+        for seat, stats in enumerate(row["stats"]):
+            wanted = (f"{round(stats['think_ms'] / stats['decisions'], 1):g} ({round(stats['max_ms'], 1):g})"
+                      if stats["decisions"] else "-")
+            assert page.text_content(f'[data-ms-seat="{seat}"]') == wanted

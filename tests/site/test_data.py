@@ -175,6 +175,30 @@ def test_log_tail_keeps_the_last_lines_and_characters():
     assert data.log_tail("") == ""
 
 
+PY_TRACE = """player: thinking
+Traceback (most recent call last):
+  File "bot.py", line 40, in act
+    return choose(state["hel"])
+                  ~~~~~^^^^^^^
+KeyError: 'hel'
+falling back to legal[0]
+"""
+
+
+@pytest.mark.parametrize("text,line", [
+    (PY_TRACE, "KeyError: 'hel'"),  # a traceback: its exception line, not the lines printed after it
+    ("Traceback (most recent call last):\n  File \"a.py\", line 1\nValueError: x\n\nDuring handling of the above "
+     "exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"a.py\", line 3\n"
+     "RuntimeError: y\n", "RuntimeError: y"),  # chained: the last one raised
+    ("start\nTypeError: s.held is not a function\n    at act (/bot/bot.js:12:9)\n    at main (/bot/bot.js:40:3)\n",
+     "TypeError: s.held is not a function"),  # JavaScript: the line above its stack
+    ("one\ntwo\n\n", "two"),  # nothing named: the last line
+    ("", ""),
+])
+def test_the_exception_line_of_a_bots_stderr(text, line):
+    assert data.exception_line(text) == line
+
+
 def test_match_list_has_every_match_in_order(made):
     snapshot = data.read_snapshot(made)
     matches = data.match_list(snapshot)

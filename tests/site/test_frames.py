@@ -21,7 +21,7 @@ from arena.site.frames import FORMAT, build_frames, frames_for_file
 from tests.game.conftest import codes_in
 
 TABLE_KEYS = ("r", "ph", "tm", "w", "st", "dl", "cabo", "h", "d", "dn", "dk", "held", "hs", "hf", "lk", "tot", "ro",
-              "ff")
+              "ff", "hv")
 CONFIGS = [("standard", {}), ("espanola", {"rounds": 3})]
 
 
@@ -47,9 +47,10 @@ def expand(frames: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def play(preset: str, options: dict[str, Any], players: int, seed: int, notes: bool = False,
+def play(preset: str, options: dict[str, Any], players: int, seed: int, notes: bool = False, logs: bool = True,
          ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A random match as a replay file's header and records (with a fault, a forfeit and logs if ``notes``)."""
+    """A random match as a replay file's header and records (with a fault, a forfeit and, if ``logs``, the
+    faulting bot's log, if ``notes``): the log holds what the bot wrote, as the arena stores it."""
     match = Match(make_rules(preset, options), players, seed)
     rng = random.Random(seed)
     while not match.over:
@@ -68,11 +69,11 @@ def play(preset: str, options: dict[str, Any], players: int, seed: int, notes: b
         decision = len(match.history) // 2
         seat = match.history[decision][0]
         before = [
-            {"type": "log", "seat": seat, "decision": decision, "text": "thinking hard SECRET-LOG\n"},
+            {"type": "log", "seat": seat, "decision": decision, "text": "thinking hard SECRET-LOG\nSECRET-STDERR\n"},
             {"type": "fault", "seat": seat, "bot": f"bot{seat}", "kind": "timeout", "detail": "SECRET-DETAIL",
-             "stderr": "SECRET-STDERR\n", "round": 1, "decision": decision},
+             "stderr": "thinking hard SECRET-LOG\nSECRET-STDERR\n", "round": 1, "decision": decision},
             {"type": "forfeit", "seat": seat, "bot": f"bot{seat}", "decision": decision, "round": 1},
-        ]
+        ][0 if logs else 1:]
         by = {d: "fallback" for d in range(decision, len(match.history)) if match.history[d][0] == seat}
         forfeited[seat] = True
         places = [players if s == seat else 1 + sum(1 for t in range(players) if t != seat and totals[t] < totals[s])
@@ -187,12 +188,54 @@ def test_the_last_step_holds_the_stored_result_and_the_marks():
     assert last["ff"] == [faulty]
     entries = [e for s in frames["steps"] for e in s["log"]]
     fault = next(e for e in entries if e[0] == "fault")
-    assert "SECRET-DETAIL" in fault[1] and "SECRET-STDERR" in fault[1]
+    assert "SECRET-DETAIL" in fault[1]
+    # what the bot wrote is shown once: in its log lines, which the fault's line does not repeat
+    assert sum(e[1].count("SECRET-STDERR") for e in entries) == 1 and "SECRET-STDERR" not in fault[1]
     for seat in range(4):  # another seat's fault: only its kind; another seat's log: not at all
         mine = seat == faulty
         assert ("SECRET-DETAIL" in fault[2][seat]) == mine and "timeout" in fault[2][seat]
         log = next(e for e in entries if e[0] == "botlog")
         assert (log[2][seat] is not None) == mine
+
+
+@pytest.mark.parametrize("preset,options", CONFIGS, ids=[c[0] for c in CONFIGS])
+def test_each_hand_value_is_what_the_rounds_scoring_adds(preset, options):
+    """``hv``: every hand's value at every step, by the rules' card values; at a round's end exactly the
+    sums its scoring used."""
+    header, records = play(preset, options, 3, 4)
+    frames = build_frames(header, records)
+    values = frames["values"]
+    assert values == make_rules(preset, options).value_map()
+    reveals = 0
+    for step in expand(frames):
+        assert step["hv"] == [sum(values[c] for c in hand if c is not None) for hand in step["h"]]
+        if step["k"] == "reveal":
+            assert step["hv"] == frames["rounds"][step["ro"] - 1]["sums"]
+            reveals += 1
+    assert reveals == len(frames["rounds"]) > 0
+
+
+def test_a_fault_shows_the_end_of_stderr_when_the_replay_has_no_log_of_that_bot():
+    header, records = play("standard", {}, 4, 3, notes=True, logs=False)
+    entries = [e for s in build_frames(header, records)["steps"] for e in s["log"]]
+    fault = next(e for e in entries if e[0] == "fault")
+    assert "stderr| SECRET-STDERR" in fault[1] and not any(e[0] == "botlog" for e in entries)
+
+
+@pytest.mark.parametrize("logs", [True, False])
+def test_each_fault_is_placed_at_the_step_that_shows_it(logs):
+    """The report links a fault by its decision; ``faults`` names the step whose log holds its line and
+    whose ``fl`` marks its seat: the first step after that decision's action."""
+    header, records = play("standard", {}, 4, 3, notes=True, logs=logs)
+    frames = build_frames(header, records)
+    fault = next(r for r in records if r["type"] == "fault")
+    assert len(frames["faults"]) == 1
+    seat, decision, index = frames["faults"][0]
+    assert (seat, decision) == (fault["seat"], fault["decision"]) and decision > 0
+    step = frames["steps"][index]
+    assert seat in step["fl"] and any(e[0] == "fault" for e in step["log"])
+    assert step["n"] > decision and all(s["n"] <= decision for s in frames["steps"][:index])
+    assert build_frames(*play("standard", {}, 4, 3))["faults"] == []
 
 
 def test_frames_of_a_file_and_their_size(tmp_path):
@@ -249,7 +292,8 @@ def test_a_viewer_for_one_replay_file(tmp_path):
     assert script.startswith(prefix) and script.endswith(";\n")
     frames = json.loads(script[len(prefix):-2])
     assert frames["idx"] == 0 and frames == {**build_frames(header, records), "idx": 0}
-    assert {p.name for p in (tmp_path / "site").iterdir()} == {"viewer.html", "viewer.css", "viewer.js", "replays"}
+    assert {p.name for p in (tmp_path / "site").iterdir()} == {"viewer.html", "viewer.css", "viewer.js", "replays",
+                                                               ".arena-replay-viewer"}
 
 
 def test_record_types_the_viewer_does_not_know_are_ignored():

@@ -147,8 +147,12 @@ def test_faults_pages_show_each_fault_with_its_log(site):
     text = (out / "faults.html").read_text()
     assert text.count('<details class="fault">') == min(len(faults), pages.FAULT_DETAILS)
     assert "FAULT-MARKER &lt;b&gt;&quot;bad&quot;&lt;/b&gt; &amp; &#x27;quoted&#x27;" in text
-    for fault in faults[-5:]:
-        assert f'viewer.html#match={fault["index"]}&amp;seat={fault["seat"]}' in text
+    for fault in faults[-5:]:  # opening the step of that fault: the viewer maps the decision to it
+        assert (f'viewer.html#match={fault["index"]}&amp;seat={fault["seat"]}&amp;decision={fault["decision"]}"'
+                in text)
+    # the line saying what went wrong, first: in the summary, seen before the box is opened
+    assert ('<code class="raised">FAULT-MARKER &lt;b&gt;&quot;bad&quot;&lt;/b&gt; &amp; &#x27;quoted&#x27;</code>'
+            "</summary>") in text
     alpha = (out / "bots" / "alpha.html").read_text()
     assert alpha.count('<details class="fault">') == sum(f["bot"] == "alpha" for f in faults)
     assert (out / "bots" / "foo@v2.html").read_text().count('<details class="fault">') == 0

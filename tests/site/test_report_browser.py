@@ -131,3 +131,56 @@ def test_ten_thousand_matches_are_usable_at_once(page, tmp_path):
     page.goto((out / "matches.html").as_uri())
     page.wait_for_function("document.getElementById('match-count').textContent === '10000 matches'")
     assert len(column(page, "#matches", 0)) == 100
+
+
+TRACEBACK = ("player: thinking {n}\n" * 12 + "Traceback (most recent call last):\n"
+             + '  File "bot.py", line {n}, in act\n    return choose(state["hel"])\n' * 5 + "KeyError: 'hel'\n")
+
+
+def test_a_fault_shows_its_exception_line_first_and_its_whole_tail(page, tmp_path, monkeypatch):
+    from . import synthetic
+
+    monkeypatch.setattr(synthetic, "FAULT_TEXT", TRACEBACK)
+    results = tmp_path / "results"
+    synthetic_store(results, 40, ["alpha", "beta"], faulty=["alpha"], voided=0)
+    out = build_report(results)
+    page.goto((out / "faults.html").as_uri())
+    fault = page.locator("details.fault:has(pre:has-text('Traceback'))").first  # the others: the log's end
+    raised = fault.locator("code.raised")
+    assert raised.is_visible() and raised.text_content() == "KeyError: 'hel'"  # before the entry is opened
+    fault.locator("summary").click()
+    pre = fault.locator("pre")
+    assert (pre.text_content() or "").endswith("KeyError: 'hel'")
+    # nothing of the tail is hidden in the box: its last line is on the screen once scrolled to
+    assert pre.evaluate("e => e.scrollHeight <= e.clientHeight && e.scrollWidth <= e.clientWidth")
+
+
+@pytest.fixture
+def served_faults(tmp_path) -> Iterator[tuple[str, Path]]:
+    results = tmp_path / "results"
+    synthetic_store(results, 300, ["alpha", "beta", "gamma"], faulty=["alpha", "beta"], voided=0)
+    server, _ = make_server(results, "127.0.0.1", 0, interval=0)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    try:
+        yield f"http://{host}:{port}/", results
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_served_page_keeps_its_scroll_and_opened_entries_when_it_reloads(page, served_faults):
+    base, results = served_faults
+    page.goto(base + "faults.html")
+    keys = page.eval_on_selector_all("details.fault > summary", "ss => ss.map(s => s.dataset.key)")
+    assert len(keys) > 30 and len(set(keys)) == len(keys)
+    for key in (keys[3], keys[20]):
+        page.click(f'details.fault > summary[data-key="{key}"]', position={"x": 2, "y": 2})
+    page.evaluate("window.scrollTo(0, 700); window.notReloaded = true")
+    add_match(results, 300, ["beta", "alpha"], [1, 2], deal="d-new", rotation=0)
+    add_match(results, 301, ["alpha", "beta"], [2, 1], deal="d-new", rotation=1)
+    page.wait_for_function("window.notReloaded === undefined && document.readyState === 'complete'", timeout=15_000)
+    page.wait_for_function("window.scrollY === 700", timeout=5_000)
+    opened = page.eval_on_selector_all("details.fault[open] > summary", "ss => ss.map(s => s.dataset.key)")
+    assert sorted(opened) == sorted([keys[3], keys[20]])

@@ -8,6 +8,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 
+from .synthetic import synthetic_store
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -28,3 +30,38 @@ def test_a_file_that_is_no_replay_is_one_line(tmp_path):
     bad.write_text('{"type": "nothing"}\n')
     result = CliRunner().invoke(main, ["replay", str(bad), "--html", str(tmp_path / "view")])
     assert result.exit_code == 1 and result.output.count("\n") == 1 and str(bad) in result.output
+
+
+def _played(tmp_path: Path) -> Path:
+    replay = tmp_path / "m.jsonl"
+    played = CliRunner().invoke(main, ["play", str(ROOT / "bots" / "random"), str(ROOT / "bots" / "random"),
+                                       "--seed", "3", "--sandbox", "none", "--replay", str(replay)])
+    assert played.exit_code == 0, played.output
+    return replay
+
+
+def test_it_refuses_a_directory_it_did_not_write_and_writes_its_own_again(tmp_path):
+    from arena.site.build import build_report
+    from arena.site.viewer import SINGLE_MARKER
+
+    replay = _played(tmp_path)
+    results = tmp_path / "results"
+    synthetic_store(results, 4, ["a", "b"], voided=0)
+    report = build_report(results)
+    before = sorted(p.relative_to(report) for p in report.rglob("*"))
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "todo.txt").write_text("mine\n")
+    for target, what in ((report, "a tournament's report"), (mine, "files that arena replay --html did not write")):
+        result = CliRunner().invoke(main, ["replay", str(replay), "--html", str(target)])
+        assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+        assert f"{target} holds {what}" in result.output
+    assert sorted(p.relative_to(report) for p in report.rglob("*")) == before  # nothing written
+    assert sorted(p.name for p in mine.iterdir()) == ["todo.txt"]
+    view = tmp_path / "view"
+    for _ in range(2):  # a new directory, then the one it wrote
+        result = CliRunner().invoke(main, ["replay", str(replay), "--html", str(view)])
+        assert result.exit_code == 0, result.output
+    assert (view / SINGLE_MARKER).is_file()
+    # no report beside it: the page's match list says so, and the page shows no link to one (test_browser)
+    assert (view / "replays" / "index.js").read_text().endswith("window.ARENA_REPORT = false;\n")

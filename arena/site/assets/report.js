@@ -163,6 +163,36 @@
   }
 
   // ---------------------------------------------------------------- live: served over http, reload on a new report
+  // What a reload would lose is kept for the page that replaces this one (sessionStorage, this tab only):
+  // the scroll position and the opened entries (<details> whose <summary data-key> names them); the sort and
+  // filter are in the address.
+  var KEPT = "arena-report-kept";
+
+  function keep() {
+    var open = Array.prototype.map.call(document.querySelectorAll("details[open] > summary[data-key]"),
+      function (s) { return s.getAttribute("data-key"); });
+    try {
+      sessionStorage.setItem(KEPT, JSON.stringify({ path: location.pathname, x: window.scrollX, y: window.scrollY,
+        open: open }));
+    } catch (e) { /* storage refused (private mode, full): the reload starts at the top */ }
+  }
+
+  function restore() {
+    var kept = null;
+    try {
+      kept = JSON.parse(sessionStorage.getItem(KEPT) || "null");
+      sessionStorage.removeItem(KEPT);
+    } catch (e) { return; }
+    if ("scrollRestoration" in history) history.scrollRestoration = "auto";  // a reload of the reader's own: as usual
+    if (!kept || kept.path !== location.pathname) return;
+    var open = {};
+    (Array.isArray(kept.open) ? kept.open : []).forEach(function (k) { open[k] = true; });
+    Array.prototype.forEach.call(document.querySelectorAll("details > summary[data-key]"), function (s) {
+      if (open[s.getAttribute("data-key")] === true) s.parentNode.open = true;
+    });
+    window.scrollTo(Number(kept.x) || 0, Number(kept.y) || 0);
+  }
+
   function live() {
     if (!/^https?:$/.test(location.protocol)) return;
     var meta = document.querySelector('meta[name="arena-version"]');
@@ -172,7 +202,12 @@
     setInterval(function () {
       fetch(root + "version.json", { cache: "no-store" })
         .then(function (r) { return r.ok ? r.json() : null; })
-        .then(function (v) { if (v && v.version && v.version !== mine) location.reload(); })
+        .then(function (v) {
+          if (!v || !v.version || v.version === mine) return;
+          keep();
+          if ("scrollRestoration" in history) history.scrollRestoration = "manual";  // restore() does it, once built
+          location.reload();
+        })
         .catch(function () {});
     }, 5000);
   }
@@ -181,6 +216,7 @@
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), sortable);
     var matches = document.getElementById("matches");
     if (matches && window.ARENA_MATCH_LIST) matchList(matches, window.ARENA_MATCH_LIST);
+    if (/^https?:$/.test(location.protocol)) restore();
     live();
   });
 })();

@@ -2,14 +2,15 @@
  *
  * It draws the frames arena/site/frames.py wrote and derives nothing about cards: a seat's
  * view is the one the arena computed with the functions that build what a bot is sent.
- * URL: viewer.html#match=<idx>&seat=<all|n>&step=<k>. Replays load on demand from
+ * URL: viewer.html#match=<idx>&seat=<all|n>&step=<k>, or &decision=<d> instead of the step: the step
+ * showing the fault of that decision (the report numbers faults so). Replays load on demand from
  * replays/<idx>.js (a script setting window.ARENA_REPLAY: file:// pages may not fetch()).
  */
 (function () {
   "use strict";
 
   var TABLE_KEYS = ["r", "ph", "tm", "w", "st", "dl", "cabo", "h", "d", "dn", "dk", "held", "hs", "hf", "lk",
-    "tot", "ro", "ff"];
+    "tot", "ro", "ff", "hv"];
   var FRENCH = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   var FRENCH_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   var FRENCH_RANKS = { A: "ace", T: "ten", J: "jack", Q: "queen", K: "king" };
@@ -124,6 +125,13 @@
       else { pip.textContent = FRENCH[code.charAt(1)] || code.charAt(1); }
       card.appendChild(rank);
       card.appendChild(pip);
+      if (replay && replay.values && replay.values[code] !== undefined) {  // the rules' value, as in hello
+        var value = document.createElement("span");
+        value.className = "value";
+        value.textContent = replay.values[code];
+        value.title = "value " + replay.values[code];
+        card.appendChild(value);
+      }
     }
     return card;
   }
@@ -156,6 +164,22 @@
     return b;
   }
 
+  /* Which seats know the card in seat ``s``'s slot: those whose own view (the frames' per-seat views,
+   * from observe()) shows it face up. Nothing is worked out here: it is read off those views. */
+  function knownBy(step, s, slot) {
+    var seats = [];
+    for (var t = 0; t < replay.players; t++) {
+      var seen = step.v[t].hands[s];
+      if (seen && seen[slot] !== null && seen[slot] !== undefined && seen[slot] !== "?") { seats.push(t); }
+    }
+    var known = document.createElement("span");
+    known.className = "known";
+    known.dataset.known = seats.join(",");
+    known.textContent = seats.length ? seats.join(" ") : "\u2013";
+    known.title = seats.length ? "known to " + seats.map(who).join(", ") : "known to no seat";
+    return known;
+  }
+
   function drawTable(step) {
     var me = seatOf();
     var table = el("table");
@@ -184,6 +208,11 @@
       if (step.fl.indexOf(s) >= 0) { name.appendChild(badge("FAULT", "fault", "this bot faulted here")); }
       if (step.fb.indexOf(s) >= 0) { name.appendChild(badge("fallback", "fallback", "moved by the fallback policy")); }
       if (step.ff.indexOf(s) >= 0) { name.appendChild(badge("FORFEITED", "forfeit", "the fallback policy plays this seat")); }
+      if (me === null && step.hv) {  // the frames' hand value: every card, so only in the omniscient view
+        var worth = badge("hand " + step.hv[s], "hand-value", "the value of this hand now: the sum of its cards");
+        worth.dataset.handValue = s;
+        name.appendChild(worth);
+      }
       var total = document.createElement("span");
       total.className = "total";
       total.dataset.seatTotal = s;
@@ -193,8 +222,8 @@
       panel.appendChild(name);
 
       var hand = document.createElement("div");
-      hand.className = "hand";
       var cards = me === null ? step.h[s] : step.v[me].hands[s];
+      hand.className = (cards.length > 6 ? "hand many" : "hand") + (me === null ? " omniscient" : "");
       cards.forEach(function (code, slot) {
         var card = makeCard(code, replay.deck, "hand");
         card.dataset.seat = s;
@@ -205,6 +234,7 @@
         mark.className = "slot";
         mark.textContent = slot;
         card.appendChild(mark);
+        if (me === null && code !== null) { card.appendChild(knownBy(step, s, slot)); }
         hand.appendChild(card);
       });
       panel.appendChild(hand);
@@ -271,6 +301,22 @@
         (round.ended === "turn_limit" ? " \u00b7 turn limit" : "") + "</td>");
       for (s = 0; s < n; s++) {
         html.push("<td>" + (round.scores[s] > 0 ? "+" : "") + round.scores[s] + "</td>");
+      }
+      html.push("</tr>");
+    }
+    if (seatOf() === null && step.hv && step.k !== "reveal" && !last) {  // the round being played, if it ended now
+      html.push('<tr class="now" title="the sum of each hand now (omniscient view only)"><td>' + step.r +
+        " \u00b7 hands now</td>");
+      for (s = 0; s < n; s++) { html.push('<td data-now-seat="' + s + '">' + step.hv[s] + "</td>"); }
+      html.push("</tr>");
+    }
+    var listed = matches.filter(function (m) { return String(m.idx) === String(view.match); })[0];
+    if (listed && Array.isArray(listed.ms)) {  // this match's timings as stored with its results
+      html.push('<tr class="timing" title="mean and slowest time from asking the bot to reading its reply, ' +
+        'in this match"><td>ms/decision (slowest)</td>');
+      for (s = 0; s < n; s++) {
+        var t = listed.ms[s];
+        html.push('<td data-ms-seat="' + s + '">' + (Array.isArray(t) ? t[0] + " (" + t[1] + ")" : "-") + "</td>");
       }
       html.push("</tr>");
     }
@@ -364,16 +410,24 @@
     el("link").href = text;
   }
 
+  /* The address's values: a part that is not "key=value" or does not decode is left out. */
   function parseHash() {
     var out = {};
     location.hash.replace(/^#/, "").split("&").forEach(function (part) {
       var kv = part.split("=");
-      if (kv[0]) { out[decodeURIComponent(kv[0])] = decodeURIComponent(kv[1] || ""); }
+      try {
+        if (kv[0]) { out[decodeURIComponent(kv[0])] = decodeURIComponent(kv[1] || ""); }
+      } catch (error) { /* a broken %-escape: as if the part were not there */ }
     });
     return out;
   }
 
+  var WHOLE = /^[0-9]{1,9}$/;  // a match index, seat or step as the address may give it
+
+  function whole(text) { return typeof text === "string" && WHOLE.test(text) ? Number(text) : null; }
+
   function go(step) {
+    if (!el("message").hidden && replay) { message(""); }  // a note about the last jump, now stale
     view.step = step;
     render();
   }
@@ -381,6 +435,34 @@
   function step(delta) {
     if (!replay) { return; }
     go(Math.max(0, Math.min(replay.steps.length - 1, view.step + delta)));
+  }
+
+  /* The nearest step after (``direction`` 1) or before (-1) the current one whose log, as the current view
+   * shows it, has an entry of one of the classes ``kinds`` (space-separated); null if none. */
+  function nearest(kinds, direction) {
+    var wanted = kinds.split(" ");
+    var found = null;
+    logEntries.forEach(function (pair) {
+      var index = pair[0];
+      if (!wanted.some(function (k) { return pair[1].classList.contains(k); })) { return; }
+      if (direction > 0 && index > view.step && (found === null || index < found)) { found = index; }
+      if (direction < 0 && index < view.step && (found === null || index > found)) { found = index; }
+    });
+    return found;
+  }
+
+  function jump(direction) {
+    if (!replay) { return; }
+    stop();
+    var target = nearest(el("kind").value, direction);
+    if (target === null) {
+      var option = el("kind").selectedOptions[0];
+      message("no " + (option ? option.textContent : "such event") + (direction > 0 ? " after" : " before") +
+        " this step" + (view.seat === "all" ? "" : " in this view"));
+      return;
+    }
+    message("");
+    go(target);
   }
 
   function stop() {
@@ -443,7 +525,21 @@
       "only what " + who(me) + " was sent: the cards it did not know are face down";
   }
 
-  function show(match, seat, stepIndex) {
+  /* The step at which the fault of ``decision`` (by ``seat``, when a seat is given) is shown, as the frames
+   * say; for frames without that list, the first step after that decision's action. */
+  function faultStep(decision, seat) {
+    var faults = replay.faults || [];
+    var mine = faults.filter(function (f) { return f[1] === decision && (seat === null || f[0] === seat); });
+    var any = faults.filter(function (f) { return f[1] === decision; });
+    var found = mine.length ? mine[0] : any[0];
+    if (found) { return found[2]; }
+    for (var i = 0; i < replay.steps.length; i++) {
+      if (replay.steps[i].n > decision) { return i; }
+    }
+    return replay.steps.length - 1;
+  }
+
+  function show(match, seat, stepIndex, decision) {
     var changed = view.match !== match || !replay;
     view.match = match;
     view.seat = seat;
@@ -453,15 +549,17 @@
       logFor = null;
       setupMatch();
     }
-    if (view.seat !== "all" && !(Number(view.seat) >= 0 && Number(view.seat) < replay.players)) { view.seat = "all"; }
+    var number = whole(view.seat);  // "1.5", "-1", "x", a seat the match has not: the omniscient view
+    view.seat = number !== null && number < replay.players ? String(number) : "all";
+    if (decision !== null && decision !== undefined) { view.step = faultStep(decision, number); }
     note();
     render();
   }
 
   /* Load replays/<match>.js (once) and show it. */
-  function open(match, seat, stepIndex) {
+  function open(match, seat, stepIndex, decision) {
     stop();
-    if (cache[match]) { message(""); show(match, seat, stepIndex); return; }
+    if (Object.prototype.hasOwnProperty.call(cache, match)) { message(""); show(match, seat, stepIndex, decision); return; }
     var listed = matches.filter(function (m) { return String(m.idx) === String(match); })[0];
     if (listed && listed.unreadable) { loading = null; message("replay unreadable: " + listed.unreadable); return; }
     var token = {};
@@ -476,7 +574,7 @@
       cache[match] = decode(window.ARENA_REPLAY);
       window.ARENA_REPLAY = undefined;
       message("");
-      show(match, seat, stepIndex);
+      show(match, seat, stepIndex, decision);
     };
     script.onerror = function () {
       script.remove();
@@ -485,24 +583,92 @@
     document.head.appendChild(script);
   }
 
+  /* Open what the address names. A value that is not what it should be (match and step whole numbers,
+   * seat "all" or a seat of the match) is quietly replaced by its default: the first match, the
+   * omniscient view, step 0. */
   function openFromHash() {
     var h = parseHash();
-    var match = h.match !== undefined && h.match !== "" ? h.match : (matches.length ? String(matches[0].idx) : null);
+    var number = whole(h.match);
+    var match = number !== null ? String(number) : (matches.length ? String(matches[0].idx) : null);
     if (match === null) { message("no match to show: open viewer.html#match=<index>"); return; }
-    var stepIndex = parseInt(h.step || "0", 10);
-    open(match, h.seat || "all", isNaN(stepIndex) ? 0 : stepIndex);
+    var stepIndex = whole(h.step);
+    var decision = stepIndex === null ? whole(h.decision) : null;
+    open(match, h.seat || "all", stepIndex === null ? 0 : stepIndex, decision);
+  }
+
+  function matchLine(m) {
+    var names = m.bots.map(function (b, s) { return b + " " + m.totals[s] + (m.forfeited[s] ? "*" : ""); });
+    return m.idx + ": " + names.join(" \u00b7 ") + (m.unreadable ? " (replay unreadable)" : "");
+  }
+
+  /* The matches that fit every word typed into the finder: a whole number is a match's index, any other
+   * word a part of its id or of a bot's name (whatever the case). */
+  function shownMatches() {
+    var words = el("find").value.toLowerCase().split(/\s+/).filter(Boolean);
+    if (!words.length) { return matches; }
+    return matches.filter(function (m) {
+      var line = ((m.match || "") + " " + m.bots.join(" ")).toLowerCase();
+      return words.every(function (w) { return WHOLE.test(w) ? String(m.idx) === w : line.indexOf(w) >= 0; });
+    });
   }
 
   function fillMatches() {
     var select = el("match");
+    var chosen = view.match !== null ? String(view.match) : select.value;
+    var shown = shownMatches();
     select.textContent = "";
-    matches.forEach(function (m) {
+    var listed = false;
+    shown.forEach(function (m) {
       var option = document.createElement("option");
       option.value = String(m.idx);
-      var names = m.bots.map(function (b, s) { return b + " " + m.totals[s] + (m.forfeited[s] ? "*" : ""); });
-      option.textContent = m.idx + ": " + names.join(" \u00b7 ") + (m.unreadable ? " (replay unreadable)" : "");
+      option.textContent = matchLine(m);
       select.appendChild(option);
+      listed = listed || option.value === chosen;
     });
+    if (chosen && !listed) {  // the match on the screen stays in the list, first, whatever is typed
+      var current = matches.filter(function (m) { return String(m.idx) === chosen; })[0];
+      var option = document.createElement("option");
+      option.value = chosen;
+      option.textContent = current ? matchLine(current) : chosen;
+      select.insertBefore(option, select.firstChild);
+    }
+    if (chosen) { select.value = chosen; }
+    el("found").textContent = el("find").value.trim() ? shown.length + " of " + matches.length + " matches" : "";
+  }
+
+  /* Load replays/index.js (``again``: past any cached copy), then call ``done``. */
+  function loadMatches(again, done) {
+    var script = document.createElement("script");
+    script.src = "replays/index.js" + (again ? "?" + Date.now() : "");
+    script.onload = function () {
+      script.remove();
+      matches = window.ARENA_MATCHES || [];
+      el("home").hidden = window.ARENA_REPORT === false;  // one replay file's viewer: no report to go back to
+      fillMatches();
+      done();
+    };
+    script.onerror = function () { script.remove(); done(); };
+    document.head.appendChild(script);
+  }
+
+  /* Served by ``arena serve``: when a newer report exists, take its match list, and nothing else. The
+   * page is not reloaded: the match shown never changes once stored, and a reload would stop the play
+   * and lose the place in the log of whoever is studying it. */
+  function live() {
+    if (!/^https?:$/.test(location.protocol)) { return; }
+    var seen = null;
+    function poll() {
+      fetch("version.json", { cache: "no-store" })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (v) {
+          if (!v || !v.version) { return; }
+          if (seen !== null && v.version !== seen) { loadMatches(true, function () { if (replay) { render(); } }); }
+          seen = v.version;
+        })
+        .catch(function () {});
+    }
+    poll();
+    setInterval(poll, 5000);
   }
 
   function wire() {
@@ -523,7 +689,15 @@
       render();
     });
     el("match").addEventListener("change", function () { open(el("match").value, "all", 0); });
-    ["seat", "round", "speed", "match"].forEach(function (id) {  // give the arrow keys back to the steps
+    el("prev-kind").addEventListener("click", function () { jump(-1); });
+    el("next-kind").addEventListener("click", function () { jump(1); });
+    el("find").addEventListener("input", fillMatches);
+    el("find").addEventListener("keydown", function (event) {
+      if (event.key !== "Enter") { return; }
+      var first = shownMatches()[0];
+      if (first) { open(String(first.idx), "all", 0); el("find").blur(); }
+    });
+    ["seat", "round", "speed", "match", "kind"].forEach(function (id) {  // give the arrow keys back to the steps
       el(id).addEventListener("change", function () { el(id).blur(); });
     });
     window.addEventListener("hashchange", openFromHash);
@@ -540,15 +714,8 @@
 
   function start() {
     wire();
-    var script = document.createElement("script");
-    script.src = "replays/index.js";
-    script.onload = function () {
-      matches = window.ARENA_MATCHES || [];
-      fillMatches();
-      openFromHash();
-    };
-    script.onerror = function () { openFromHash(); };
-    document.head.appendChild(script);
+    loadMatches(false, openFromHash);
+    live();
   }
 
   window.ArenaViewer = { state: function () { return { match: view.match, seat: view.seat, step: view.step,
