@@ -142,9 +142,9 @@ def chosen_action(msg: dict[str, Any], request_id: int, legal: list[dict[str, An
         index = msg["index"]
         if type(index) is not int or not 0 <= index < len(legal):
             raise BotError(f"{who}: bad index {index!r} (legal has {len(legal)})")
-        return legal[index]
+        return dict(legal[index])
     action = msg.get("action")
-    if action not in legal:
+    if not isinstance(action, dict) or action not in legal:
         raise BotError(f"{who}: action {action!r} is not legal")
     return action
 
@@ -152,8 +152,12 @@ def chosen_action(msg: dict[str, Any], request_id: int, legal: list[dict[str, An
 class Seat:
     """How the driver talks to one seat: ``hello`` returns the name, ``act`` the reply."""
 
-    def hello(self, msg: dict[str, Any]) -> str: ...
-    def act(self, msg: dict[str, Any]) -> dict[str, Any]: ...
+    def hello(self, msg: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def act(self, msg: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
     def notify(self, msg: dict[str, Any]) -> None: ...
 
 
@@ -166,7 +170,7 @@ class ProcSeat(Seat):
         reply = self.proc.recv()
         if reply.get("type") != "ready" or not isinstance(reply.get("name"), str):
             raise BotError(f"{self.proc.dir.name}: bad ready {reply!r}")
-        return reply["name"]
+        return str(reply["name"])
 
     def act(self, msg: dict[str, Any]) -> dict[str, Any]:
         self.proc.send(msg)

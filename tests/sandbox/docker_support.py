@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from typing import Any
 
 from arena.sandbox import docker as docker_sandbox
@@ -18,3 +19,30 @@ def leftovers(client: Any) -> list[str]:
         if owner_host == host and (pid == str(os.getpid()) or not os.path.exists(f"/proc/{pid}")):
             found.append(f"{info['Id'][:12]} {info['State']} owner={owner}")
     return found
+
+
+def has_image(engine: Any, image: str) -> bool:
+    """Whether ``image`` is on the engine."""
+    from docker.errors import ImageNotFound
+
+    try:
+        engine.api.inspect_image(image)
+    except ImageNotFound:
+        return False
+    return True
+
+
+def host_addresses() -> list[str]:
+    """This host's non-loopback IPv4 addresses (a listener there is what a bot must not reach)."""
+    found: set[str] = set()
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("1.1.1.1", 53))  # route lookup only, nothing is sent
+            found.add(s.getsockname()[0])
+    except OSError:
+        pass
+    try:
+        found.update(info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET))
+    except OSError:
+        pass
+    return sorted(ip for ip in found if not ip.startswith("127."))

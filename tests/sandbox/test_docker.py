@@ -58,7 +58,7 @@ from arena.sandbox import docker as docker_sandbox
 from arena.sandbox.orphans import pid_namespace
 
 from .conftest import Waits
-from .docker_support import leftovers
+from .docker_support import has_image, host_addresses, leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
 HELPERS = ROOT / "tests" / "docker"
@@ -241,7 +241,7 @@ def test_a_bot_runs_in_its_read_only_directory_with_a_writable_tmpdir(docker: Do
                                                                      tmp_path: Path) -> None:
     """As under none and bwrap (test_workdir.py): the bot opens its data file by relative path, cannot
     write beside it, and writes its TMPDIR. Needs the Debian base image for its Python."""
-    if not _has_image(engine, BASE):
+    if not has_image(engine, BASE):
         pytest.skip(f"no {BASE} on the engine: make it with docker/make-base-image.sh")
     directory = tmp_path / "bot"
     directory.mkdir()
@@ -263,16 +263,6 @@ def test_a_bot_runs_in_its_read_only_directory_with_a_writable_tmpdir(docker: Do
         assert ask(proc, "write /tmp/scratch") == "wrote /tmp/scratch"
         assert ask(proc, "read /tmp/scratch") == "read: written"
     assert sorted(p.name for p in directory.iterdir()) == ["bot.py", "weights.json"]
-
-
-def _has_image(engine: Any, image: str) -> bool:
-    from docker.errors import ImageNotFound
-
-    try:
-        engine.api.inspect_image(image)
-    except ImageNotFound:
-        return False
-    return True
 
 
 def test_memory_hog_is_oom_killed_and_the_match_goes_on(docker: DockerBackend) -> None:
@@ -420,7 +410,7 @@ def test_no_network(docker: DockerBackend) -> None:
         listener.bind(("0.0.0.0", 0))
         listener.listen(8)
         port = listener.getsockname()[1]
-        targets = [f"127.0.0.1:{port}"] + [f"{ip}:{port}" for ip in _host_addresses()]
+        targets = [f"127.0.0.1:{port}"] + [f"{ip}:{port}" for ip in host_addresses()]
         with started(docker, "network", *targets) as proc:
             proc.send(b"go\n", soon(5))
             report = json.loads(proc.readline(soon(20)))
@@ -428,22 +418,6 @@ def test_no_network(docker: DockerBackend) -> None:
     assert report.pop("interfaces") == ""  # loopback only
     assert "tcp 1.1.1.1:53" in report and "udp 1.1.1.1:53" in report and len(report) == 2 + len(targets)
     assert all(result.startswith("error") for result in report.values()), report
-
-
-def _host_addresses() -> list[str]:
-    """This host's non-loopback IPv4 addresses (a listener there is what a bot must not reach)."""
-    found: set[str] = set()
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("1.1.1.1", 53))  # route lookup only, nothing is sent
-            found.add(s.getsockname()[0])
-    except OSError:
-        pass
-    try:
-        found.update(info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET))
-    except OSError:
-        pass
-    return sorted(ip for ip in found if not ip.startswith("127."))
 
 
 def test_container_settings(docker: DockerBackend, engine: Any) -> None:

@@ -27,7 +27,7 @@ from arena.sandbox import docker_steps
 from arena.sandbox.docker_steps import OUTPUT_LIMIT, network_mode
 from arena.sandbox.steps import TIMED_OUT, Step
 
-from .docker_support import leftovers
+from .docker_support import has_image, host_addresses, leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "cabo-arena-base:bookworm"
@@ -47,20 +47,10 @@ def engine() -> Any:
     return docker_sandbox.connect()
 
 
-def _has_image(engine: Any, image: str) -> bool:
-    from docker.errors import ImageNotFound
-
-    try:
-        engine.api.inspect_image(image)
-    except ImageNotFound:
-        return False
-    return True
-
-
 @pytest.fixture(scope="module")
 def base(engine: Any) -> str:
     """The Debian base image, or skip: it takes minutes to make, so the tests do not make it."""
-    if not _has_image(engine, BASE):
+    if not has_image(engine, BASE):
         pytest.skip(f"no {BASE} on the engine: make it with docker/make-base-image.sh")
     return BASE
 
@@ -249,7 +239,7 @@ def test_without_network_nothing_can_be_reached(docker: DockerBackend, out: Path
         listener.bind(("0.0.0.0", 0))
         listener.listen(8)
         port = listener.getsockname()[1]
-        targets = [("1.1.1.1", 53), ("127.0.0.1", port)] + [(ip, port) for ip in _host_addresses()]
+        targets = [("1.1.1.1", 53), ("127.0.0.1", port)] + [(ip, port) for ip in host_addresses()]
         code, log = run(docker, probe(f"""
             import json, os, socket
             results = {{}}
@@ -269,7 +259,7 @@ def test_without_network_nothing_can_be_reached(docker: DockerBackend, out: Path
 
 
 def test_a_step_that_asks_for_the_network_gets_the_engines(docker: DockerBackend, engine: Any, out: Path) -> None:
-    addresses = _host_addresses()
+    addresses = host_addresses()
     if not addresses:
         pytest.skip("this host has no non-loopback IPv4 address to listen on")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
@@ -283,22 +273,6 @@ def test_a_step_that_asks_for_the_network_gets_the_engines(docker: DockerBackend
             """), out, network=True)
     assert (code, log) == (0, "connected\n")
     assert network_mode(engine.api, True) in ("bridge", "host")
-
-
-def _host_addresses() -> list[str]:
-    """This host's non-loopback IPv4 addresses."""
-    found: set[str] = set()
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("1.1.1.1", 53))  # route lookup only, nothing is sent
-            found.add(s.getsockname()[0])
-    except OSError:
-        pass
-    try:
-        found.update(str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET))
-    except OSError:
-        pass
-    return sorted(ip for ip in found if not ip.startswith("127."))
 
 
 def test_the_container_has_the_walls_and_labels_of_a_bots(docker: DockerBackend, engine: Any, out: Path,
@@ -424,7 +398,7 @@ def test_pip_from_the_arena_installs_into_a_venv_made_in_the_container(docker: D
 
 
 def test_a_c_build_with_gcc(docker: DockerBackend, engine: Any, out: Path) -> None:
-    if not _has_image(engine, GCC):
+    if not has_image(engine, GCC):
         pytest.skip(f"no {GCC} on the engine (an image with gcc): build it with tests/docker/build-gcc-image.sh")
     (out / "bot.c").write_text('#include <stdio.h>\nint main(void) { puts("built"); return 0; }\n')
     code, log = run(docker, ["gcc", "-O2", "-o", "bot", "bot.c"], out, image=GCC)

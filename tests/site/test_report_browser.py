@@ -94,10 +94,8 @@ def test_a_bot_page_link_opens_the_match_list_filtered(page, site):
                            "?.endsWith('matches of ' + n)", arg=HOSTILE, timeout=15_000)
 
 
-@pytest.fixture
-def served(tmp_path) -> Iterator[tuple[str, Path]]:
-    results = tmp_path / "results"
-    synthetic_store(results, 20, ["alpha", "beta"], voided=0)
+def _serving(results: Path) -> Iterator[tuple[str, Path]]:
+    """``arena serve`` of ``results`` in a thread: its address and the results directory."""
     server, _ = make_server(results, "127.0.0.1", 0, interval=0)
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
@@ -107,6 +105,13 @@ def served(tmp_path) -> Iterator[tuple[str, Path]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def served(tmp_path) -> Iterator[tuple[str, Path]]:
+    results = tmp_path / "results"
+    synthetic_store(results, 20, ["alpha", "beta"], voided=0)
+    yield from _serving(results)
 
 
 def test_a_served_page_reloads_when_matches_arrive(page, served):
@@ -159,15 +164,7 @@ def test_a_fault_shows_its_exception_line_first_and_its_whole_tail(page, tmp_pat
 def served_faults(tmp_path) -> Iterator[tuple[str, Path]]:
     results = tmp_path / "results"
     synthetic_store(results, 300, ["alpha", "beta", "gamma"], faulty=["alpha", "beta"], voided=0)
-    server, _ = make_server(results, "127.0.0.1", 0, interval=0)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
-    try:
-        yield f"http://{host}:{port}/", results
-    finally:
-        server.shutdown()
-        server.server_close()
+    yield from _serving(results)
 
 
 def test_a_served_page_keeps_its_scroll_and_opened_entries_when_it_reloads(page, served_faults):
