@@ -36,6 +36,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
         db.execute("DROP TABLE logs")
         db.execute("DROP TABLE ladder_bots")
         db.execute("DROP TABLE ladder_ratings")
+        db.execute("DROP TABLE decision_times")
         db.execute("DELETE FROM matches WHERE idx = 1")
     db.execute("PRAGMA user_version = 0")
     db.close()
@@ -47,7 +48,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
     assert (summary.skipped, summary.played) == (1, 1)
     db = sqlite3.connect(config.output / "results.sqlite")
     try:
-        assert schema.version(db) == schema.VERSION == 4 and schema.has_table(db, "voided")
+        assert schema.version(db) == schema.VERSION == 5 and schema.has_table(db, "voided")
         assert db.execute("SELECT COUNT(*) FROM matches").fetchone() == (2,)
     finally:
         db.close()
