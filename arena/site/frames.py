@@ -53,7 +53,8 @@ when equal to the previous step's, so a reader carries them forward::
     fb, fl  seats moved by the fallback policy / that faulted in this step (absent: none)
     t     [[seat, ms, slow], ...] the actions of this step that a bot chose, in order, each with the
           milliseconds it took from the arena's request to its reply; ``slow`` is 1 for one of the
-          match's slowest decisions (see ``slow``), else 0 (absent: no stored times for them)
+          match's slowest decisions (see ``slow``), else 0 (absent: no stored times for them). A
+          seat's view shows only that seat's own times: its bot was never told the others'.
 
 A fault's line carries the end of the bot's stderr only when the replay holds no log of that
 seat from that decision on: otherwise the seat's ``log|`` lines of the same step show it, once.
@@ -338,8 +339,10 @@ class _Builder:
         self.timed.append([seat, ms, int(slow)])
         if slow:
             self.slow.append([decision])
-            self.pending.append(["slow", f"SLOW {self.who(seat)} took {ms:.1f} ms for decision {decision}, one of "
-                                 f"the match's {SLOWEST} slowest"])
+            # Like the status line's times, shown in the omniscient view and in that seat's own view only.
+            text = (f"SLOW {self.who(seat)} took {ms:.1f} ms for decision {decision}, one of the match's "
+                    f"{SLOWEST} slowest")
+            self.pending.append(["slow", text, [1 if s == seat else None for s in range(self.players)]])
 
     def fault_entry(self, record: dict[str, Any]) -> None:
         seat = int(record["seat"])

@@ -613,6 +613,12 @@ def test_each_decisions_time_is_shown_at_its_step_and_the_slowest_are_found_by_a
             seat = seats[decision]
             assert [s[:2] for s in shown] == [[seat, times[decision]]], (index, decision)
             assert f"{names[seat]}@{seat} thought {times[decision]:.1f} ms" in shown[0][2]
+        index, decision = timed[0]  # a seat's view: its own times only, as its bot was told nothing of the others'
+        open_at(page, site.url(row["idx"], seats[decision], index), index)
+        own = page.eval_on_selector_all("#times .time", "els => els.map(e => Number(e.dataset.ms))")
+        assert own == [times[decision]]
+        open_at(page, site.url(row["idx"], (seats[decision] + 1) % len(names), index), index)
+        assert page.locator("#times").count() == 0
         index, decision = untimed[0]
         open_at(page, site.url(row["idx"], "all", index), index)
         assert page.locator("#times").count() == 0

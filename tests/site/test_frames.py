@@ -256,7 +256,8 @@ def test_each_decisions_stored_time_is_shown_at_its_step_and_the_slowest_are_mar
     for decision, index in frames["slow"]:
         step = frames["steps"][index]
         assert [decision + 0.5, 1] in [t[1:] for t in step["t"]]
-        assert any(e[0] == "slow" and f"took {decision + 0.5:.1f} ms for decision {decision}" in e[1]
+        own = [1 if s == moves[decision]["seat"] else None for s in range(4)]  # not shown to the other seats
+        assert any(e[0] == "slow" and f"took {decision + 0.5:.1f} ms for decision {decision}" in e[1] and e[2] == own
                    for e in step["log"])
     assert sum(t[2] for step in frames["steps"] for t in step.get("t", [])) == SLOWEST
 

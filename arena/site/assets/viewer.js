@@ -288,13 +288,15 @@
       status.appendChild(k);
     }
     status.appendChild(document.createTextNode(parts.join(" \u00b7 ")));
-    if (step.t && step.t.length) {  // each decision's time, as the results store kept it (not in the replay)
+    var me = seatOf();  // a seat's view shows its own times only: its bot was never told the others'
+    var timed = (step.t || []).filter(function (entry) { return me === null || entry[0] === me; });
+    if (timed.length) {  // each decision's time, as the results store kept it (not in the replay)
       var times = document.createElement("span");
       times.className = "times";
       times.id = "times";
       times.title = "from the arena sending the request to reading the reply";
       times.appendChild(document.createTextNode(" \u00b7 "));
-      step.t.forEach(function (entry, i) {
+      timed.forEach(function (entry, i) {
         var one = document.createElement("span");
         one.className = "time" + (entry[2] ? " slow" : "");
         one.dataset.seat = entry[0];
