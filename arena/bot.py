@@ -53,6 +53,8 @@ class BotLink:
         self.decisions = 0
         self.think_ms = 0.0
         self.max_ms = 0.0
+        self.last_ms = 0.0
+        """Milliseconds from sending the last request to reading its reply (the outcome keeps each)."""
         self.reported_name = ""
         self.timed_out: set[int] = set()
         """Ids of requests that timed out: a late reply to one of them is dropped, not a fault."""
@@ -185,6 +187,7 @@ class BotLink:
 
     def _charge(self, now: float) -> None:
         used = (now - self.sent_at) * 1000.0
+        self.last_ms = used
         self.decisions += 1
         self.think_ms += used
         self.max_ms = max(self.max_ms, used)

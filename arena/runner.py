@@ -135,6 +135,11 @@ class MatchOutcome:
     logs: tuple[str, ...] = field(default=(), repr=False)
     """Per seat, the end of what its bot wrote on stderr during this match (``limits.log_bytes``
     at most, after a cut marker when more was written); see :mod:`arena.seatlog`."""
+    decision_ms: tuple[float | None, ...] = field(default=(), repr=False)
+    """Per decision, in order (one per action applied, so ``decisions`` long at most), the milliseconds
+    from sending ``act`` to reading the reply, to 0.1 ms; None where the bot did not choose (the
+    fallback policy did). Kept here, not in the replay: a replayed match gives the same replay bytes,
+    and times never repeat. Empty in an outcome from before times were kept."""
 
     def replay_text(self) -> str:
         return gzip.decompress(self.replay).decode()
@@ -184,6 +189,8 @@ class _Table:
         """Replay records of faults and forfeits, in the order they happened."""
         self.fallback_moves: list[int] = []
         """Decision numbers of the actions the fallback policy chose."""
+        self.reply_ms: dict[int, float] = {}
+        """Decision number -> milliseconds its bot took to choose it (:attr:`MatchOutcome.decision_ms`)."""
         self.cursor = [0] * self.players
         self.request_id = 0
         self.logs = [SeatLog(job.limits.log_bytes) for _ in range(self.players)]
@@ -317,6 +324,8 @@ class _Table:
             if index is None:
                 index = fallback_index(legal[seat][1])
                 self.fallback_moves.append(len(match.history))
+            else:
+                self.reply_ms[len(match.history)] = round(waiting[seat][0].last_ms, 1)
             match.apply_legal(seat, index)
 
     def new_events(self, seat: int) -> list[dict[str, Any]]:
@@ -449,4 +458,5 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
         rounds=tuple(r.scores for r in result.rounds), decisions=len(match.history),
         seconds=time.perf_counter() - started, play_seconds=play_seconds, stats=stats, sandbox=backend, replay=replay,
         logs=tuple(log.text() for log in table.logs),
+        decision_ms=tuple(table.reply_ms.get(number) for number in range(len(match.history))),
     ), kept

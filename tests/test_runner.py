@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import pickle
 import re
 import shutil
 import time
@@ -473,6 +474,33 @@ def test_same_job_twice_gives_the_same_match(preset, policy, faulty):
     assert first.replay_text() == second.replay_text()
     assert first.replay == second.replay  # the compressed bytes too (gzip mtime fixed)
     assert (len(first.faults) > 0) == (faulty is not None)
+    # each decision's time is in the outcome, never in the replay (a time never repeats)
+    assert len(first.decision_ms) == first.decisions and '"ms"' not in first.replay_text()
+
+
+def test_the_outcome_has_each_decisions_time_and_none_where_the_fallback_policy_chose():
+    seat = 1
+    outcome = play_match(job(table(4, seat, fault_bot("fault_illegal", "2,4", "fly")), "espanola",
+                             policy="fallback", max_faults=3))
+    _, records = replay_records(outcome)
+    steps, _ = actions(outcome)
+    times = outcome.decision_ms
+    assert len(times) == outcome.decisions == len(steps)
+    assert [n for n, ms in enumerate(times) if ms is None] == marked(records)  # the faulty seat's 2nd and 4th
+    assert all(ms >= 0 and round(ms, 1) == ms for ms in times if ms is not None)
+    for other in (0, 2, 3):  # a seat without faults: one time per decision its bot was charged, same total
+        mine = [ms for (s, _, _), ms in zip(steps, times) if s == other]
+        stats = outcome.stats[other]
+        assert None not in mine and len(mine) == stats.decisions
+        assert abs(sum(mine) - stats.think_ms) <= 0.05 * len(mine) + 1e-6
+
+
+def test_an_outcome_pickled_before_decision_times_loads_without_them():
+    outcome = play_match(job(table(2, 0, load_bot(RANDOM, name="r")), "standard"))
+    old = object.__new__(MatchOutcome)
+    old.__dict__.update({k: v for k, v in outcome.__dict__.items() if k != "decision_ms"})  # as an older arena made it
+    loaded = pickle.loads(pickle.dumps(old))
+    assert loaded.decision_ms == () and loaded.totals == outcome.totals
 
 
 # --------------------------------------------------------------------------- bugs found while testing

@@ -11,11 +11,17 @@ Structure (JSON-able, short keys to keep a report's many replay files small)::
     {"format": FORMAT, "match": ..., "preset": ..., "players": n, "bots": [...], "seed": ..., "values": {code: value},
      "wire_id": ..., "rounds": [{"round", "scores", "totals", "sums", "caller", "moon", "resets",
      "ended"}], "result": {"totals", "places", "forfeited", "reason"}, "faults": [[seat, decision, step], ...],
-     "steps": [step, ...]}
+     "steps": [step, ...], "slow": [[decision, step], ...]}
 
 ``values`` is every card's value under the match's rules, as bots are sent it in ``hello``.
 ``faults`` says at which step each fault of the replay is shown: the report numbers a fault by its
 decision (actions applied before it), and a link to it opens that step.
+``slow`` lists the match's slowest decisions (:data:`SLOWEST` at most, slowest first) and the step
+that shows each; empty when the match has no stored times.
+
+Each decision's time is not in the replay (a replayed match gives the same replay bytes, and a
+time never repeats): the results store keeps it beside the match, and the caller passes it to
+:func:`build_frames` as ``times``. Frames of a replay without stored times have none.
 
 A step is the table at one moment. Its table fields (``r`` to ``ff`` below) are left out
 when equal to the previous step's, so a reader carries them forward::
@@ -45,6 +51,10 @@ when equal to the previous step's, so a reader carries them forward::
           the omniscient text, then each seat's own (null: not shown to that seat; 1: the same
           as the omniscient text)
     fb, fl  seats moved by the fallback policy / that faulted in this step (absent: none)
+    t     [[seat, ms, slow], ...] the actions of this step that a bot chose, in order, each with the
+          milliseconds it took from the arena's request to its reply; ``slow`` is 1 for one of the
+          match's slowest decisions (see ``slow``), else 0 (absent: no stored times for them). A
+          seat's view shows only that seat's own times: its bot was never told the others'.
 
 A fault's line carries the end of the bot's stderr only when the replay holds no log of that
 seat from that decision on: otherwise the seat's ``log|`` lines of the same step show it, once.
@@ -53,7 +63,7 @@ seat from that decision on: otherwise the seat's ``log|`` lines of the same step
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from ..game import scoring
 from ..game.events import Event
@@ -63,8 +73,12 @@ from ..game.rules import make_rules
 from ..game.state import CLAIM, LOOK_INITIAL, REY, Match
 from ..replay_notes import FALLBACK
 
-FORMAT = "arena-viewer-frames/2"
-"""2: each card's and hand's value (``values``, ``hv``) and the step of each fault (``faults``)."""
+FORMAT = "arena-viewer-frames/3"
+"""2: each card's and hand's value (``values``, ``hv``) and the step of each fault (``faults``);
+3: each decision's time (``t``, ``slow``)."""
+
+SLOWEST = 5
+"""How many of a match's slowest decisions are marked (``slow``), so that they are easy to find."""
 
 _SIMULTANEOUS = (LOOK_INITIAL, CLAIM)
 
@@ -92,31 +106,48 @@ class _Recorder(Match):
             self.hook("reveal")
 
 
-def frames_for_file(path: Path) -> dict[str, Any]:
+def frames_for_file(path: Path, times: Sequence[float | None] | None = None) -> dict[str, Any]:
     """The frames of a replay file; a :class:`ReplayError` naming it if it cannot be read or its actions
     do not rebuild a match."""
     header, records = read_replay_file(path)
-    return frames_of(path, header, records)
+    return frames_of(path, header, records, times)
 
 
-def frames_of(path: Path, header: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+def frames_of(path: Path, header: dict[str, Any], records: list[dict[str, Any]],
+              times: Sequence[float | None] | None = None) -> dict[str, Any]:
     """:func:`build_frames`, with whatever stops the rebuild (an illegal action, unknown rules, a file
     that ends before its match does) as one :class:`ReplayError` naming ``path``."""
     try:
-        return build_frames(header, records)
+        return build_frames(header, records, times)
     except (ValueError, KeyError, TypeError, IndexError, AssertionError) as exc:
         text = str(exc) or type(exc).__name__
         raise ReplayError(f"{path}: its actions do not rebuild a match here ({text}); it cannot be shown") from None
 
 
-def build_frames(header: dict[str, Any], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """The viewer's frames of a replay (see the module's docstring)."""
-    return _Builder(header).run(list(records))
+def build_frames(header: dict[str, Any], records: Iterable[dict[str, Any]],
+                 times: Sequence[float | None] | None = None) -> dict[str, Any]:
+    """The viewer's frames of a replay (see the module's docstring); ``times``: the milliseconds of each
+    decision in order (None: not the bot's choice), as the results store keeps them, or None."""
+    return _Builder(header, times).run(list(records))
+
+
+def _slowest(times: Sequence[float | None] | None) -> set[int]:
+    """The decisions of the :data:`SLOWEST` longest times (the earlier of equal ones first)."""
+    timed = [(-ms, number) for number, ms in enumerate(times or ()) if ms is not None]
+    return {number for _, number in sorted(timed)[:SLOWEST]}
 
 
 class _Builder:
-    def __init__(self, header: dict[str, Any]) -> None:
+    def __init__(self, header: dict[str, Any], times: Sequence[float | None] | None = None) -> None:
         self.header = header
+        self.times: Sequence[float | None] = [t if isinstance(t, (int, float)) and not isinstance(t, bool)
+                                              and 0 <= t < 1e9 else None for t in times or ()]
+        """Per decision, its milliseconds or None (anything but a plain time counts as none)."""
+        self.slowest = _slowest(self.times)
+        self.timed: list[list[Any]] = []
+        """[seat, ms, slow] of the bot-chosen actions since the last step."""
+        self.slow: list[list[int]] = []
+        """[decision, step] of each of the slowest decisions; [decision] while not yet placed."""
         rules = make_rules(header["rules"]["preset"], header["rules"]["options"])
         self.players = n = int(header["players"])
         self.names: list[str] = list(header.get("bots") or [f"seat{s}" for s in range(n)])
@@ -153,6 +184,7 @@ class _Builder:
             kind = record.get("type")
             if kind == "action":
                 self.action_entry(record)
+                self.time_entry(int(record["seat"]), len(match.history))
                 phase, emitted, round_no = match.phase, len(match.events), match.round_no
                 match.apply(record["seat"], record["action"])
                 # An answer that leaves its simultaneous phase waiting for others makes no step of its own
@@ -191,7 +223,8 @@ class _Builder:
                 "values": match.rules.value_map(),
                 "seed": self.header.get("seed"), "wire_id": self.header.get("wire_id"), "rounds": self.rounds,
                 "result": {k: result[k] for k in ("totals", "places", "forfeited", "reason")},
-                "faults": self.faults, "steps": self.steps}
+                "faults": self.faults, "steps": self.steps,
+                "slow": sorted(self.slow, key=lambda pair: (-(self.times[pair[0]] or 0), pair[0]))}
 
     # ------------------------------------------------------------------ steps
 
@@ -231,6 +264,8 @@ class _Builder:
         step["log"] = self.pending + self.event_entries(start)
         self.pending = []
         self.place_faults(len(self.steps))
+        if self.timed:
+            step["t"], self.timed = self.timed, []
         touched = self.touched(start)
         if touched:
             step["hl"] = touched
@@ -250,12 +285,18 @@ class _Builder:
         self.event_mark = len(self.match.events)
         self.pending = []
         self.place_faults(len(self.steps) - 1)  # ``step`` is the last one
+        if self.timed:
+            step.setdefault("t", []).extend(self.timed)
+            self.timed = []
 
     def place_faults(self, index: int) -> None:
-        """The faults whose lines went into step ``index`` are shown there."""
+        """The faults whose lines went into step ``index`` are shown there, and so are the slow decisions."""
         for fault in self.faults:
             if len(fault) == 2:
                 fault.append(index)
+        for slow in self.slow:
+            if len(slow) == 1:
+                slow.append(index)
 
     # ------------------------------------------------------------------ log entries
 
@@ -287,6 +328,21 @@ class _Builder:
             self.pending.append(["act", f"{self.who(seat)} answers: {_action_text(action)}",
                                  [f"you answer: {_action_text(action)}" if s == seat else None
                                   for s in range(self.players)]])
+
+    def time_entry(self, seat: int, decision: int) -> None:
+        """Note the stored time of ``decision`` (about to be applied) for the step that will show it; one of
+        the slowest gets a log line too, so that the viewer's jump finds it."""
+        ms = self.times[decision] if decision < len(self.times) else None
+        if ms is None:
+            return
+        slow = decision in self.slowest
+        self.timed.append([seat, ms, int(slow)])
+        if slow:
+            self.slow.append([decision])
+            # Like the status line's times, shown in the omniscient view and in that seat's own view only.
+            text = (f"SLOW {self.who(seat)} took {ms:.1f} ms for decision {decision}, one of the match's "
+                    f"{SLOWEST} slowest")
+            self.pending.append(["slow", text, [1 if s == seat else None for s in range(self.players)]])
 
     def fault_entry(self, record: dict[str, Any]) -> None:
         seat = int(record["seat"])

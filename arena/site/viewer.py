@@ -79,8 +79,15 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         if shown is None:
             hidden = withheld_in(store.db, rows)
             shown = {int(row["idx"]) for row in rows if int(row["idx"]) not in hidden}
+        return _build(results_dir, replays, rows, shown, reuse, say, store.decision_times)
     finally:
         store.close()
+
+
+def _build(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: Collection[int],
+           reuse: Path | None, say: Callable[[str], None] | None,
+           times_of: Callable[[int], list[float | None] | None]) -> list[str]:
+    """The scripts and the list of :func:`build_viewer`; ``times_of`` gives a match's stored decision times."""
     listing: list[dict[str, Any]] = []
     notes: list[str] = []
     for row in rows:
@@ -100,7 +107,7 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         try:
             if not _in_replays(results_dir, source):  # only the store's own replay files are read
                 raise ReplayError(f"{row['replay']}: not a file of the results directory's replays/")
-            frames = frames_for_file(source)
+            frames = frames_for_file(source, times_of(idx))
         except ReplayError as exc:  # one bad file costs its own match's viewer, not the report
             why = str(exc).replace(str(source), str(row["replay"]))
             listing[-1]["unreadable"] = why
@@ -117,7 +124,8 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
 def _timing(stats: Any) -> list[list[float] | None] | None:
     """Per seat, [mean, slowest] milliseconds a decision of this match, as stored with its row (None for a
     seat that decided nothing); None when the row has no timings. Replays hold no times: they are the
-    same bytes each time a match is played again, and a time never is."""
+    same bytes each time a match is played again, and a time never is (each decision's time is in the
+    store's ``decision_times``, shown at its step)."""
     if not isinstance(stats, list) or not stats:
         return None
     return [[round(s["think_ms"] / s["decisions"], 1), round(s["max_ms"], 1)] if s["decisions"] else None

@@ -84,6 +84,15 @@ MIGRATIONS: tuple[str, ...] = (
         last_index INTEGER NOT NULL
     )
     """,
+    # 5: each decision's time per match, a JSON list in decision order (milliseconds; null where the
+    # fallback policy chose), written with the match's row; kept out of the replay, which a replayed
+    # match repeats byte for byte. A match without a row was played before times were kept
+    """
+    CREATE TABLE decision_times (
+        idx INTEGER PRIMARY KEY,
+        ms TEXT NOT NULL
+    )
+    """,
 )
 
 VERSION = len(MIGRATIONS)
@@ -100,7 +109,7 @@ def has_table(db: sqlite3.Connection, name: str) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
-TABLES = ("meta", "matches", "voided", "logs", "ladder_bots", "ladder_ratings")
+TABLES = ("meta", "matches", "voided", "logs", "ladder_bots", "ladder_ratings", "decision_times")
 """The tables of :data:`BASE` (two) and of each migration (one each), in that order."""
 
 

@@ -300,6 +300,8 @@ class ResultStore:
             self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
             self.db.executemany("INSERT OR REPLACE INTO logs VALUES (?, ?, ?)",  # the row above guards doubles
                                 [(scheduled.index, seat, text) for seat, text in enumerate(outcome.logs)])
+            self.db.execute("INSERT OR REPLACE INTO decision_times VALUES (?, ?)",
+                            (scheduled.index, json.dumps(list(outcome.decision_ms), separators=(",", ":"))))
             if also is not None:
                 also(self.db)
 
@@ -354,6 +356,20 @@ class ResultStore:
                 out.append(SeatLogRecord(idx, match_id, seat, len(names), ranks[seat],
                                          None if row is None else str(row[0]), replay))
         return out
+
+    def decision_times(self, index: int) -> list[float | None] | None:
+        """Match ``index``'s time of each decision in order (None where the fallback policy chose); None
+        when it has none stored (played before times were kept) or what is stored is not such a list."""
+        if not schema.has_table(self.db, "decision_times"):
+            return None
+        row = self.db.execute("SELECT ms FROM decision_times WHERE idx = ?", (index,)).fetchone()
+        try:
+            times = json.loads(row[0]) if row is not None else None
+        except (TypeError, ValueError):
+            return None
+        if not isinstance(times, list) or not all(t is None or _is_number(t) for t in times):
+            return None
+        return times
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every finished match as a dict (JSON columns decoded), schedule order."""

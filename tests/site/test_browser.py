@@ -579,3 +579,58 @@ def test_each_seats_decision_times_of_the_match_are_shown(sites, page, tmp_path)
             wanted = (f"{round(stats['think_ms'] / stats['decisions'], 1):g} ({round(stats['max_ms'], 1):g})"
                       if stats["decisions"] else "-")
             assert page.text_content(f'[data-ms-seat="{seat}"]') == wanted
+
+
+def test_each_decisions_time_is_shown_at_its_step_and_the_slowest_are_found_by_a_jump(sites, page, tmp_path):
+    """A step made by one action shows the time its bot took, as the results store kept it (not in the
+    replay); a move the fallback policy chose shows none; the jump to the slowest decisions goes to the
+    step of the slowest; a viewer of a bare replay file shows no times."""
+    from arena.site.frames import SLOWEST
+    from arena.site.viewer import build_single
+
+    site = sites["standard"]
+    row = next(r for r in site.rows if r["forfeited"] and any(r["forfeited"]))
+    store = ResultStore(site.results, readonly=True)
+    try:
+        times = store.decision_times(row["idx"])
+    finally:
+        store.close()
+    assert times is not None and len(times) == row["decisions"] and None in times
+    header, records = site.replay(row["idx"])
+    seats = [r["seat"] for r in records if r["type"] == "action"]
+    steps = build_frames(header, records)["steps"]  # built without times: the steps themselves, not their ``t``
+    single = [(i, steps[i - 1]["n"]) for i in range(1, len(steps))
+              if steps[i]["k"] == "play" and steps[i]["n"] == steps[i - 1]["n"] + 1]
+    timed = [(i, d) for i, d in single if times[d] is not None][::15][:4]
+    untimed = [(i, d) for i, d in single if times[d] is None][:1]
+    assert timed and untimed
+    names = header["bots"]
+    with shot_on_failure(page, tmp_path, "decision-times"):
+        for index, decision in timed:
+            open_at(page, site.url(row["idx"], "all", index), index)
+            shown = page.eval_on_selector_all("#times .time", "els => els.map(e => [Number(e.dataset.seat), "
+                                              "Number(e.dataset.ms), e.textContent])")
+            seat = seats[decision]
+            assert [s[:2] for s in shown] == [[seat, times[decision]]], (index, decision)
+            assert f"{names[seat]}@{seat} thought {times[decision]:.1f} ms" in shown[0][2]
+        index, decision = timed[0]  # a seat's view: its own times only, as its bot was told nothing of the others'
+        open_at(page, site.url(row["idx"], seats[decision], index), index)
+        own = page.eval_on_selector_all("#times .time", "els => els.map(e => Number(e.dataset.ms))")
+        assert own == [times[decision]]
+        open_at(page, site.url(row["idx"], (seats[decision] + 1) % len(names), index), index)
+        assert page.locator("#times").count() == 0
+        index, decision = untimed[0]
+        open_at(page, site.url(row["idx"], "all", index), index)
+        assert page.locator("#times").count() == 0
+        slowest = {d for _, d in sorted((-ms, d) for d, ms in enumerate(times) if ms is not None)[:SLOWEST]}
+        first = min(slowest)  # the earliest of the slowest is the first the jump finds
+        open_at(page, site.url(row["idx"]), 0)
+        page.select_option("#kind", "slow")
+        page.click("#next-kind")
+        at = state(page)["step"]
+        assert steps[at - 1]["n"] <= first < steps[at]["n"]  # the step that shows its action
+        marked = page.eval_on_selector_all("#times .time.slow", "els => els.map(e => Number(e.dataset.ms))")
+        assert marked == [times[d] for d in range(steps[at - 1]["n"], steps[at]["n"]) if d in slowest]
+        bare = build_single(site.results / row["replay"], tmp_path / "bare")
+        open_at(page, bare.as_uri() + f"#match=0&seat=all&step={timed[0][0]}", timed[0][0])
+        assert page.locator("#times").count() == 0

@@ -17,7 +17,7 @@ import pytest
 from arena.game import Match, make_rules
 from arena.game.observe import events_for, observe
 from arena.game.replay import Notes, read_replay, replay_lines
-from arena.site.frames import FORMAT, build_frames, frames_for_file
+from arena.site.frames import FORMAT, SLOWEST, build_frames, frames_for_file
 from tests.game.conftest import codes_in
 
 TABLE_KEYS = ("r", "ph", "tm", "w", "st", "dl", "cabo", "h", "d", "dn", "dk", "held", "hs", "hf", "lk", "tot", "ro",
@@ -236,6 +236,38 @@ def test_each_fault_is_placed_at_the_step_that_shows_it(logs):
     assert seat in step["fl"] and any(e[0] == "fault" for e in step["log"])
     assert step["n"] > decision and all(s["n"] <= decision for s in frames["steps"][:index])
     assert build_frames(*play("standard", {}, 4, 3))["faults"] == []
+
+
+def test_each_decisions_stored_time_is_shown_at_its_step_and_the_slowest_are_marked():
+    header, records = play("espanola", {"rounds": 3}, 4, 2, notes=True)
+    moves = [r for r in records if r["type"] == "action"]
+    times = [None if r.get("by") == "fallback" else n + 0.5 for n, r in enumerate(moves)]  # a time names its decision
+    frames = build_frames(header, records, times)
+    shown, previous = [], 0
+    for step in frames["steps"]:
+        for seat, ms, _ in step.get("t", []):
+            decision = int(ms)
+            assert moves[decision]["seat"] == seat and previous <= decision <= step["n"]
+            shown.append(decision)
+        previous = step["n"]
+    assert shown == [n for n, ms in enumerate(times) if ms is not None]  # each once, in order; none for the fallback's
+    slowest = sorted((n for n, ms in enumerate(times) if ms is not None), reverse=True)[:SLOWEST]
+    assert [decision for decision, _ in frames["slow"]] == slowest
+    for decision, index in frames["slow"]:
+        step = frames["steps"][index]
+        assert [decision + 0.5, 1] in [t[1:] for t in step["t"]]
+        own = [1 if s == moves[decision]["seat"] else None for s in range(4)]  # not shown to the other seats
+        assert any(e[0] == "slow" and f"took {decision + 0.5:.1f} ms for decision {decision}" in e[1] and e[2] == own
+                   for e in step["log"])
+    assert sum(t[2] for step in frames["steps"] for t in step.get("t", [])) == SLOWEST
+
+
+@pytest.mark.parametrize("times", [None, [], ["12", True, -1, float("nan")] * 400], ids=["none", "empty", "not-times"])
+def test_a_replay_without_stored_times_has_none_in_its_frames(times):
+    header, records = play("standard", {}, 2, 1)
+    frames = build_frames(header, records, times)
+    assert frames["slow"] == [] and not any("t" in step for step in frames["steps"])
+    assert not any(e[0] == "slow" for step in frames["steps"] for e in step["log"])
 
 
 def test_frames_of_a_file_and_their_size(tmp_path):

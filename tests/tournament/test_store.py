@@ -36,6 +36,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
         db.execute("DROP TABLE logs")
         db.execute("DROP TABLE ladder_bots")
         db.execute("DROP TABLE ladder_ratings")
+        db.execute("DROP TABLE decision_times")
         db.execute("DELETE FROM matches WHERE idx = 1")
     db.execute("PRAGMA user_version = 0")
     db.close()
@@ -47,10 +48,36 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
     assert (summary.skipped, summary.played) == (1, 1)
     db = sqlite3.connect(config.output / "results.sqlite")
     try:
-        assert schema.version(db) == schema.VERSION == 4 and schema.has_table(db, "voided")
+        assert schema.version(db) == schema.VERSION == 5 and schema.has_table(db, "voided")
         assert db.execute("SELECT COUNT(*) FROM matches").fetchone() == (2,)
     finally:
         db.close()
+    store = ResultStore(config.output, readonly=True)
+    try:  # the match played before times were kept has none; the one played now has one per decision
+        assert store.decision_times(0) is None
+        decisions = store.db.execute("SELECT decisions FROM matches WHERE idx = 1").fetchone()[0]
+        assert len(store.decision_times(1) or ()) == decisions > 0
+    finally:
+        store.close()
+
+
+def test_each_decisions_time_is_stored_with_its_match(tmp_path):
+    config = load_config(two_bots(tmp_path))
+    run_tournament(config, out=open(os.devnull, "w"))
+    store = ResultStore(config.output, readonly=True)
+    try:
+        for row in store.rows():
+            times = store.decision_times(row["idx"])
+            assert times is not None and len(times) == row["decisions"] and None not in times
+            # two clean bots: every decision is timed, and the times add up to the seats' thinking time
+            assert abs(sum(times) - sum(s["think_ms"] for s in row["stats"])) <= 0.05 * len(times) + 1e-3
+        sql = sqlite3.connect(config.output / "results.sqlite")
+        with sql:
+            sql.execute("UPDATE decision_times SET ms = '{' WHERE idx = 0")
+        sql.close()
+        assert store.decision_times(0) is None  # what is not a list of times shows no times, quietly
+    finally:
+        store.close()
 
 
 def test_a_voided_match_is_done_never_rated_and_never_also_played(tmp_path):

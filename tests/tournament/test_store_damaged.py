@@ -66,6 +66,8 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "meta dropped": (lambda d: sql(d, "DROP TABLE meta"), "the store is damaged (no table meta)"),
     "matches dropped": (lambda d: sql(d, "DROP TABLE matches"), "the store is damaged (no table matches)"),
     "logs dropped": (lambda d: sql(d, "DROP TABLE logs"), "the store is damaged (no table logs)"),
+    "decision times dropped": (lambda d: sql(d, "DROP TABLE decision_times"),
+                               "the store is damaged (no table decision_times)"),
     "meta emptied": (lambda d: sql(d, "DELETE FROM meta"), "no record of their tournament's configuration"),
     "meta not JSON": (lambda d: sql(d, "UPDATE meta SET value = '{' WHERE key = 'bots'"),
                       "meta 'bots' is not JSON"),

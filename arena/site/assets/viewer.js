@@ -288,6 +288,25 @@
       status.appendChild(k);
     }
     status.appendChild(document.createTextNode(parts.join(" \u00b7 ")));
+    var me = seatOf();  // a seat's view shows its own times only: its bot was never told the others'
+    var timed = (step.t || []).filter(function (entry) { return me === null || entry[0] === me; });
+    if (timed.length) {  // each decision's time, as the results store kept it (not in the replay)
+      var times = document.createElement("span");
+      times.className = "times";
+      times.id = "times";
+      times.title = "from the arena sending the request to reading the reply";
+      times.appendChild(document.createTextNode(" \u00b7 "));
+      timed.forEach(function (entry, i) {
+        var one = document.createElement("span");
+        one.className = "time" + (entry[2] ? " slow" : "");
+        one.dataset.seat = entry[0];
+        one.dataset.ms = entry[1];
+        one.textContent = (i ? ", " : "") + who(entry[0]) + " thought " + Number(entry[1]).toFixed(1) + " ms" +
+          (entry[2] ? " (one of the match's slowest)" : "");
+        times.appendChild(one);
+      });
+      status.appendChild(times);
+    }
   }
 
   function drawScores(step, last) {
