@@ -346,6 +346,8 @@ def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> 
 def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, max_matches: int | None,
             hours: float | None, report: bool, dask: str | None = None) -> None:
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
+    from . import cluster  # noqa: F401  registers the Dask executor that --dask and `executor: {dask: ...}` choose
+    from .site.refresh import RunReport
     from .tournament.config import ConfigError, load_config
     from .tournament.driver import run_tournament
     from .tournament.ladder.lock import AlreadyRunning
@@ -360,7 +362,8 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
         raise click.ClickException(str(exc)) from None
     try:
         summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes,
-                                 max_matches=max_matches, hours=hours, report=report, dask=dask)
+                                 max_matches=max_matches, hours=hours, report=RunReport if report else None,
+                                 dask=dask)
     except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning, PoolFailure) as exc:
         raise click.ClickException(str(exc)) from None
     if config.schedule == LADDER:

@@ -4,4 +4,26 @@
 machine; :mod:`.portable` turns a :class:`arena.runner.MatchJob` into one that names bots by
 version and carries no host path, and plays it on a worker; :mod:`.dask_executor` runs the
 driver's batches on a Dask distributed cluster (``pip install 'cabo-arena[dask]'``).
+
+Importing this package registers the Dask executor as ``dask`` with :mod:`arena.tournament.executors`,
+which is how a run finds it: the tournament package imports nothing of this one.
 """
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..tournament.executors import DASK, Registered, Remote, register
+
+
+def _require() -> object:
+    from .dask_executor import require_dask
+    return require_dask()
+
+
+def _make(address: str, sandbox: str, say: Callable[[str], None]) -> Remote:
+    from .dask_executor import DaskExecutor
+    return DaskExecutor(address, sandbox, say)
+
+
+register(DASK, Registered(_require, _make))

@@ -33,16 +33,14 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from ..bounds import MAX_WORKERS
 from ..runner import MatchJob
-from ..tournament.pool import DEATHS_TO_VOID, PoolFailure, Voided, WorkerLost, _reason
+from ..tournament.executors import LOCAL, parse_address
+from ..tournament.pool import DEATHS_TO_VOID, PoolFailure, Voided, WorkerLost, death_reason
 from ..tournament.worker import Batch, Done
 from .archive import Archive
 from .portable import Packer, RemoteJob, play_remote, sandbox_missing, worker_private
 
 INSTALL_HINT = "the Dask executor needs Dask: pip install 'cabo-arena[dask]'"
-LOCAL = "local:"
-"""``local:N``: a LocalCluster of N worker processes on this machine, for trying it out."""
 QUIET_LOGGERS = ("distributed", "asyncio", "tornado")
 """Loggers silenced while a run uses Dask."""
 SPARE_PER_WORKER = 1
@@ -53,18 +51,6 @@ SCATTER_WAIT = 5.0
 """Seconds a bot archive waits for a worker to take it before the driver looks again at who is there."""
 WORKER_POLL = 1.0
 """Seconds between looks at the scheduler's list of workers (lost and new ones)."""
-
-
-def parse_address(address: str) -> str:
-    """Check an executor address: ``tcp://HOST:PORT`` (any Dask address) or ``local:N``."""
-    if address.startswith(LOCAL):
-        count = address[len(LOCAL):]
-        if not (count.isascii() and count.isdigit() and 1 <= int(count) <= MAX_WORKERS):
-            raise ValueError(f"{address!r}: expected local:N with N a number of worker processes from 1 to "
-                             f"{MAX_WORKERS}")
-    elif "://" not in address and ":" not in address:
-        raise ValueError(f"{address!r}: expected a Dask scheduler address such as tcp://10.0.0.5:8786, or local:N")
-    return address
 
 
 def require_dask() -> Any:
@@ -437,7 +423,7 @@ class _Run:
                 continue
             self.causes.setdefault(index, []).append(cause)
             if len(self.causes[index]) >= DEATHS_TO_VOID:
-                voided = Voided(index, job.match_id, tuple(b.name for b in job.bots), _reason(self.causes[index]))
+                voided = Voided(index, job.match_id, tuple(b.name for b in job.bots), death_reason(self.causes[index]))
                 self.yielded.add(index)
             else:
                 self.again.append([(index, job)])

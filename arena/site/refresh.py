@@ -4,6 +4,10 @@ A ladder runs for weeks, and its participants look at the report rather than wai
 the run to end. Building it takes seconds to minutes (the viewer's frames of each new
 match), so while the run plays it is built by a separate ``arena report`` process,
 started when the last one has finished, and the run never waits for it.
+
+The tournament driver knows nothing of the site: ``arena run`` hands it :class:`RunReport`
+(:class:`arena.tournament.driver.Report`), which the driver tells when a match was stored and
+when the run ended.
 """
 
 from __future__ import annotations
@@ -12,9 +16,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 from ..tournament.store import StoreMismatch
-from .build import ReportError, build_report
+from .build import REPORT_DIR, ReportError, build_report
 
 EVERY = 300.0
 """Seconds between two background builds of a running ladder's report."""
@@ -59,3 +64,39 @@ class Background:
         except subprocess.TimeoutExpired:
             self.child.kill()
             self.child.wait()
+
+
+def final_report(output: Path, interrupted: bool, tell: Callable[[str], None]) -> None:
+    """Build the report at the end of every run and say where it is. A Ctrl-C during the build (the
+    second one, after a run was interrupted) skips it promptly: the report before it stays whole,
+    since a build is swapped in at once (:mod:`.build`)."""
+    if interrupted:
+        tell("report: rebuilding it from the matches stored (Ctrl-C again skips it)")
+    try:
+        tell(write(output))
+    except KeyboardInterrupt:
+        kept = "the one before is kept" if (output / REPORT_DIR / "index.html").is_file() else "there is none yet"
+        tell(f"report: not rebuilt, interrupted ({kept}); `arena report {output}` builds it")
+
+
+class RunReport:
+    """The report of one ``arena run`` in ``results_dir``: rebuilt in the background while it plays if
+    ``live`` (a ladder), and at the end of every run."""
+
+    def __init__(self, results_dir: Path, live: bool) -> None:
+        self.results_dir = Path(results_dir)
+        self.background = Background(self.results_dir) if live else None
+
+    def stored(self) -> None:
+        """A match was stored: a background build if it is time."""
+        if self.background is not None:
+            self.background.maybe()
+
+    def close(self, wait: bool) -> None:
+        """See :meth:`Background.close`."""
+        if self.background is not None:
+            self.background.close(wait=wait)
+
+    def final(self, interrupted: bool, tell: Callable[[str], None]) -> None:
+        """See :func:`final_report`."""
+        final_report(self.results_dir, interrupted, tell)

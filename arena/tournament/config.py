@@ -456,7 +456,7 @@ class _Reader:
         if not isinstance(address, str):
             self.fail(("executor", "dask"), f"expected a Dask scheduler address such as tcp://10.0.0.5:8786 "
                                             f"or local:N, got {_shown(address)}")
-        from ..cluster.dask_executor import parse_address
+        from .executors import parse_address
         try:
             return parse_address(address)
         except ValueError as exc:

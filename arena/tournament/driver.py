@@ -18,14 +18,13 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, ContextManager, Iterable, Iterator, Mapping, TextIO
+from typing import Callable, ContextManager, Iterator, Mapping, Protocol, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
 from ..runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
-from ..site import refresh as site_refresh
-from ..site.build import REPORT_DIR
 from .config import TournamentConfig
+from .executors import DASK, Executor, parse_address, registered
 from .extend import extension
 from .botfiles import check_bot_files
 from .ladder import board as ladder_board
@@ -36,7 +35,7 @@ from .ladder.kept import read as read_kept
 from .ladder.lock import run_lock
 from .ladder.submit import enter_starting_field
 from .leaderboard import Leaderboard, build, write_files
-from .pool import Batch, Done, PoolFailure, Voided, WorkerLost, run_jobs
+from .pool import PoolFailure, Voided, WorkerLost, run_jobs
 from .progress import Progress
 from .rating import RatingFold, make_env, rate
 from .records import record_of
@@ -137,19 +136,12 @@ def _jobs(schedule: Schedule, live: RatingFold, issued: dict[int, ScheduledMatch
         yield [(s.index, job(s)) for s in batch]
 
 
-Executor = Callable[[Iterable[Batch], int], Iterator[Done | Voided | WorkerLost]]
-"""Where matches are played: batches of ``(index, job)`` and a number of workers in, every match's result
-out (:func:`.pool.run_jobs` says what it must do). Two of them: :func:`.pool.run_jobs` (worker processes
-here) and :class:`arena.cluster.dask_executor.DaskExecutor` (a Dask cluster)."""
-
-
 def executor_for(config: TournamentConfig, count: int, say: Callable[[str], None]) -> tuple[Executor, str]:
     """The executor the file (or ``--dask``) chose, and where it plays for the first line of a run."""
     if config.executor is None:
         return run_jobs, f"{count} worker(s)"
-    from ..cluster.dask_executor import DaskExecutor
-    dask = DaskExecutor(config.executor, config.sandbox, say)
-    return dask, dask.describe()
+    remote = registered(DASK).make(config.executor, config.sandbox, say)
+    return remote, remote.describe()
 
 
 def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | None = None) -> Leaderboard:
@@ -192,38 +184,44 @@ class BoardRefresh:
             self.last = time.monotonic()
 
 
-def final_report(output: Path, interrupted: bool, tell: Callable[[str], None]) -> None:
-    """Build the report at the end of every run and say where it is. A Ctrl-C during the build (the
-    second one, after a run was interrupted) skips it promptly: the report before it stays whole,
-    since a build is swapped in at once (:mod:`arena.site.build`)."""
-    if interrupted:
-        tell("report: rebuilding it from the matches stored (Ctrl-C again skips it)")
-    try:
-        tell(site_refresh.write(output))
-    except KeyboardInterrupt:
-        kept = "the one before is kept" if (output / REPORT_DIR / "index.html").is_file() else "there is none yet"
-        tell(f"report: not rebuilt, interrupted ({kept}); `arena report {output}` builds it")
+class Report(Protocol):
+    """The web report of one run, as the driver sees it: the CLI hands in a factory
+    (:class:`arena.site.refresh.RunReport`), so the driver knows nothing of the site, only when a
+    match was stored and when the run ended. ``live``: rebuilt now and then while the run plays (a ladder)."""
+
+    def stored(self) -> None:
+        """A match was stored."""
+
+    def close(self, wait: bool) -> None:
+        """The run stopped playing: wait for a rebuild in progress, or (``wait`` False: interrupted) stop it."""
+
+    def final(self, interrupted: bool, tell: Callable[[str], None]) -> None:
+        """Build the report from everything stored, and say where it is."""
+
+
+ReportFactory = Callable[[Path, bool], Report]
+"""A run's report from its results directory and whether it is rebuilt while the run plays."""
 
 
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
                    say: Callable[[str], None] | None = None, accept_bot_changes: bool = False,
-                   max_matches: int | None = None, hours: float | None = None, report: bool = False,
+                   max_matches: int | None = None, hours: float | None = None, report: ReportFactory | None = None,
                    dask: str | None = None) -> RunSummary:
     """Play every match of ``config`` not stored yet in its output directory (at most ``max_matches``
     of them, and none begun after ``hours``), then publish (``report``: the web report too, also every few
-    minutes while a ladder plays).
+    minutes while a ladder plays; the CLI passes :class:`arena.site.refresh.RunReport`).
 
     Refuses (:class:`BotsChanged`) to resume when a bot's files changed since stored
     matches were played, unless ``accept_bot_changes``. A ladder runs until interrupted or
     ``max_matches``, under a lock that refuses a second run (:class:`.ladder.lock.AlreadyRunning`).
-    ``dask`` (else the file's ``executor``): play on that Dask cluster instead of local worker processes
-    (:mod:`arena.cluster`); :class:`PoolFailure` says how to install Dask when it is missing.
+    ``dask`` (else the file's ``executor``): play on that Dask cluster instead of local worker processes,
+    with the executor :mod:`arena.cluster` registers when imported (:mod:`.executors`; ``arena run`` imports
+    it); :class:`PoolFailure` says how to install Dask when it is missing.
     """
     if dask is not None:
         config = dataclasses.replace(config, executor=dask)
     if config.executor is not None:
-        from ..cluster.dask_executor import parse_address, require_dask
-        require_dask()
+        registered(DASK).require()
         try:
             parse_address(config.executor)
         except ValueError as exc:
@@ -244,7 +242,7 @@ def _builder(sandbox: str) -> Backend:
 
 def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say: Callable[[str], None] | None,
          accept_bot_changes: bool, max_matches: int | None, hours: float | None = None,
-         report: bool = False) -> RunSummary:
+         report: ReportFactory | None = None) -> RunSummary:
     ladder = config.schedule == LADDER
     why = None if ladder else refusal(config.bots, config.rules.preset, config.seats)  # load_config refuses it too
     if why:
@@ -318,7 +316,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         played = failed = voided = 0
         until = None if hours is None else time.monotonic() + hours * 3600
         refresh = BoardRefresh(store, config) if ladder else None
-        background = site_refresh.Background(config.output) if ladder and report else None
+        reporting = report(config.output, ladder) if report is not None else None
         field = ActiveField(config.output) if ladder else None
 
         def playing() -> frozenset[str] | None:
@@ -371,8 +369,8 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 progress.update(live.top(among=playing(), provisional=True), live.ahead)
                 if refresh is not None:
                     refresh.maybe()
-                if background is not None:
-                    background.maybe()
+                if reporting is not None:
+                    reporting.stored()
         except KeyboardInterrupt:
             interrupted = True
         except PoolFailure as exc:
@@ -384,10 +382,10 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played + voided} in all; "
                  "run the same command again to resume")
         board = publish(store, config, live)
-        if background is not None:
-            background.close(wait=not interrupted)
-        if report:  # every ending: a run stopped by Ctrl-C, --hours or --matches has results the report must show
-            final_report(config.output, interrupted, tell)
+        if reporting is not None:
+            reporting.close(wait=not interrupted)
+            # every ending: a run stopped by Ctrl-C, --hours or --matches has results the report must show
+            reporting.final(interrupted, tell)
         return RunSummary(schedule.total, played, len(done), failed, interrupted, sandbox, board, voided,
                           stopped)
     finally:

@@ -26,7 +26,7 @@ from ..runner import MatchJob, play_batch
 from .records import VoidRecord
 from .worker import Batch, Done, Play, Worker
 
-__all__ = ["Batch", "Done", "PoolFailure", "Voided", "WorkerLost", "run_jobs", "DEATHS_TO_VOID"]
+__all__ = ["Batch", "Done", "PoolFailure", "Voided", "WorkerLost", "run_jobs", "DEATHS_TO_VOID", "death_reason"]
 
 DEATHS_TO_VOID = 2
 """Worker deaths with a match in play after which the match is voided instead of played again."""
@@ -157,7 +157,7 @@ def _bury(worker: Worker, cause: str, causes: dict[int, list[str]], again: deque
             continue
         causes.setdefault(index, []).append(cause)
         if len(causes[index]) >= DEATHS_TO_VOID:
-            voided = Voided(index, job.match_id, tuple(b.name for b in job.bots), _reason(causes[index]))
+            voided = Voided(index, job.match_id, tuple(b.name for b in job.bots), death_reason(causes[index]))
         else:
             again.append([(index, job)])  # alone: a second death pins this very match
     if rest:
@@ -168,7 +168,8 @@ def _bury(worker: Worker, cause: str, causes: dict[int, list[str]], again: deque
         yield voided
 
 
-def _reason(causes: list[str]) -> str:
+def death_reason(causes: list[str]) -> str:
+    """Why a match was voided after killing its worker ``causes``; the Dask executor says it the same way."""
     times = "twice" if len(causes) == 2 else f"{len(causes)} times"
     how = f"{causes[0]} each time" if len(set(causes)) == 1 else " then ".join(causes)
     return f"killed its worker process {times}, {how}"

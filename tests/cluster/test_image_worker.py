@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import arena.cluster  # noqa: F401  registers the Dask executor these runs choose
 from arena.sandbox import orphans
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament

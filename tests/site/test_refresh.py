@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.site import build, refresh
-from arena.tournament.driver import final_report
+from arena.site.refresh import final_report
 
 ROOT = Path(__file__).resolve().parents[2]
 
