@@ -30,6 +30,9 @@ from .supports import EVERYTHING, Supports, SupportsError, parse_supports
 
 MANIFEST = "bot.yaml"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+KIT_LANGUAGES = ("python", "javascript", "c")
+"""The languages ``arena bot new --lang`` writes a starter bot in (:data:`arena.kits.LANGUAGES`, one template
+directory each): named here, as the messages below point to them and the kits sit above this package."""
 _FIELDS = {"name", "description", "language", "build", "run", "image", "supports", "requirements", "python"}
 _PYTHON_PLACEHOLDER = "{python}"
 
@@ -205,9 +208,7 @@ def _from_manifest(directory: Path, name: str | None, manifest: Path | None = No
 
 
 def _languages() -> str:
-    from ..kits import LANGUAGES  # the kits name bots by the rule here: imported when needed
-
-    return "|".join(LANGUAGES)
+    return "|".join(KIT_LANGUAGES)
 
 
 def _empty(directory: Path) -> bool:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..bots import files
-from ..tournament.ladder.snapshot import BOT_SUBDIR, _place, digest_of
+from ..tournament.ladder.snapshot import BOT_SUBDIR, digest_of, snapshot_path
 
 
 class ArchiveError(ValueError):
@@ -46,7 +46,7 @@ def pack(directory: str, exclude: Iterable[str] = ()) -> Archive:
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name in sorted(listed):
             path = Path(directory) / name
-            info = tar.gettarinfo(str(path), arcname=_place(name))
+            info = tar.gettarinfo(str(path), arcname=snapshot_path(name))
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             info.mtime = 0
@@ -73,7 +73,7 @@ def unpack(archive: Archive, cache: str | os.PathLike[str]) -> str:
     Path(cache).mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache))
     try:
-        places = {_place(name): name for name in listed}
+        places = {snapshot_path(name): name for name in listed}
         with tarfile.open(fileobj=io.BytesIO(archive.data), mode="r") as tar:
             members = tar.getmembers()
             if sorted(m.name for m in members) != sorted(places):

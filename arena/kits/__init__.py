@@ -16,10 +16,10 @@ import shlex
 from importlib import resources
 from pathlib import Path
 
-from ..bots.spec import NAME_RE
+from ..bots.spec import KIT_LANGUAGES, NAME_RE
 
-LANGUAGES = ("python", "javascript", "c")
-"""The kits there are, by ``--lang``."""
+LANGUAGES = KIT_LANGUAGES
+"""The kits there are, by ``--lang`` (named in :mod:`arena.bots.spec`, whose messages point to them)."""
 NAME_MARK = "__BOT_NAME__"
 DIR_MARK = "__BOT_DIR__"
 _RENAMED = {"gitignore": ".gitignore"}

@@ -298,11 +298,13 @@ def faults_text(faults: Mapping[str, int], separator: str = " ") -> str:
     return separator.join(f"{kind}:{count}" for kind, count in faults.items())
 
 
-def _number(value: float | None, digits: int) -> str:
+def number_cell(value: float | None, digits: int) -> str:
+    """A table cell: ``value`` to ``digits`` decimals, ``-`` for none (the ladder's board prints the same)."""
     return "-" if value is None else f"{round(value, digits) + 0.0:.{digits}f}"  # + 0.0: never print -0.00
 
 
-def _rounded(value: float | None) -> float | None:
+def rounded(value: float | None) -> float | None:
+    """A float as the JSON and CSV files hold it: 3 decimals, never ``-0.0``."""
     return None if value is None else round(value, 3) + 0.0
 
 
@@ -330,9 +332,9 @@ def _header(lb: Leaderboard) -> list[str]:
 
 def _rows(lb: Leaderboard) -> list[list[str]]:
     extra = _statuses(lb)
-    return [[rank_text(s.rank), s.bot, _number(s.exposure, 2), _number(s.mu, 2), _number(s.sigma, 2),
-             str(s.matches), str(s.wins), _number(s.average_place, 2), _number(s.average_total, 2),
-             str(s.forfeits), _number(s.mean_ms, 1), _number(s.max_ms, 1), _number(s.startup_ms, 1),
+    return [[rank_text(s.rank), s.bot, number_cell(s.exposure, 2), number_cell(s.mu, 2), number_cell(s.sigma, 2),
+             str(s.matches), str(s.wins), number_cell(s.average_place, 2), number_cell(s.average_total, 2),
+             str(s.forfeits), number_cell(s.mean_ms, 1), number_cell(s.max_ms, 1), number_cell(s.startup_ms, 1),
              faults_text(s.faults)] + ([s.status] if extra else [])
             for s in lb.standings]
 
@@ -387,11 +389,11 @@ def to_json(lb: Leaderboard) -> dict[str, Any]:
     return {
         "matches": lb.matches,
         "standings": [
-            {"rank": s.rank, "bot": s.bot, "exposure": _rounded(s.exposure), "mu": _rounded(s.mu),
-             "sigma": _rounded(s.sigma), "matches": s.matches, "wins": s.wins,
-             "average_place": _rounded(s.average_place), "average_total": _rounded(s.average_total),
+            {"rank": s.rank, "bot": s.bot, "exposure": rounded(s.exposure), "mu": rounded(s.mu),
+             "sigma": rounded(s.sigma), "matches": s.matches, "wins": s.wins,
+             "average_place": rounded(s.average_place), "average_total": rounded(s.average_total),
              "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided,
-             "mean_ms": _rounded(s.mean_ms), "max_ms": _rounded(s.max_ms), "startup_ms": _rounded(s.startup_ms),
+             "mean_ms": rounded(s.mean_ms), "max_ms": rounded(s.max_ms), "startup_ms": rounded(s.startup_ms),
              "status": s.status}
             for s in lb.standings
         ],
@@ -405,7 +407,8 @@ def to_json(lb: Leaderboard) -> dict[str, Any]:
     }
 
 
-def _csv(rows: Iterable[Sequence[object]]) -> str:
+def csv_text(rows: Iterable[Sequence[object]]) -> str:
+    """``rows`` as CSV text, one line each (the ladder's ``ladder.csv`` is written the same way)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerows(rows)
@@ -413,7 +416,7 @@ def _csv(rows: Iterable[Sequence[object]]) -> str:
 
 
 def _csv_cell(value: float | None) -> object:
-    return "" if value is None else _rounded(value)
+    return "" if value is None else rounded(value)
 
 
 def standings_csv(lb: Leaderboard) -> str:
@@ -424,28 +427,29 @@ def standings_csv(lb: Leaderboard) -> str:
                  s.forfeits, faults_text(s.faults, ";") if s.faults else "", s.voided, _csv_cell(s.mean_ms),
                  _csv_cell(s.max_ms), _csv_cell(s.startup_ms), s.status)
                 for s in lb.standings)
-    return _csv(rows)
+    return csv_text(rows)
 
 
 def head_to_head_csv(lb: Leaderboard) -> str:
     """``head_to_head.csv``: one row per ordered pair of bots that met."""
     rows: list[Sequence[object]] = [HEAD_TO_HEAD_COLUMNS]
     rows.extend((h.bot, h.opponent, h.shared, h.ahead, h.behind, h.level) for h in lb.head_to_head)
-    return _csv(rows)
+    return csv_text(rows)
 
 
 def voided_csv(lb: Leaderboard) -> str:
     """``voided.csv``: one row per voided match (only the header when there is none)."""
     rows: list[Sequence[object]] = [VOIDED_COLUMNS]
     rows.extend((v.index, v.match_id, ";".join(v.bots), v.reason) for v in lb.voided)
-    return _csv(rows)
+    return csv_text(rows)
 
 
 def _md_cell(value: str) -> str:
     return value.replace("\\", "\\\\").replace("|", "\\|")
 
 
-def _md_row(cells: Sequence[str]) -> str:
+def markdown_row(cells: Sequence[str]) -> str:
+    """One Markdown table row, its cells escaped (the ladder's ``ladder.md`` is written the same way)."""
     return "| " + " | ".join(_md_cell(cell) for cell in cells) + " |"
 
 
@@ -454,30 +458,30 @@ def markdown(lb: Leaderboard) -> str:
     voids = f"; {len(lb.voided)} voided, not rated (listed at the end)" if lb.voided else ""
     header = _header(lb)
     lines = ["# Leaderboard", "", f"{lb.matches} matches{voids}; {ranking_note(lb)}.", ""]
-    lines.append(_md_row(header))
+    lines.append(markdown_row(header))
     lines.append("|" + "|".join("---:" if col not in (1, len(TEXT_HEADER) - 1, len(header) - 1) else "---"
                                 for col in range(len(header))) + "|")
-    lines.extend(_md_row(row) for row in _rows(lb))
+    lines.extend(markdown_row(row) for row in _rows(lb))
     lines += ["", TIMES_NOTE]
     names = [s.bot for s in lb.standings]
     lookup = {(h.bot, h.opponent): h for h in lb.head_to_head}
     lines += ["", "## Head to head", "",
               "Row bot vs column bot: times the row bot finished strictly ahead / matches they shared "
               "(– never met).", ""]
-    lines.append(_md_row(["", *names]))
+    lines.append(markdown_row(["", *names]))
     lines.append("|---|" + "|".join("---:" for _ in names) + "|")
     for bot in names:
         cells = [bot]
         for opponent in names:
             line = lookup.get((bot, opponent))
             cells.append("·" if bot == opponent else "–" if line is None else f"{line.ahead}/{line.shared}")
-        lines.append(_md_row(cells))
+        lines.append(markdown_row(cells))
     if lb.voided:
         lines += ["", "## Voided matches", "",
                   "Matches whose worker process was killed twice while they were in play: not rated, not "
-                  "counted above, not played again on resume.", "", _md_row(["match", "bots by seat", "reason"]),
+                  "counted above, not played again on resume.", "", markdown_row(["match", "bots by seat", "reason"]),
                   "|---|---|---|"]
-        lines.extend(_md_row([v.match_id, ", ".join(v.bots), v.reason]) for v in lb.voided)
+        lines.extend(markdown_row([v.match_id, ", ".join(v.bots), v.reason]) for v in lb.voided)
     return "\n".join(lines) + "\n"
 
 

@@ -17,7 +17,7 @@ from arena.cli import main
 from arena.cluster.archive import Archive, ArchiveError, pack, unpack
 from arena.cluster.dask_executor import INSTALL_HINT
 from arena.tournament.config import ConfigError, load_config
-from arena.tournament.ladder.snapshot import _place, bot_files, digest_of
+from arena.tournament.ladder.snapshot import bot_files, digest_of, snapshot_path
 
 from .harness_paths import BOTS, copy_bots
 
@@ -54,7 +54,7 @@ def _forged(members: list[tuple[str, str | None, bytes]]) -> Archive:
     listed = {}
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         for name, link, content in members:
-            info = tarfile.TarInfo(_place(name))
+            info = tarfile.TarInfo(snapshot_path(name))
             if link is not None:
                 info.type, info.linkname = tarfile.SYMTYPE, link
                 listed[name] = "symlink:" + link

@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 import trueskill
 
 from ..leaderboard import (EXPOSURE_LABEL, PLACEMENT, RANKED, RANKING_NOTE, REPLACED, RETIRED, UNRANKED_NOTE,
-                           _csv, _md_row, _number, _rounded, rank_text, ranking, status_of, write_atomic)
+                           csv_text, markdown_row, number_cell, rank_text, ranking, rounded, status_of, write_atomic)
 from ..rating import RatingParams, exposure
 from .entries import ACTIVE, Entry, entries
 from .kept import read
@@ -95,7 +95,7 @@ def current(board: Sequence[LadderRow]) -> list[LadderRow]:
 def _cells(board: Sequence[LadderRow]) -> list[list[str]]:
     """A row's place is its own (replaced rows are never ranked), so it is the same whether or not the
     older versions are shown."""
-    return [[rank_text(row.rank), row.name, f"v{row.version}", _number(row.exposure, 2),
+    return [[rank_text(row.rank), row.name, f"v{row.version}", number_cell(row.exposure, 2),
              str(row.matches), when(row.last_played), row.status] for row in board]
 
 
@@ -124,7 +124,7 @@ def view(board: Sequence[LadderRow], everything: bool = False) -> str:
 
 def to_json(board: Sequence[LadderRow]) -> str:
     """``ladder.json``: every row, floats rounded to 3 decimals."""
-    data = [{**asdict(r), "exposure": _rounded(r.exposure), "mu": _rounded(r.mu), "sigma": _rounded(r.sigma)}
+    data = [{**asdict(r), "exposure": rounded(r.exposure), "mu": rounded(r.mu), "sigma": rounded(r.sigma)}
             for r in board]
     return json.dumps(data, indent=2) + "\n"
 
@@ -132,14 +132,14 @@ def to_json(board: Sequence[LadderRow]) -> str:
 def to_csv(board: Sequence[LadderRow]) -> str:
     """``ladder.csv``: every row, older versions too; rank empty for rows not ranked."""
     rows: list[Sequence[object]] = [CSV_COLUMNS]
-    rows.extend(("" if r.rank is None else r.rank, r.name, r.version, _rounded(r.exposure), _rounded(r.mu),
-                 _rounded(r.sigma), r.matches, iso(r.last_played), r.status) for r in board)
-    return _csv(rows)
+    rows.extend(("" if r.rank is None else r.rank, r.name, r.version, rounded(r.exposure), rounded(r.mu),
+                 rounded(r.sigma), r.matches, iso(r.last_played), r.status) for r in board)
+    return csv_text(rows)
 
 
 def _md_table(board: Sequence[LadderRow]) -> list[str]:
     align = "|" + "|".join("---" if c in LEFT else "---:" for c in range(len(TEXT_HEADER))) + "|"
-    return [_md_row(TEXT_HEADER), align, *(_md_row(cells) for cells in _cells(board))]
+    return [markdown_row(TEXT_HEADER), align, *(markdown_row(cells) for cells in _cells(board))]
 
 
 def markdown(board: Sequence[LadderRow]) -> str:

@@ -36,8 +36,9 @@ def bot_files(directory: str) -> dict[str, str]:
     return files.digests(directory)
 
 
-def _place(name: str) -> str:
-    """Where a listed file goes inside the snapshot: ``../lib/x`` to ``lib/x``, the others under ``bot/``."""
+def snapshot_path(name: str) -> str:
+    """Where a listed file goes inside the snapshot (and a bot archive, :mod:`arena.cluster.archive`): ``../lib/x``
+    to ``lib/x``, the others under ``bot/``."""
     return name[3:] if name.startswith("../") else f"{BOT_SUBDIR}/{name}"
 
 
@@ -59,7 +60,7 @@ def snapshot(source: str, output: Path, name: str, listed: dict[str, str] | None
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target.parent))
     try:
         for rel in listed:
-            src, dst = Path(source) / rel, tmp / _place(rel)
+            src, dst = Path(source) / rel, tmp / snapshot_path(rel)
             dst.parent.mkdir(parents=True, exist_ok=True)
             if os.path.islink(src):
                 os.symlink(os.readlink(src), dst)
