@@ -29,6 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import arena.cluster  # noqa: E402,F401  registers the Dask executor that dask= chooses
 from arena.tournament.driver import run_tournament  # noqa: E402
 from tournament import league_config, league_parser  # noqa: E402  (bench/tournament.py)
 
