@@ -169,7 +169,7 @@ def _bury(worker: Worker, cause: str, causes: dict[int, list[str]], again: deque
 
 
 def death_reason(causes: list[str]) -> str:
-    """Why a match was voided after killing its worker ``causes``; the Dask executor says it the same way."""
+    """Why a match is voided, from the causes of its worker deaths; the Dask executor says it the same way."""
     times = "twice" if len(causes) == 2 else f"{len(causes)} times"
     how = f"{causes[0]} each time" if len(set(causes)) == 1 else " then ".join(causes)
     return f"killed its worker process {times}, {how}"
