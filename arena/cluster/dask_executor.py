@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from ..bounds import MAX_WORKERS
-from ..runner import MatchJob
+from ..match.runner import MatchJob
 from ..tournament.pool import DEATHS_TO_VOID, PoolFailure, Voided, WorkerLost, _reason
 from ..tournament.worker import Batch, Done
 from .archive import Archive

@@ -21,7 +21,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from ..bots import BotConfigError, BotSpec, build_bot, build_outputs, load_bot
 from ..bots import cache as bot_cache
-from ..runner import MatchJob, MatchOutcome, play_batch
+from ..match.runner import MatchJob, MatchOutcome, play_batch
 from ..sandbox import get_backend, resolve_backend
 from .archive import Archive, pack, unpack
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, ContextManager, Iterable, Iterator, Mapping, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
-from ..runner import MatchJob
+from ..match.runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from ..site import refresh as site_refresh
 from ..site.build import REPORT_DIR

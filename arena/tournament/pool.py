@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
-from ..runner import MatchJob, play_batch
+from ..match.runner import MatchJob, play_batch
 from .records import VoidRecord
 from .worker import Batch, Done, Play, Worker
 

@@ -25,7 +25,7 @@ from multiprocessing.context import ForkContext
 from types import FrameType
 from typing import Callable, Generator, Sequence
 
-from ..runner import MatchJob, MatchOutcome
+from ..match.runner import MatchJob, MatchOutcome
 from ..sandbox.reaper import die_with_parent
 
 

@@ -11,8 +11,8 @@ from typing import Any, Mapping, Sequence
 
 import orjson
 
+from ..game import Rules
 from .faults import FaultKind, IllegalReply, ProtocolError
-from .game import Rules
 
 PROTOCOL_VERSION = 1
 

@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from ..sandbox import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from . import protocol
 from .faults import BotFault, FaultKind
-from .sandbox import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 
 NOTIFY_MS = 1000
 """Time a bot has to take an ``update`` or ``over`` off its stdin pipe."""

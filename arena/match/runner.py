@@ -14,19 +14,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Generator, Sequence
 
+from ..bots import BotConfigError, BotSpec
+from ..bots.buildlock import bot_lock
+from ..bots.launch import launch_spec
+from ..game import Match, Rules, events_for, observe
+from ..game.replay import Notes, replay_bytes
+from ..game.scoring import places
+from ..sandbox import Backend, Limits, SandboxError, resolve_backend
 from . import protocol
-from .bot import BotLink, TimeControl, collect_ready, collect_replies
-from .bots import BotConfigError, BotSpec
-from .bots.launch import launch_spec
-from .bots.buildlock import bot_lock
 from .fallback import fallback_index
 from .faults import FAULT_POLICIES, BotFault, Fault, FaultKind
-from .game import Match, Rules, events_for, observe
-from .game.replay import Notes, replay_bytes
-from .game.scoring import places
 from .helpermark import MarkerScan
+from .link import BotLink, TimeControl, collect_ready, collect_replies
 from .replay_notes import FALLBACK, fault_record, forfeit_record, log_records, result_record
-from .sandbox import Backend, Limits, SandboxError, resolve_backend
 from .seatlog import SeatLog
 
 _ROUND_END = ("round_over", "match_over")
