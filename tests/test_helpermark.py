@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.helpermark import CONTEXT_BYTES, MARKER, MarkerScan
+from arena.match.helpermark import CONTEXT_BYTES, MARKER, MarkerScan
 
 LINE = MARKER + b"act: KeyError: 'hel'; sent legal index 0\n"
 

@@ -24,15 +24,15 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import best_match
 
 import arena.selfplay
-from arena import protocol
-from arena.bot import BotLink, TimeControl
+from arena.match import protocol
+from arena.match.link import BotLink, TimeControl
 from arena.bots import BotSpec, load_bot
-from arena.faults import BotFault
+from arena.match.faults import BotFault
 from arena.game import Match, events_for, make_rules, observe
 from arena.game.events import omniscient
 from arena.game.replay import NOTE_TYPES, read_replay, rebuild
 from arena.game.state import CLAIM, TURN
-from arena.runner import MatchJob, MatchOutcome, play_match
+from arena.match.runner import MatchJob, MatchOutcome, play_match
 from arena.selfplay import play_random
 
 ROOT = Path(__file__).resolve().parents[1]
