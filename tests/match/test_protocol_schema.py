@@ -35,7 +35,7 @@ from arena.game.state import CLAIM, TURN
 from arena.match.runner import MatchJob, MatchOutcome, play_match
 from arena.selfplay import play_random
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "protocol.schema.json").read_text(encoding="utf-8"))
 DOC = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
 DEFS = SCHEMA["$defs"]

@@ -14,7 +14,7 @@ from arena.game import Match, events_for, make_rules, observe
 from arena.match.runner import MatchJob, play_match
 from arena.sandbox import LaunchSpec, get_backend
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ["random", "heuristic", "js-greedy", "c-random"]
 
 

@@ -159,7 +159,7 @@ def test_an_installed_arena_checks_against_the_opponent_it_ships(tmp_path: Path,
 
 
 def test_an_untested_reuse_is_not_played_and_not_counted(tmp_path: Path) -> None:
-    code, lines = check(f"/usr/bin/python3 {Path(__file__).parent / 'bots' / 'fault_illegal.py'}", "--matches", "1")
+    code, lines = check(f"/usr/bin/python3 {Path(__file__).parents[1] / 'bots' / 'fault_illegal.py'}", "--matches", "1")
     assert code == 1
     assert ("reuse: one process, two matches (standard, then a new hello for espanola): not tested: the first match "
             "ended in a fault, so the second was not played (findings below)") in lines

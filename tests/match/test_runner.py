@@ -31,7 +31,7 @@ from arena.game.scoring import places as plain_places
 from arena.match.runner import MatchJob, MatchOutcome, final_places, play_batch, play_match
 from arena.sandbox import backends, get_backend, reaper
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAULT_BOTS = ROOT / "tests" / "bots"
 RANDOM = str(ROOT / "bots" / "random")
 PYTHON = "/usr/bin/python3"

@@ -1,4 +1,4 @@
-"""arena.helpermark: the helpers' fallback lines are found in a seat's stderr, however it arrives, and nothing else is."""
+"""arena.match.helpermark: the helpers' fallback lines are found in a seat's stderr, however it arrives, and nothing else is."""
 
 from __future__ import annotations
 

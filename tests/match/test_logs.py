@@ -24,7 +24,7 @@ from arena.sandbox.channel import Channel
 from arena.match.seatlog import SeatLog
 from arena.tournament.schedule import play_match_id
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WRITER = ROOT / "tests" / "bots" / "log_writer.py"
 RANDOM = str(ROOT / "bots" / "random")
 TIME = TimeControl(move_ms=5000, startup_ms=5000)
