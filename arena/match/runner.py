@@ -134,7 +134,7 @@ class MatchOutcome:
     """gzip-compressed omniscient replay (JSON lines)."""
     logs: tuple[str, ...] = field(default=(), repr=False)
     """Per seat, the end of what its bot wrote on stderr during this match (``limits.log_bytes``
-    at most, after a cut marker when more was written); see :mod:`arena.seatlog`."""
+    at most, after a cut marker when more was written); see :mod:`arena.match.seatlog`."""
     decision_ms: tuple[float | None, ...] = field(default=(), repr=False)
     """Per decision, in order (one per action applied, so ``decisions`` long at most), the milliseconds
     from sending ``act`` to reading the reply, to 0.1 ms; None where the bot did not choose (the
@@ -196,7 +196,7 @@ class _Table:
         self.logs = [SeatLog(job.limits.log_bytes) for _ in range(self.players)]
         """Per seat, what its bot wrote on stderr during this match."""
         self.marks = [MarkerScan() for _ in range(self.players)]
-        """Per seat, the helper fallback lines in its stderr (:mod:`arena.helpermark`)."""
+        """Per seat, the helper fallback lines in its stderr (:mod:`arena.match.helpermark`)."""
 
     # ------------------------------------------------------------ logs
     def take_log(self, seat: int, link: BotLink | None) -> None:

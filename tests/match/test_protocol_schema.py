@@ -1,6 +1,6 @@
 """docs/protocol.schema.json against real traffic, and docs/protocol.md against the code.
 
-* Every message the arena writes in real matches over pipes (``arena.runner.play_match``
+* Every message the arena writes in real matches over pipes (``arena.match.runner.play_match``
   with the bots in ``bots/``) validates against ``$defs/arena_message``; each seat's
   events, concatenated over its ``act`` and ``update`` messages, are exactly its view of
   the whole match.
@@ -168,7 +168,7 @@ class Capture:
             self.sent.append(json.loads(data))
             return data
 
-        monkeypatch.setattr(protocol, "encode", encode)  # the module arena.bot sends through
+        monkeypatch.setattr(protocol, "encode", encode)  # the module arena.match.link sends through
         for method in ("send_hello", "request", "notify"):
             self._tag(monkeypatch, method)
 
