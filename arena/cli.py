@@ -18,12 +18,12 @@ import click
 from . import __version__
 from .game import RuleError, make_rules, options_of, parse_option_args, preset_names
 from .game.rules import MAX_PLAYERS, MIN_PLAYERS
-from .bot import TimeControl
+from .match.link import TimeControl
 from .bounds import (MAX_BANK_MS, MAX_CHECK_MATCHES, MAX_FAULTS, MAX_HOURS, MAX_MOVE_MS, MAX_RUN_MATCHES,
                      MAX_SELFPLAY_MATCHES, MAX_WORKERS, SEED_RANGE)
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
 from .clierrors import ArenaGroup
-from .faults import FAULT_POLICIES
+from .match.faults import FAULT_POLICIES
 from .kits import LANGUAGES, KitError, new_bot
 from .game.replay import ReplayError, load_replay
 from .sandbox import BACKEND_NAMES, Limits, SandboxError, get_backend, resolve_backend
@@ -169,8 +169,8 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
              move_ms: int, startup_ms: int, bank_ms: int | None, sandbox: str, fault_policy: str,
              max_faults: int, log_bytes: int, replay_path: Path | None, as_json: bool) -> None:
     """Play one match between BOTs (bot directories or quoted command lines) and report it."""
-    from .report import outcome_text
-    from .runner import MatchJob, play_match
+    from .match.account import outcome_text
+    from .match.runner import MatchJob, play_match
 
     rules = _rules_from(preset, options)
     backend = _sandbox(sandbox)
@@ -220,7 +220,7 @@ def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int, opponent: 
     Prints only what went wrong, each finding with its cause and remedy; exits with status
     0 only if there was none.
     """
-    from .check import check_bot
+    from .authoring.check import check_bot
 
     try:
         spec = load_bot(bot)
@@ -296,7 +296,7 @@ def bot_log_cmd(results_dir: Path, bot: str, match_id: str | None) -> None:
               help="Instead, write the replay viewer for this match into this directory and print its address.")
 def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | None) -> None:
     """Print a readable account of a replay FILE (.jsonl or .jsonl.gz), omniscient or as one seat saw it."""
-    from .report import replay_text
+    from .match.account import replay_text
 
     try:
         header, records = load_replay(file)  # bounded, checked: a ReplayError names the file and line

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from arena.bots import BotSpec, build_bot, deps, load_bot  # noqa: E402
 from arena.bots import cache  # noqa: E402
 from arena.game import make_rules  # noqa: E402
-from arena.runner import MatchJob, play_match  # noqa: E402
+from arena.match.runner import MatchJob, play_match  # noqa: E402
 from arena.sandbox import resolve_backend  # noqa: E402
 
 TARGET = 0.2

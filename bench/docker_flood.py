@@ -22,10 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.bot import TimeControl  # noqa: E402
+from arena.match.link import TimeControl  # noqa: E402
 from arena.bots import BotSpec  # noqa: E402
 from arena.game import make_rules  # noqa: E402
-from arena.runner import MatchJob, play_match  # noqa: E402
+from arena.match.runner import MatchJob, play_match  # noqa: E402
 from arena.sandbox import DockerBackend, LaunchSpec  # noqa: E402
 
 IMAGE = "cabo-arena-test:latest"

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.bots import BotSpec  # noqa: E402
-from arena.runner import MatchOutcome, SeatStats  # noqa: E402
+from arena.match.runner import MatchOutcome, SeatStats  # noqa: E402
 from arena.tournament.config import load_config  # noqa: E402
 from arena.tournament.driver import run_tournament  # noqa: E402
 from arena.tournament.ladder.entries import ACTIVE, Entry  # noqa: E402

@@ -26,11 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena import protocol, runner  # noqa: E402
+from arena.match import protocol, runner  # noqa: E402
 from arena.bots import BotSpec, build_bot, load_bot  # noqa: E402
 from arena.game import make_rules  # noqa: E402
 from arena.bots import resolve_command  # noqa: E402
-from arena.runner import MatchJob, play_match  # noqa: E402
+from arena.match.runner import MatchJob, play_match  # noqa: E402
 from arena.sandbox import LaunchSpec, Limits, resolve_backend  # noqa: E402
 
 

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.bots import build_bot  # noqa: E402
-from arena.runner import play_batch  # noqa: E402
+from arena.match.runner import play_batch  # noqa: E402
 from arena.sandbox import resolve_backend  # noqa: E402
 from arena.tournament.config import TournamentConfig, load_config  # noqa: E402
 from arena.tournament.driver import _job, run_tournament, schedule_of  # noqa: E402

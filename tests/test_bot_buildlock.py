@@ -12,7 +12,7 @@ import pytest
 
 from arena.bots import BotConfigError, build_bot, load_bot
 from arena.game import make_rules
-from arena.runner import MatchJob, play_match
+from arena.match.runner import MatchJob, play_match
 
 ROOT = Path(__file__).resolve().parent.parent
 HOLD = """

@@ -33,7 +33,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from ..runner import MatchJob
+from ..match.runner import MatchJob
 from ..tournament.executors import LOCAL, parse_address
 from ..tournament.pool import DEATHS_TO_VOID, PoolFailure, Voided, WorkerLost, death_reason
 from ..tournament.worker import Batch, Done

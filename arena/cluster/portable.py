@@ -1,6 +1,6 @@
 """Match jobs that can travel to another machine, and how a worker plays them.
 
-A :class:`arena.runner.MatchJob` made by the driver names its bots by host paths
+A :class:`arena.match.runner.MatchJob` made by the driver names its bots by host paths
 (``BotSpec.directory``) and carries the driver's private paths. A :class:`RemoteJob` names
 each directory bot by version instead (its archive digest, :mod:`.archive`) and carries no
 host path; the worker unpacks the archive into its own cache (once), loads and builds the bot
@@ -21,7 +21,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from ..bots import BotConfigError, BotSpec, build_bot, build_outputs, load_bot
 from ..bots import cache as bot_cache
-from ..runner import MatchJob, MatchOutcome, play_batch
+from ..match.runner import MatchJob, MatchOutcome, play_batch
 from ..sandbox import get_backend, resolve_backend
 from .archive import Archive, pack, unpack
 

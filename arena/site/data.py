@@ -26,7 +26,7 @@ from ..tournament.records import MatchRecord, VoidRecord
 from ..tournament.ladder.entries import ACTIVE
 from ..tournament.ladder.entries import entries as ladder_entries
 from ..tournament.store import ResultStore
-from ..runner import stats_of_json
+from ..match.runner import stats_of_json
 from .withhold import withheld_in
 
 LOG_TAIL_CHARS = 2000

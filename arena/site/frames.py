@@ -71,7 +71,7 @@ from ..game.observe import events_for, observe
 from ..game.replay import ReplayError, load_replay
 from ..game.rules import make_rules
 from ..game.state import CLAIM, LOOK_INITIAL, REY, Match
-from ..replay_notes import FALLBACK
+from ..match.replay_notes import FALLBACK
 
 FORMAT = "arena-viewer-frames/3"
 """2: each card's and hand's value (``values``, ``hv``) and the step of each fault (``faults``);

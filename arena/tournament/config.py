@@ -28,11 +28,11 @@ from typing import Any, NoReturn, Union
 import yaml
 
 from .. import yamlsafe
-from ..bot import TimeControl
+from ..match.link import TimeControl
 from ..bounds import (LIMIT_MAX, MAX_BANK_MS, MAX_CYCLES, MAX_FAULTS, MAX_MATCHES_PER_PROCESS, MAX_MOVE_MS,
                       MAX_PLACEMENT_MATCHES, MAX_SCHEDULE_MATCHES, MAX_WORKERS, RATING_MAX, SEED_RANGE)
 from ..bots.spec import NAME_RE, BotConfigError, BotSpec, load_bot
-from ..faults import FAULT_POLICIES
+from ..match.faults import FAULT_POLICIES
 from ..game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, Rules, make_rules, options_of, preset_names
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits

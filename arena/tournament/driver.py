@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, ContextManager, Iterator, Mapping, Protocol, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
-from ..runner import MatchJob
+from ..match.runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from .config import TournamentConfig
 from .executors import DASK, Executor, parse_address, registered

@@ -24,8 +24,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import trueskill
 
-from ..faults import FaultKind
-from ..runner import SeatStats
+from ..match.faults import FaultKind
+from ..match.runner import SeatStats
 from .rating import exposure, roster, schedule_order
 from .records import MatchRecord, VoidRecord
 

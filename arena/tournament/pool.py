@@ -2,7 +2,7 @@
 
 A batch is a run of matches (never one deal twice) whose bot processes are reused from
 one match to the next, each following its bot from seat to seat and table to table
-(:func:`arena.runner.play_batch`); results still come back, and are stored, one match
+(:func:`arena.match.runner.play_batch`); results still come back, and are stored, one match
 at a time. Every batch, even with a single worker, is played in a worker process, so a
 bot that kills its parent kills a worker, never the driver.
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
-from ..runner import MatchJob, play_batch
+from ..match.runner import MatchJob, play_batch
 from .records import VoidRecord
 from .worker import Batch, Done, Play, Worker
 
@@ -75,7 +75,7 @@ def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -
     Closing the iterator early (or an exception in the consumer, such as
     KeyboardInterrupt) stops every worker and the bots they run. Raises
     :class:`PoolFailure` when workers cannot be kept alive. ``play`` replaces
-    :func:`arena.runner.play_batch` (tests use fakes).
+    :func:`arena.match.runner.play_batch` (tests use fakes).
     """
     play = play or play_batch
     ctx = mp.get_context("fork")

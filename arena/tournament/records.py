@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..runner import SeatStats, stats_json, stats_of_json
+from ..match.runner import SeatStats, stats_json, stats_of_json
 
 if TYPE_CHECKING:
-    from ..runner import MatchOutcome
+    from ..match.runner import MatchOutcome
     from .schedule import ScheduledMatch
 
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..runner import MatchOutcome, stats_json, stats_of_json
+from ..match.runner import MatchOutcome, stats_json, stats_of_json
 from . import schema
 from .records import MatchRecord, SeatLogRecord, VoidRecord
 from .schedule import ScheduledMatch

@@ -25,7 +25,7 @@ from multiprocessing.context import ForkContext
 from types import FrameType
 from typing import Callable, Generator, Sequence
 
-from ..runner import MatchJob, MatchOutcome
+from ..match.runner import MatchJob, MatchOutcome
 from ..sandbox.reaper import die_with_parent
 
 
@@ -50,10 +50,10 @@ class Done:
 
 
 Batch = Sequence[tuple[int, MatchJob]]
-"""Schedule indices and jobs that share bot processes (see :func:`arena.runner.play_batch`)."""
+"""Schedule indices and jobs that share bot processes (see :func:`arena.match.runner.play_batch`)."""
 
 Play = Callable[[Sequence[MatchJob]], Generator[MatchOutcome, None, None]]
-"""Plays jobs in order, one outcome each: :func:`arena.runner.play_batch` (tests pass fakes)."""
+"""Plays jobs in order, one outcome each: :func:`arena.match.runner.play_batch` (tests pass fakes)."""
 
 
 def play_messages(batch: Batch, play: Play) -> Generator[Started | Done, None, None]:

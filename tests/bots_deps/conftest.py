@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot import TimeControl
+from arena.match.link import TimeControl
 from arena.bots import cache
 from arena.bots.spec import BotSpec
 from arena.game import make_rules
-from arena.runner import MatchJob, MatchOutcome, play_match
+from arena.match.runner import MatchJob, MatchOutcome, play_match
 from arena.sandbox import get_backend
 
 ROOT = Path(__file__).resolve().parents[2]

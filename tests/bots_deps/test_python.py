@@ -20,7 +20,7 @@ import pytest
 
 from arena.bots import BotConfigError, build_bot, files, load_bot, resolve_command
 from arena.bots import cache, deps, env
-from arena.faults import FaultKind
+from arena.match.faults import FaultKind
 from arena.sandbox import NoneBackend, get_backend
 
 from .conftest import ROOT, entries, make_wheel, need_backend, play, python_bot, readable

@@ -9,7 +9,7 @@ import pytest
 
 from arena.bots import load_bot
 from arena.game.rules import make_rules
-from arena.runner import MatchJob, play_match
+from arena.match.runner import MatchJob, play_match
 from arena.sandbox import get_backend
 
 from .driver import BOTS, BotProc, ProcSeat, manifest, play, play_processes

@@ -31,11 +31,11 @@ from typing import Any
 
 import pytest
 
-from arena.bot import TimeControl
+from arena.match.link import TimeControl
 from arena.bots.spec import BotSpec, build_bot, load_bot, resolve_command
-from arena.faults import FaultKind
+from arena.match.faults import FaultKind
 from arena.game import make_rules
-from arena.runner import MatchJob, play_batch, play_match
+from arena.match.runner import MatchJob, play_batch, play_match
 from arena.sandbox import (
     BotProcess,
     BwrapBackend,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot import TimeControl
+from arena.match.link import TimeControl
 from arena.sandbox.limits import Limits
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.rating import RatingParams

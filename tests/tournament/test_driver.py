@@ -378,8 +378,8 @@ def test_ratings_kept_during_the_run_equal_a_recomputation_from_the_database(tmp
 def test_the_record_of_a_fresh_outcome_is_what_the_store_reads_back(tmp_path):
     import dataclasses
 
-    from arena.faults import Fault, FaultKind
-    from arena.runner import play_match
+    from arena.match.faults import Fault, FaultKind
+    from arena.match.runner import play_match
     from arena.tournament.driver import _job, schedule_of
     from arena.tournament.records import record_of
     from arena.tournament.store import ResultStore

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import trueskill
 
-from arena.runner import SeatStats
+from arena.match.runner import SeatStats
 from arena.tournament import leaderboard
 from arena.tournament.leaderboard import HeadToHead, Leaderboard, build, text, write_files
 from arena.tournament.rating import RatingParams, rate

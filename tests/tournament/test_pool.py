@@ -12,7 +12,7 @@ import pytest
 
 from arena.bots import BotSpec
 from arena.game import make_rules
-from arena.runner import MatchJob, MatchOutcome
+from arena.match.runner import MatchJob, MatchOutcome
 from arena.tournament.pool import IDLE_DEATHS_LIMIT, Done, PoolFailure, Voided, WorkerLost, run_jobs
 
 RULES = make_rules("standard", {})

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from arena.fallback import fallback_index
+from arena.match.fallback import fallback_index
 from arena.game import Match, make_rules
 from arena.game.replay import read_replay
 from arena.tournament.config import load_config

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from arena.bots import BotSpec
 from arena.cli import main
 from arena.game import make_rules
-from arena.runner import MatchJob, MatchOutcome
+from arena.match.runner import MatchJob, MatchOutcome
 from arena.tournament import driver, pool
 from arena.tournament.config import load_config
 from arena.tournament.rating import RatingFold, RatingParams, rate

@@ -15,7 +15,7 @@ from typing import Callable
 
 from ...bots import BotConfigError, load_bot
 from ...bots.spec import unsandboxed_refusal
-from ...check import CheckReport, check_bot
+from ...authoring.check import CheckReport, check_bot
 from ...sandbox import resolve_backend
 from ..config import TournamentConfig
 from ..schedules import LADDER

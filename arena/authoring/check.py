@@ -16,15 +16,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .bot import TimeControl
-from .bots import BotConfigError, BotSpec, build_bot, load_bot
-from .bots import env as bot_env
-from .bots.supports import seat_text
+from ..bots import BotConfigError, BotSpec, build_bot, load_bot
+from ..bots import env as bot_env
+from ..bots.supports import seat_text
+from ..game import Rules, make_rules
+from ..match.faults import FaultKind
+from ..match.link import TimeControl
+from ..match.runner import MatchJob, MatchOutcome, play_batch, play_match
+from ..sandbox import get_backend
 from .diagnosis import STDERR_LINES, Diagnosis, diagnose, stderr_tail
-from .faults import FaultKind
-from .game import Rules, make_rules
-from .runner import MatchJob, MatchOutcome, play_batch, play_match
-from .sandbox import get_backend
 
 RANDOM_BOT = Path("bots") / "random"
 """The default opponent: the bundled random bot, looked up from the current directory, then beside the package."""
@@ -35,7 +35,7 @@ UNDECLARED_SIZES = (2, 3, 4, 5)
 def default_opponent() -> Path:
     """The bundled random bot of a checkout (or an editable install), else the one shipped in the package:
     an installed arena has no ``bots/`` folder."""
-    for candidate in (Path.cwd() / RANDOM_BOT, Path(__file__).resolve().parent.parent / RANDOM_BOT):
+    for candidate in (Path.cwd() / RANDOM_BOT, Path(__file__).resolve().parents[2] / RANDOM_BOT):
         if candidate.is_dir():
             return candidate
     shipped = Path(str(resources.files("arena.kits").joinpath("opponent")))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arena.replay_notes import log_records
-from arena.seatlog import SeatLog, cut_marker
+from arena.match.replay_notes import log_records
+from arena.match.seatlog import SeatLog, cut_marker
 
 
 def test_whole_lines_take_the_decision_at_which_they_end():

@@ -1,8 +1,8 @@
 """The high-level bot API: "ask this seat for an action by this deadline".
 
 Built on a :class:`arena.sandbox.Channel` (bytes and lines, whatever the backend) and
-:mod:`arena.protocol` (messages); turns every transport or protocol failure into a
-:class:`arena.faults.BotFault` with a kind and a plain-words detail.
+:mod:`arena.match.protocol` (messages); turns every transport or protocol failure into a
+:class:`arena.match.faults.BotFault` with a kind and a plain-words detail.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from ..sandbox import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 from . import protocol
 from .faults import BotFault, FaultKind
-from .sandbox import Channel, ChannelClosed, ChannelTimeout, LineTooLong
 
 NOTIFY_MS = 1000
 """Time a bot has to take an ``update`` or ``over`` off its stdin pipe."""
@@ -106,7 +106,7 @@ class BotLink:
         self.await_ready()
 
     def request(self, request_id: int, line: bytes) -> None:
-        """Send an encoded ``act`` line (see :func:`arena.protocol.act_line`); its clock starts now."""
+        """Send an encoded ``act`` line (see :func:`arena.match.protocol.act_line`); its clock starts now."""
         self.request_id = request_id
         self.sent_at = time.monotonic()
         self.deadline = self.sent_at + (self.time.move_ms + self.bank_ms) / 1000.0

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena import protocol
+from arena.match import protocol
 from arena.game import Match, events_for, make_rules, observe
 
 

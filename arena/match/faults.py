@@ -33,7 +33,7 @@ class FaultKind(str, Enum):
     """A reply that names no legal action."""
     HELPER_FALLBACK = "helper_fallback"
     """The bot's own code failed and its kit helper played legal index 0 for it, saying so on stderr
-    (:mod:`arena.helpermark`). The move was legal, so nothing else follows: one per seat and match,
+    (:mod:`arena.match.helpermark`). The move was legal, so nothing else follows: one per seat and match,
     however many decisions it covers, and it never forfeits the seat."""
 
 

@@ -11,9 +11,9 @@ import re
 import signal
 from dataclasses import dataclass
 
-from .faults import Fault, FaultKind
-from .helpermark import MARKER
-from .sandbox.allowlist import SANDBOX_PATH
+from ..match.faults import Fault, FaultKind
+from ..match.helpermark import MARKER
+from ..sandbox.allowlist import SANDBOX_PATH
 
 STDERR_LINES = 5
 """Last lines of a bot's stderr shown with a finding."""

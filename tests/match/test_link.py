@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from arena import protocol
-from arena.bot import BotLink, TimeControl
+from arena.match import protocol
+from arena.match.link import BotLink, TimeControl
 from arena.bots import load_bot, resolve_command
-from arena.faults import BotFault, FaultKind
+from arena.match.faults import BotFault, FaultKind
 from arena.game import Match, events_for, make_rules, observe
-from arena.runner import MatchJob, play_match
+from arena.match.runner import MatchJob, play_match
 from arena.sandbox import LaunchSpec, get_backend
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ["random", "heuristic", "js-greedy", "c-random"]
 
 

@@ -1,6 +1,6 @@
 """docs/protocol.schema.json against real traffic, and docs/protocol.md against the code.
 
-* Every message the arena writes in real matches over pipes (``arena.runner.play_match``
+* Every message the arena writes in real matches over pipes (``arena.match.runner.play_match``
   with the bots in ``bots/``) validates against ``$defs/arena_message``; each seat's
   events, concatenated over its ``act`` and ``update`` messages, are exactly its view of
   the whole match.
@@ -24,18 +24,18 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import best_match
 
 import arena.selfplay
-from arena import protocol
-from arena.bot import BotLink, TimeControl
+from arena.match import protocol
+from arena.match.link import BotLink, TimeControl
 from arena.bots import BotSpec, load_bot
-from arena.faults import BotFault
+from arena.match.faults import BotFault
 from arena.game import Match, events_for, make_rules, observe
 from arena.game.events import omniscient
 from arena.game.replay import NOTE_TYPES, read_replay, rebuild
 from arena.game.state import CLAIM, TURN
-from arena.runner import MatchJob, MatchOutcome, play_match
+from arena.match.runner import MatchJob, MatchOutcome, play_match
 from arena.selfplay import play_random
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "protocol.schema.json").read_text(encoding="utf-8"))
 DOC = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
 DEFS = SCHEMA["$defs"]
@@ -168,7 +168,7 @@ class Capture:
             self.sent.append(json.loads(data))
             return data
 
-        monkeypatch.setattr(protocol, "encode", encode)  # the module arena.bot sends through
+        monkeypatch.setattr(protocol, "encode", encode)  # the module arena.match.link sends through
         for method in ("send_hello", "request", "notify"):
             self._tag(monkeypatch, method)
 

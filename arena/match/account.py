@@ -1,4 +1,7 @@
-"""Plain-text accounts of match outcomes and replays, for the command line."""
+"""Plain-text accounts of match outcomes and replays, for the command line (``arena play``, ``arena replay``).
+
+An "account", not a "report": the report is the web site (:mod:`arena.site`).
+"""
 
 from __future__ import annotations
 

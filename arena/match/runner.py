@@ -14,19 +14,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Generator, Sequence
 
+from ..bots import BotConfigError, BotSpec
+from ..bots.buildlock import bot_lock
+from ..bots.launch import launch_spec
+from ..game import Match, Rules, events_for, observe
+from ..game.replay import Notes, replay_bytes
+from ..game.scoring import places
+from ..sandbox import Backend, Limits, SandboxError, resolve_backend
 from . import protocol
-from .bot import BotLink, TimeControl, collect_ready, collect_replies
-from .bots import BotConfigError, BotSpec
-from .bots.launch import launch_spec
-from .bots.buildlock import bot_lock
 from .fallback import fallback_index
 from .faults import FAULT_POLICIES, BotFault, Fault, FaultKind
-from .game import Match, Rules, events_for, observe
-from .game.replay import Notes, replay_bytes
-from .game.scoring import places
 from .helpermark import MarkerScan
+from .link import BotLink, TimeControl, collect_ready, collect_replies
 from .replay_notes import FALLBACK, fault_record, forfeit_record, log_records, result_record
-from .sandbox import Backend, Limits, SandboxError, resolve_backend
 from .seatlog import SeatLog
 
 _ROUND_END = ("round_over", "match_over")
@@ -134,7 +134,7 @@ class MatchOutcome:
     """gzip-compressed omniscient replay (JSON lines)."""
     logs: tuple[str, ...] = field(default=(), repr=False)
     """Per seat, the end of what its bot wrote on stderr during this match (``limits.log_bytes``
-    at most, after a cut marker when more was written); see :mod:`arena.seatlog`."""
+    at most, after a cut marker when more was written); see :mod:`arena.match.seatlog`."""
     decision_ms: tuple[float | None, ...] = field(default=(), repr=False)
     """Per decision, in order (one per action applied, so ``decisions`` long at most), the milliseconds
     from sending ``act`` to reading the reply, to 0.1 ms; None where the bot did not choose (the
@@ -196,7 +196,7 @@ class _Table:
         self.logs = [SeatLog(job.limits.log_bytes) for _ in range(self.players)]
         """Per seat, what its bot wrote on stderr during this match."""
         self.marks = [MarkerScan() for _ in range(self.players)]
-        """Per seat, the helper fallback lines in its stderr (:mod:`arena.helpermark`)."""
+        """Per seat, the helper fallback lines in its stderr (:mod:`arena.match.helpermark`)."""
 
     # ------------------------------------------------------------ logs
     def take_log(self, seat: int, link: BotLink | None) -> None:

@@ -8,9 +8,9 @@ from click.testing import CliRunner
 import pytest
 
 from arena.bots import load_bot
-from arena.check import plan
-from arena.diagnosis import diagnose
-from arena.faults import Fault, FaultKind
+from arena.authoring.check import plan
+from arena.authoring.diagnosis import diagnose
+from arena.match.faults import Fault, FaultKind
 from arena.cli import main
 from arena.sandbox import BwrapBackend
 
@@ -149,7 +149,7 @@ def test_diagnoses_name_the_cause_in_plain_words() -> None:
 def test_an_installed_arena_checks_against_the_opponent_it_ships(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A pip-installed arena has no bots/ folder: `arena bot check` and `arena submit` still have an opponent."""
-    from arena import check as check_module
+    from arena.authoring import check as check_module
 
     monkeypatch.setattr(check_module, "RANDOM_BOT", Path("no-such-folder") / "random")
     opponent = check_module.default_opponent()
@@ -159,7 +159,7 @@ def test_an_installed_arena_checks_against_the_opponent_it_ships(tmp_path: Path,
 
 
 def test_an_untested_reuse_is_not_played_and_not_counted(tmp_path: Path) -> None:
-    code, lines = check(f"/usr/bin/python3 {Path(__file__).parent / 'bots' / 'fault_illegal.py'}", "--matches", "1")
+    code, lines = check(f"/usr/bin/python3 {Path(__file__).parents[1] / 'bots' / 'fault_illegal.py'}", "--matches", "1")
     assert code == 1
     assert ("reuse: one process, two matches (standard, then a new hello for espanola): not tested: the first match "
             "ended in a fault, so the second was not played (findings below)") in lines

@@ -20,18 +20,18 @@ from typing import Any
 
 import pytest
 
-from arena import protocol
-from arena.bot import BotLink, TimeControl
+from arena.match import protocol
+from arena.match.link import BotLink, TimeControl
 from arena.bots.spec import BotSpec, load_bot
-from arena.fallback import fallback_index
-from arena.faults import Fault, FaultKind
+from arena.match.fallback import fallback_index
+from arena.match.faults import Fault, FaultKind
 from arena.game import Match, make_rules
 from arena.game.replay import read_replay
 from arena.game.scoring import places as plain_places
-from arena.runner import MatchJob, MatchOutcome, final_places, play_batch, play_match
+from arena.match.runner import MatchJob, MatchOutcome, final_places, play_batch, play_match
 from arena.sandbox import backends, get_backend, reaper
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAULT_BOTS = ROOT / "tests" / "bots"
 RANDOM = str(ROOT / "bots" / "random")
 PYTHON = "/usr/bin/python3"

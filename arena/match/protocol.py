@@ -1,7 +1,7 @@
 """Protocol v1: JSON-lines codec, message builders and reply validation.
 
 Knows the wire format and nothing of processes (see :mod:`arena.sandbox`) or of
-who asks (see :mod:`arena.bot`). Every message the arena sends is built here, so
+who asks (see :mod:`arena.match.link`). Every message the arena sends is built here, so
 the JSON Schema in ``docs/protocol.schema.json`` has one place to mirror.
 """
 
@@ -11,8 +11,8 @@ from typing import Any, Mapping, Sequence
 
 import orjson
 
+from ..game import Rules
 from .faults import FaultKind, IllegalReply, ProtocolError
-from .game import Rules
 
 PROTOCOL_VERSION = 1
 

@@ -6,7 +6,7 @@ import random
 
 from arena.game import Match, make_rules
 from arena.game.replay import Notes, read_replay, replay_bytes
-from arena.report import replay_text
+from arena.match.account import replay_text
 from arena.selfplay import play_random
 
 SECRET_DETAIL = "action {\"do\":\"swap\",\"why\":\"I hold KS\"} is not one of the 3 legal actions"

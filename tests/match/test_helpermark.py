@@ -1,8 +1,8 @@
-"""arena.helpermark: the helpers' fallback lines are found in a seat's stderr, however it arrives, and nothing else is."""
+"""arena.match.helpermark: the helpers' fallback lines are found in a seat's stderr, however it arrives, and nothing else is."""
 
 from __future__ import annotations
 
-from arena.helpermark import CONTEXT_BYTES, MARKER, MarkerScan
+from arena.match.helpermark import CONTEXT_BYTES, MARKER, MarkerScan
 
 LINE = MARKER + b"act: KeyError: 'hel'; sent legal index 0\n"
 

@@ -13,18 +13,18 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from arena.bot import TimeControl
+from arena.match.link import TimeControl
 from arena.bots.spec import BotSpec, load_bot
 from arena.cli import main
 from arena.game import make_rules
 from arena.game.replay import read_replay
-from arena.runner import MatchJob, MatchOutcome, play_batch, play_match
+from arena.match.runner import MatchJob, MatchOutcome, play_batch, play_match
 from arena.sandbox import Limits
 from arena.sandbox.channel import Channel
-from arena.seatlog import SeatLog
+from arena.match.seatlog import SeatLog
 from arena.tournament.schedule import play_match_id
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WRITER = ROOT / "tests" / "bots" / "log_writer.py"
 RANDOM = str(ROOT / "bots" / "random")
 TIME = TimeControl(move_ms=5000, startup_ms=5000)
