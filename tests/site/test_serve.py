@@ -384,7 +384,7 @@ def test_connections_past_the_limit_drop_the_oldest_waiting_ones(quick):
     try:
         assert request(server, "GET", "/index.html")[0] == 200  # the newest connection is served
         # 31 connections, 12 allowed: the 19 oldest are closed, the 11 newest still wait for a request.
-        assert until(lambda: all(dropped(sock, 0.0) for sock in idle[:19]), 10)
+        assert until(lambda: all(dropped(sock, 0.0) for sock in idle[:19]), 60)  # generous: a busy machine
         assert not any(dropped(sock, 0.0) for sock in idle[19:])
         assert threading.active_count() <= threads
     finally:
