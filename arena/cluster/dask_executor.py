@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..match.runner import MatchJob
 from ..tournament.executors import LOCAL, parse_address
-from ..tournament.pool import DEATHS_TO_VOID, PoolFailure, Voided, WorkerLost, death_reason
+from ..tournament.pool import DEATHS_TO_VOID, PoolFailure, Results, Voided, WorkerLost, death_reason
 from ..tournament.worker import Batch, Done
 from .archive import Archive
 from .portable import Packer, RemoteJob, play_remote, sandbox_missing, worker_private
@@ -132,10 +132,10 @@ class DaskExecutor:
     def describe(self) -> str:
         return f"Dask at {self.address}"
 
-    def __call__(self, batches: Iterable[Batch], workers: int) -> Iterator[Done | Voided | WorkerLost]:
+    def __call__(self, batches: Iterable[Batch], workers: int) -> Results:
         return self.run_jobs(batches, workers)
 
-    def run_jobs(self, batches: Iterable[Batch], workers: int) -> Iterator[Done | Voided | WorkerLost]:
+    def run_jobs(self, batches: Iterable[Batch], workers: int) -> Results:
         require_dask()
         names = [name for name in [*QUIET_LOGGERS, *logging.root.manager.loggerDict]
                  if name.split(".")[0] in QUIET_LOGGERS]

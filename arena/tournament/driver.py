@@ -376,7 +376,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         except PoolFailure as exc:
             stopped = f"{exc}; finished matches are kept, run again to resume"
         finally:
-            results.close()  # type: ignore[attr-defined]
+            results.close()
             progress.close()
         if interrupted:
             tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played + voided} in all; "

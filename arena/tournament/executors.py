@@ -10,12 +10,12 @@ so a tournament file is validated the same whether or not the executor is instal
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Callable, Iterable, Protocol
 
 from ..bounds import MAX_WORKERS
-from .pool import Batch, Done, PoolFailure, Voided, WorkerLost
+from .pool import Batch, PoolFailure, Results
 
-Executor = Callable[[Iterable[Batch], int], Iterator[Done | Voided | WorkerLost]]
+Executor = Callable[[Iterable[Batch], int], Results]
 """Where matches are played: batches of ``(index, job)`` and a number of workers in, every match's result
 out (:func:`.pool.run_jobs` says what it must do). Two of them: :func:`.pool.run_jobs` (worker processes
 here) and :class:`arena.cluster.dask_executor.DaskExecutor` (a Dask cluster), registered as ``dask``."""
@@ -29,7 +29,7 @@ LOCAL = "local:"
 class Remote(Protocol):
     """An executor playing somewhere else: an :data:`Executor` that says where, for the first line of a run."""
 
-    def __call__(self, batches: Iterable[Batch], workers: int) -> Iterator[Done | Voided | WorkerLost]: ...
+    def __call__(self, batches: Iterable[Batch], workers: int) -> Results: ...
 
     def describe(self) -> str: ...
 

@@ -20,13 +20,13 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from typing import Iterable, Iterator
+from typing import Generator, Iterable, Iterator
 
 from ..match.runner import MatchJob, play_batch
 from .records import VoidRecord
 from .worker import Batch, Done, Play, Worker
 
-__all__ = ["Batch", "Done", "PoolFailure", "Voided", "WorkerLost", "run_jobs", "DEATHS_TO_VOID", "death_reason"]
+__all__ = ["Batch", "Done", "PoolFailure", "Results", "Voided", "WorkerLost", "run_jobs", "DEATHS_TO_VOID", "death_reason"]
 
 DEATHS_TO_VOID = 2
 """Worker deaths with a match in play after which the match is voided instead of played again."""
@@ -63,7 +63,12 @@ class PoolFailure(RuntimeError):
     """Workers keep dying without playing anything, or none can be started; the message says which."""
 
 
-def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -> Iterator[Done | Voided | WorkerLost]:
+Results = Generator["Done | Voided | WorkerLost", None, None]
+"""What an executor gives back: every match's result as it comes, and ``close()``, which stops what is still
+in play (the driver closes it however the run ends)."""
+
+
+def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -> Results:
     """Play batches of ``(index, job)`` pairs on ``workers`` processes, yielding each match's result.
 
     Each match index ends up exactly once in a :class:`Done` or a :class:`Voided`;

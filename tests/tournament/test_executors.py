@@ -10,7 +10,7 @@ import pytest
 from arena.tournament import executors
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
-from arena.tournament.pool import Batch, Done, PoolFailure, Voided, WorkerLost, run_jobs
+from arena.tournament.pool import Batch, PoolFailure, Results, run_jobs
 
 from .test_driver import ROOT, results_of, rows
 
@@ -32,7 +32,7 @@ class Recording:
         self.address, self.sandbox = address, sandbox
         self.played: list[int] = []
 
-    def __call__(self, batches: Iterable[Batch], workers: int) -> Iterator[Done | Voided | WorkerLost]:
+    def __call__(self, batches: Iterable[Batch], workers: int) -> Results:
         def seen() -> Iterator[Batch]:
             for batch in batches:
                 self.played.extend(index for index, _ in batch)
