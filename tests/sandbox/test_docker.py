@@ -25,6 +25,7 @@ import sys
 import textwrap
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -283,13 +284,14 @@ def test_a_stderr_flooder_costs_a_match_no_more_than_its_time_limits(docker: Doc
     bots = (BotSpec(name="random", command=("/bot/bot",), image=IMAGE),
             BotSpec(name="flood", command=("/bot/stderr_flood",), image=IMAGE))
     time_control = TimeControl(move_ms=1000, startup_ms=5000)
-    start = time.monotonic()
-    outcome = play_match(MatchJob("docker-flood", make_rules("standard"), 3, bots, sandbox="docker",
-                                  fault_policy="fallback", time=time_control))
-    took = time.monotonic() - start
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outcome = play_match(MatchJob("docker-flood", make_rules("standard"), 3, bots, sandbox="docker",
+                                      fault_policy="fallback", time=time_control))
     assert outcome.forfeited == (False, True) and [f.seat for f in outcome.faults] == [1, 1, 1]  # max_faults
-    # Generous: its limits are 5 s to start and 1 s a decision, each fault an instant reply.
-    assert took < docker_sandbox.API_TIMEOUT / 3, took
+    # The mechanism, not a duration: no removal waited out the API call (it warned "could not be removed").
+    assert not [w for w in caught if "could not be removed" in str(w.message)]
+    assert not [t.name for t in threading.enumerate() if t.name.startswith(docker_sandbox.REMOVER_NAME)]
 
 
 # ------------------------------------------------------------------ the channel
@@ -369,14 +371,14 @@ def test_a_stderr_flood_does_not_hold_up_the_removal(docker: DockerBackend, engi
     proc.send(b"ping\n", soon(5))
     assert json.loads(proc.readline(soon(10)))["type"] == "echo"
     time.sleep(0.5)  # the flood fills the socket meanwhile: nobody reads it
-    start = time.monotonic()
-    proc.kill() if end == "kill" else proc.close(grace=0.5)  # the flooding child ignores stdin EOF
-    took = time.monotonic() - start
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        proc.kill() if end == "kill" else proc.close(grace=0.5)  # the flooding child ignores stdin EOF
     assert gone(engine, proc.container_id) and proc.returncode == 137
     assert not [t.name for t in threading.enumerate() if t.name.startswith(docker_sandbox.REMOVER_NAME)]
     tail = proc.stderr_tail()
     assert proc.stderr_total > 65536 and 0 < len(tail) <= 4096 and set(tail) <= {"E", "\n"}
-    assert took < docker_sandbox.API_TIMEOUT / 3, took  # generous: the old wait was the whole API_TIMEOUT
+    assert not [w for w in caught if "could not be removed" in str(w.message)]  # no removal timed out
 
 
 def test_start_failures_are_sandbox_errors(docker: DockerBackend) -> None:
