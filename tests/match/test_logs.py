@@ -108,9 +108,9 @@ def test_start_up_is_timed_per_bot_while_the_others_start_too():
     slow_ms, fast_ms = (s.startup_ms for s in outcome.stats)
     assert slow_ms is not None and fast_ms is not None
     assert 1000 <= slow_ms, (slow_ms, fast_ms)  # its second counted...
-    # ...and not its neighbour's: read one after the other, the fast one's ready would have come in just
-    # after the slow one's. Both start-ups stretch alike on a busy machine; their gap stays the second.
-    assert fast_ms + 500 < slow_ms, (slow_ms, fast_ms)
+    # ...and not its neighbour's: read one after the other (the slow one sits first), the fast one's ready
+    # would have been read after the slow one's and timed longer. An order, not a duration a busy machine stretches.
+    assert fast_ms < slow_ms, (slow_ms, fast_ms)
     assert outcome.to_json()["stats"][0]["startup_ms"] == round(slow_ms, 3)
 
 

@@ -436,7 +436,8 @@ def test_simultaneous_phases_each_bot_on_its_own_clock():
     assert outcome.forfeited == (False,) * 4
     for s in (0, 1, 3):  # all in time: no fault above; each was charged its own sleep
         assert 0.6 * move * 0.9 <= outcome.stats[s].max_ms, outcome.stats
-    assert outcome.stats[2].max_ms < 0.6 * move * 0.9  # its own clock: the others' sleeps are not charged to it
+    # Its own clock: the others' sleeps are not charged to it (an order, not a duration a busy machine stretches).
+    assert outcome.stats[2].max_ms < min(outcome.stats[s].max_ms for s in (0, 1, 3)), outcome.stats
     assert_finished(outcome, "espanola", 4)
 
 

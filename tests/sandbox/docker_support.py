@@ -1,4 +1,4 @@
-"""What the container tests share: looking for containers a test left behind, and for images."""
+"""What the container tests share: the engine fixture, looking for containers a test left behind, and for images."""
 
 from __future__ import annotations
 
@@ -6,7 +6,19 @@ import os
 import socket
 from typing import Any
 
+import pytest
+
+from arena.sandbox import DockerBackend
 from arena.sandbox import docker as docker_sandbox
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    """A docker SDK client, or skip (with the reason) when no engine answers."""
+    ok, why = DockerBackend().available()
+    if not ok:
+        pytest.skip(f"no Docker engine to test against: {why}")
+    return docker_sandbox.connect()
 
 
 def leftovers(client: Any) -> list[str]:

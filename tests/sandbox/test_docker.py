@@ -59,7 +59,7 @@ from arena.sandbox import docker as docker_sandbox
 from arena.sandbox.orphans import pid_namespace
 
 from .conftest import Waits
-from .docker_support import has_image, host_addresses, leftovers
+from .docker_support import engine, has_image, host_addresses, leftovers  # noqa: F401 (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 HELPERS = ROOT / "tests" / "docker"
@@ -75,15 +75,6 @@ def soon(seconds: float) -> float:
 
 
 # --------------------------------------------------------------------------- fixtures
-
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    """A docker SDK client, or skip (with the reason) when no engine answers."""
-    ok, why = DockerBackend().available()
-    if not ok:
-        pytest.skip(f"no Docker engine to test against: {why}")
-    return docker_sandbox.connect()
-
 
 @pytest.fixture(scope="module")
 def image(engine: Any) -> str:

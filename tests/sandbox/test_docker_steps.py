@@ -27,7 +27,7 @@ from arena.sandbox import docker_steps
 from arena.sandbox.docker_steps import OUTPUT_LIMIT, network_mode
 from arena.sandbox.steps import TIMED_OUT, Step
 
-from .docker_support import has_image, host_addresses, leftovers
+from .docker_support import engine, has_image, host_addresses, leftovers  # noqa: F401 (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "cabo-arena-base:bookworm"
@@ -37,15 +37,6 @@ NOBODY = 65534
 
 
 # --------------------------------------------------------------------------- fixtures
-
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    """A docker SDK client, or skip (with the reason) when no engine answers."""
-    ok, why = DockerBackend().available()
-    if not ok:
-        pytest.skip(f"no Docker engine to test against: {why}")
-    return docker_sandbox.connect()
-
 
 @pytest.fixture(scope="module")
 def base(engine: Any) -> str:
