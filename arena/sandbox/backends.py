@@ -36,6 +36,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import IO
 
 from . import allowlist, cgroups, orphans, reaper, seccomp
@@ -85,6 +86,45 @@ class Backend(abc.ABC):
         return f"<{type(self).__name__} {self.name!r}>"
 
 
+@dataclass
+class _Walls:
+    """The pieces set up around one sandboxed process: its orphan token, private tmp, info pipe, input
+    pipes and cgroup. The child's ends of the pipes are closed once it has started; :meth:`discard`
+    releases whatever is left, whether or not the process ever started."""
+
+    token: str
+    tmp: str | None
+    info_r: int = -1
+    info_w: int = -1
+    inputs: dict[str, int] = field(default_factory=dict)
+    cgroup: str | None = None
+
+    def pass_fds(self) -> tuple[int, ...]:
+        """The descriptors the child inherits."""
+        return tuple(fd for fd in (self.info_w, *self.inputs.values()) if fd >= 0)
+
+    def started(self) -> Callable[[], list[int]] | None:
+        """Close the child's ends now that it holds them; the reader of the info pipe, if any."""
+        for fd in self.pass_fds():
+            os.close(fd)
+        self.info_w, self.inputs = -1, {}
+        related = _InfoReader(self.info_r) if self.info_r >= 0 else None
+        self.info_r = -1
+        return related
+
+    def discard(self) -> None:
+        """Remove the cgroup and the private tmp and close every descriptor still open."""
+        if self.cgroup is not None:
+            cgroups.remove(self.cgroup)
+            self.cgroup = None
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        for fd in (self.info_r, *self.pass_fds()):
+            if fd >= 0:
+                os.close(fd)
+        self.info_r, self.info_w, self.inputs = -1, -1, {}
+
+
 class NoneBackend(Backend):
     """No isolation beyond rlimits, own session, scrubbed env and a private ``HOME`` and ``TMPDIR``."""
 
@@ -108,44 +148,25 @@ class NoneBackend(Backend):
             raise TypeError(f"start() needs a LaunchSpec, got {type(spec).__name__}")
         if spec.bot_dir is not None and not os.path.isdir(spec.bot_dir):
             raise SandboxError(f"bot directory {spec.bot_dir!r} does not exist")
-        reaper.ensure_subreaper()
-        orphans.sweep()  # once per arena process: what the bots of a killed arena left running
-        token = orphans.new_token()
-        workdir = self._host_tmp()
-        info_r, info_w = os.pipe() if self._wants_info_fd else (-1, -1)
-        inputs: dict[str, int] = {}
-        cgroup = None
+        walls = self._prepare(self._inputs(spec), spec.limits.processes)
         try:
-            inputs = {name: _feed(data) for name, data in self._inputs(spec).items()}
-            cgroup = cgroups.create(token, spec.limits.processes)
-            argv = self._argv(spec, workdir, info_w, inputs)
-            env = self._env(spec, workdir or "/tmp", token)
+            argv = self._argv(spec, walls.tmp, walls.info_w, walls.inputs)
+            env = self._env(spec, walls.tmp or "/tmp", walls.token)
             popen = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, cwd=self._start_dir(spec, workdir), env=env, close_fds=True, start_new_session=True,
-                pass_fds=tuple(fd for fd in (info_w, *inputs.values()) if fd >= 0),
-                preexec_fn=_child_setup(spec.limits, os.getpid(), self._bot_is_subreaper, cgroup),
+                bufsize=0, cwd=self._start_dir(spec, walls.tmp), env=env, close_fds=True, start_new_session=True,
+                pass_fds=walls.pass_fds(),
+                preexec_fn=_child_setup(spec.limits, os.getpid(), self._bot_is_subreaper, walls.cgroup),
             )
         except BaseException as exc:
-            if cgroup is not None:
-                cgroups.remove(cgroup)
-            if workdir is not None:
-                shutil.rmtree(workdir, ignore_errors=True)
-            for fd in (info_r, info_w, *inputs.values()):
-                if fd >= 0:
-                    os.close(fd)
+            walls.discard()
             if isinstance(exc, (OSError, subprocess.SubprocessError)):
                 raise SandboxError(f"cannot start {spec.command[0]!r} with backend {self.name}: {exc}") from exc
             raise
-        for fd in inputs.values():
-            os.close(fd)
-        orphans.register(token, popen.pid)
-        related = None
-        if info_w >= 0:
-            os.close(info_w)
-            related = _InfoReader(info_r)
-        return BotProcess(popen, limits=spec.limits, token=token, workdir=workdir, backend=self.name,
-                          related=related, cgroup=cgroup)
+        orphans.register(walls.token, popen.pid)
+        related = walls.started()
+        return BotProcess(popen, limits=spec.limits, token=walls.token, workdir=walls.tmp, backend=self.name,
+                          related=related, cgroup=walls.cgroup)
 
     def run_step(self, step: Step, log: IO[str]) -> int:
         """Run ``step`` in its own session and cgroup with ``step.limits``, a scrubbed environment and
@@ -153,39 +174,26 @@ class NoneBackend(Backend):
         if not isinstance(step, Step):
             raise TypeError(f"run_step() needs a Step, got {type(step).__name__}")
         self._check_step(step)
-        reaper.ensure_subreaper()
-        orphans.sweep()
-        token = orphans.new_token()
-        tmp = self._host_tmp()
-        info_r, info_w = os.pipe() if self._wants_info_fd else (-1, -1)
-        inputs: dict[str, int] = {}
-        cgroup = None
+        walls = self._prepare(self._step_inputs(step), step.limits.processes)
         popen = None
         try:
-            inputs = {name: _feed(data) for name, data in self._step_inputs(step).items()}
-            cgroup = cgroups.create(token, step.limits.processes)
-            argv = self._step_argv(step, info_w, inputs)
-            env = self._step_env(step, tmp or "/tmp", token)
+            argv = self._step_argv(step, walls.info_w, walls.inputs)
+            env = self._step_env(step, walls.tmp or "/tmp", walls.token)
             log.flush()
             try:
                 popen = subprocess.Popen(
-                    argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=step.cwd if tmp is not None else "/",
-                    env=env, close_fds=True, start_new_session=True,
-                    pass_fds=tuple(fd for fd in (info_w, *inputs.values()) if fd >= 0),
-                    preexec_fn=_child_setup(step.limits, os.getpid(), self._bot_is_subreaper, cgroup, umask=0o022))
+                    argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                    cwd=step.cwd if walls.tmp is not None else "/", env=env, close_fds=True, start_new_session=True,
+                    pass_fds=walls.pass_fds(),
+                    preexec_fn=_child_setup(step.limits, os.getpid(), self._bot_is_subreaper, walls.cgroup, umask=0o022))
             except (OSError, subprocess.SubprocessError) as exc:
                 log.write(f"\ncannot run {step.argv[0]}: {exc}\n")
                 return 127
-            orphans.register(token, popen.pid)
-            for fd in (info_w, *inputs.values()):
-                if fd >= 0:
-                    os.close(fd)
-            info_w, inputs = -1, {}
-            related = _InfoReader(info_r) if info_r >= 0 else None
-            info_r = -1
+            orphans.register(walls.token, popen.pid)
+            related = walls.started()
             code = _wait_pinned(popen.pid, step.timeout)
             inits = list(related()) if related else []
-            if not reaper.kill_tree(popen.pid, token, ns_inits=inits):
+            if not reaper.kill_tree(popen.pid, walls.token, ns_inits=inits):
                 log.write(f"\n(processes of {step.label or step.argv[0]} survived SIGKILL)\n")
             status = popen.wait()
             if code is None:
@@ -198,14 +206,24 @@ class NoneBackend(Backend):
             except (OSError, ValueError):
                 pass
             if popen is not None:
-                orphans.unregister(token)
-            if cgroup is not None:
-                cgroups.remove(cgroup)
-            if tmp is not None:
-                shutil.rmtree(tmp, ignore_errors=True)
-            for fd in (info_r, info_w, *inputs.values()):
-                if fd >= 0:
-                    os.close(fd)
+                orphans.unregister(walls.token)
+            walls.discard()
+
+    def _prepare(self, inputs: dict[str, bytes], processes: int) -> _Walls:
+        """What a bot's start and a step both set up before their process exists: one place, so that
+        their clean-up cannot drift apart. Cleans up after itself if any part fails."""
+        reaper.ensure_subreaper()
+        orphans.sweep()  # once per arena process: what the bots of a killed arena left running
+        walls = _Walls(orphans.new_token(), self._host_tmp())
+        try:
+            if self._wants_info_fd:
+                walls.info_r, walls.info_w = os.pipe()
+            walls.inputs = {name: _feed(data) for name, data in inputs.items()}
+            walls.cgroup = cgroups.create(walls.token, processes)
+        except BaseException:
+            walls.discard()
+            raise
+        return walls
 
     def _check_step(self, step: Step) -> None:
         """Refuse a step that cannot run here (``bwrap``: when bwrap is unavailable)."""
