@@ -15,9 +15,11 @@ from click.testing import CliRunner
 
 from arena.bots import BotSpec
 from arena.cli import main
+from arena.execute import Done
+from arena.execute import local as pool
 from arena.game import make_rules
 from arena.match.runner import MatchJob, MatchOutcome
-from arena.tournament import driver, pool
+from arena.tournament import driver
 from arena.tournament.config import load_config
 from arena.tournament.rating import RatingFold, RatingParams, rate
 from arena.tournament.records import MatchRecord
@@ -175,6 +177,6 @@ def test_the_pool_waits_for_a_source_with_nothing_ready(monkeypatch):
         yield [jobs[1], jobs[2]]
 
     for done in pool.run_jobs(source(), 2, fake_play):
-        assert isinstance(done, pool.Done)
+        assert isinstance(done, Done)
         results.append(done.index)
     assert results == [0, 1, 2]
