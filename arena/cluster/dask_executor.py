@@ -414,10 +414,9 @@ class _Run:
     def _bury(self, task: _Task, cause: str) -> Iterator[WorkerLost | Voided]:
         """What a lost worker held goes back as the ledger says (the match in play alone, or voided)."""
         pending = [task.held[i] for i in task.order if i in task.held and i not in self.yielded]
-        for result in self.ledger.died(task.pid, cause, pending, task.playing):
-            if isinstance(result, Voided):
-                self.yielded.add(result.index)
-            yield result
+        results = self.ledger.died(task.pid, cause, pending, task.playing)
+        self.yielded.update(r.index for r in results if isinstance(r, Voided))  # never handed on again
+        yield from results
 
 
 def _takes_n_workers(client: Any) -> bool:

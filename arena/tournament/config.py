@@ -457,7 +457,7 @@ class _Reader:
         section = self.section(("executor",), value, known)
         if len(section) != 1:
             self.fail(("executor",), f"expected local, or one key among {', '.join(known)} with its address, "
-                                     f"such as {{dask: tcp://10.0.0.5:8786}}, got {_shown(value)}")
+                                     f"such as {{dask: tcp://10.0.0.5:8786}}, got {', '.join(section) or 'no key'}")
         name, address = next(iter(section.items()))
         if not isinstance(address, str):
             self.fail(("executor", name), f"expected an address such as tcp://10.0.0.5:8786 or local:N, "

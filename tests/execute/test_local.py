@@ -1,4 +1,4 @@
-"""The local executor with fake jobs: a job that kills its worker is replayed, then voided; nothing is lost or doubled."""
+"""The local executor with fake jobs: a job that kills its worker is replayed, then voided; none lost or doubled."""
 
 from __future__ import annotations
 

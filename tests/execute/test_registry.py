@@ -131,7 +131,7 @@ def test_the_address_is_checked_without_the_executor(monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize("value, message", [
     ("{ray: x}", r"executor\.ray: unknown key.*dask"),
-    ("{}", r"executor: expected local, or one key among dask with its address"),
+    ("{}", r"executor: expected local, or one key among dask with its address.*, got no key$"),
     ("{dask: 5}", r"executor\.dask: expected an address such as tcp://10\.0\.0\.5:8786 or local:N, got 5"),
 ])
 def test_a_bad_executor_in_the_file_is_one_line_naming_the_key(tmp_path: Path, value: str, message: str) -> None:
