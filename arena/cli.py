@@ -347,12 +347,12 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
             hours: float | None, report: bool, dask: str | None = None) -> None:
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
     from . import cluster  # noqa: F401  registers the Dask executor that --dask and `executor: {dask: ...}` choose
+    from .execute import PoolFailure
     from .site.refresh import RunReport
     from .tournament.config import ConfigError, load_config
     from .tournament.driver import run_tournament
     from .tournament.ladder.lock import AlreadyRunning
     from .tournament.leaderboard import text, voided_summary
-    from .tournament.pool import PoolFailure
     from .tournament.schedules import LADDER
     from .tournament.store import StoreMismatch
 

@@ -57,8 +57,8 @@ def _subpackage(dotted: str) -> str | None:
 def test_imports_are_found() -> None:
     # the checks below pass on nothing if this finds nothing: a known import of each kind
     found = {(module, target, name) for module, _, target, name in imports()}
-    assert ("arena.tournament.driver", "arena.tournament.pool", "run_jobs") in found
-    assert ("arena.cluster.dask_executor", "arena.tournament.pool", "death_reason") in found
+    assert ("arena.tournament.driver", "arena.execute", "registered") in found
+    assert ("arena.cluster.dask_executor", "arena.execute", "DeathLedger") in found
 
 
 def test_no_two_subpackages_import_each_other() -> None:
@@ -79,3 +79,23 @@ def test_no_package_takes_another_ones_private_names() -> None:
              if name is not None and name.startswith("_") and not name.startswith("__")
              and (target if _is_package(target) else target.rpartition(".")[0]) != package]
     assert taken == []
+
+
+ALLOWED = {
+    "execute": {"match", "bots", "sandbox", "game"},
+}
+"""Subpackages a package may import (top-level modules such as ``bounds`` are open to all). Executors play
+matches and know nothing of tournaments: the tournament package imports them, never the reverse."""
+
+
+def test_each_package_imports_only_the_layers_below_it() -> None:
+    beyond = []
+    for module, _, target, name in imports():
+        if name is not None and _is_package(target) and _is_package(f"{target}.{name}"):
+            target = f"{target}.{name}"
+        here, there = _subpackage(module), _subpackage(target)
+        if here in ALLOWED and there is not None and there != here and there not in ALLOWED[here]:
+            beyond.append(f"{module} imports {target}")
+    assert beyond == []
+    users = {_subpackage(module) for module, _, target, _ in imports() if _subpackage(target) == "execute"}
+    assert {"tournament", "cluster"} <= users  # the table is checked against imports that exist

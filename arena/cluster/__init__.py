@@ -5,15 +5,15 @@ machine; :mod:`.portable` turns a :class:`arena.match.runner.MatchJob` into one 
 version and carries no host path, and plays it on a worker; :mod:`.dask_executor` runs the
 driver's batches on a Dask distributed cluster (``pip install 'cabo-arena[dask]'``).
 
-Importing this package registers the Dask executor as ``dask`` with :mod:`arena.tournament.executors`,
-which is how a run finds it: the tournament package imports nothing of this one.
+Importing this package registers the Dask executor as ``dask`` with :mod:`arena.execute.registry`,
+which is how a run finds it: neither the tournament nor the execute package imports this one.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from ..tournament.executors import DASK, Registered, Remote, register
+from ..execute import DASK, Registered, Start, parse_address, register
 
 
 def _require() -> object:
@@ -21,9 +21,9 @@ def _require() -> object:
     return require_dask()
 
 
-def _make(address: str, sandbox: str, say: Callable[[str], None]) -> Remote:
+def _make(address: str, sandbox: str, say: Callable[[str], None]) -> Start:
     from .dask_executor import DaskExecutor
     return DaskExecutor(address, sandbox, say)
 
 
-register(DASK, Registered(_require, _make))
+register(DASK, Registered(_require, _make, parse_address))

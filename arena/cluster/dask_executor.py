@@ -1,6 +1,6 @@
 """Play a tournament's batches on a Dask distributed cluster: the executor behind ``arena run --dask``.
 
-It does what :func:`arena.tournament.pool.run_jobs` does (same arguments, same results: every
+It does what :func:`arena.execute.local.run_jobs` does (same arguments, same results: every
 match index ends up exactly once in a :class:`Done` or a :class:`Voided`), with Dask workers in
 place of local processes:
 
@@ -12,8 +12,9 @@ place of local processes:
   the worker, passed on by the scheduler to the driver alone, in order); a result that comes back
   twice (a task run again) is handed on once;
 * a worker that disappears (``kill -9``, a lost machine) is reported as a :class:`WorkerLost`;
-  its task is cancelled and what it had not sent back is submitted again, the match that was in
-  play alone (voided after :data:`arena.tournament.pool.DEATHS_TO_VOID` deaths), as locally;
+  its task is cancelled and what it had not sent back is submitted again as
+  :class:`arena.execute.ledger.DeathLedger` says, the same ledger the local executor keeps (the match
+  that was in play alone, voided after :data:`arena.execute.ledger.DEATHS_TO_VOID` deaths);
 * a worker that lacks the sandbox the tournament asks for gets no match: one line names it
   and what is missing, before it plays;
 * the scheduler going away raises :class:`PoolFailure` with one line: the driver keeps what
@@ -31,12 +32,10 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Generator, Iterable, Iterator
 
 from ..match.runner import MatchJob
-from ..tournament.executors import LOCAL, parse_address
-from ..tournament.pool import DEATHS_TO_VOID, PoolFailure, Results, Voided, WorkerLost, death_reason
-from ..tournament.worker import Batch, Done
+from ..execute import LOCAL, Batch, DeathLedger, Done, PoolFailure, Voided, WorkerLost, parse_address
 from .archive import Archive
 from .portable import Packer, RemoteJob, play_remote, sandbox_missing, worker_private
 
@@ -122,20 +121,20 @@ class _Task:
 
 
 class DaskExecutor:
-    """An executor (``executor(batches, workers)``, like :func:`arena.tournament.pool.run_jobs`) on Dask."""
+    """An executor (``executor(batches, workers)``, like :func:`arena.execute.local.run_jobs`) on Dask."""
 
     def __init__(self, address: str, sandbox: str, say: Callable[[str], None] = lambda line: None) -> None:
         self.address = parse_address(address)
         self.sandbox = sandbox
         self.say = say
 
-    def describe(self) -> str:
-        return f"Dask at {self.address}"
+    def describe(self, workers: int = 0) -> str:
+        return f"Dask at {self.address}"  # its workers say how many they are
 
-    def __call__(self, batches: Iterable[Batch], workers: int) -> Results:
+    def __call__(self, batches: Iterable[Batch], workers: int) -> Generator[Done | Voided | WorkerLost, None, None]:
         return self.run_jobs(batches, workers)
 
-    def run_jobs(self, batches: Iterable[Batch], workers: int) -> Results:
+    def run_jobs(self, batches: Iterable[Batch], workers: int) -> Generator[Done | Voided | WorkerLost, None, None]:
         require_dask()
         names = [name for name in [*QUIET_LOGGERS, *logging.root.manager.loggerDict]
                  if name.split(".")[0] in QUIET_LOGGERS]
@@ -193,8 +192,8 @@ class _Run:
         self.tasks: dict[str, _Task] = {}
         self.numbers = itertools.count()
         self.yielded: set[int] = set()
-        self.causes: dict[int, list[str]] = {}
-        self.again: deque[list[tuple[int, MatchJob]]] = deque()
+        self.ledger = DeathLedger()  # what lost workers held, and what is put back: played before anything new
+        self.again = self.ledger.again
         self.good: dict[str, int] = {}  # worker address -> threads
         self.refused: set[str] = set()
         self.last_look = 0.0
@@ -413,25 +412,11 @@ class _Run:
             self.say(f"no Dask worker at {self.address} can play now: waiting for one to join (Ctrl-C stops the run)")
 
     def _bury(self, task: _Task, cause: str) -> Iterator[WorkerLost | Voided]:
-        """What a lost worker held goes back: the match in play alone (or voided), the rest together."""
+        """What a lost worker held goes back as the ledger says (the match in play alone, or voided)."""
         pending = [task.held[i] for i in task.order if i in task.held and i not in self.yielded]
-        rest = [pair for pair in pending if pair[0] != task.playing]
-        voided = None
-        in_play = next((job.match_id for index, job in pending if index == task.playing), None)
-        for index, job in pending:
-            if index != task.playing:
-                continue
-            self.causes.setdefault(index, []).append(cause)
-            if len(self.causes[index]) >= DEATHS_TO_VOID:
-                voided = Voided(index, job.match_id, tuple(b.name for b in job.bots), death_reason(self.causes[index]))
-                self.yielded.add(index)
-            else:
-                self.again.append([(index, job)])
-        if rest:
-            self.again.append(rest)
-        yield WorkerLost(task.pid, cause, in_play, len(pending) - (voided is not None), voided is not None)
-        if voided is not None:
-            yield voided
+        results = self.ledger.died(task.pid, cause, pending, task.playing)
+        self.yielded.update(r.index for r in results if isinstance(r, Voided))  # never handed on again
+        yield from results
 
 
 def _takes_n_workers(client: Any) -> bool:

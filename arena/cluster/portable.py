@@ -116,9 +116,10 @@ def play_remote(batch: Sequence[tuple[int, RemoteJob]], archives: Mapping[str, A
                 play: Callable[[Sequence[MatchJob]], Iterator[MatchOutcome]] = play_batch,
                 ) -> Iterator[tuple[int, MatchOutcome | None, str]]:
     """Play a batch here: ``(index, outcome, error)`` per match as it ends (as
-    :func:`arena.tournament.worker.play_messages` does, an arena failure in one match is reported
+    :func:`arena.execute.worker.play_messages` does, an arena failure in one match is reported
     for it and the rest go on); ``started(index)`` before each match; ``stopped()`` ends it early."""
-    from ..tournament.worker import Done, Started, play_messages
+    from ..execute import Done, Started
+    from ..execute.worker import play_messages
 
     pending: list[tuple[int, MatchJob]] = []
     failures: list[tuple[int, str]] = []

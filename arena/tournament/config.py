@@ -32,6 +32,7 @@ from ..match.link import TimeControl
 from ..bounds import (LIMIT_MAX, MAX_BANK_MS, MAX_CYCLES, MAX_FAULTS, MAX_MATCHES_PER_PROCESS, MAX_MOVE_MS,
                       MAX_PLACEMENT_MATCHES, MAX_SCHEDULE_MATCHES, MAX_WORKERS, RATING_MAX, SEED_RANGE)
 from ..bots.spec import NAME_RE, BotConfigError, BotSpec, load_bot
+from ..execute.registry import Choice, choose, names as executor_names
 from ..match.faults import FAULT_POLICIES
 from ..game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, Rules, make_rules, options_of, preset_names
 from ..sandbox.backends import BACKEND_NAMES
@@ -155,10 +156,10 @@ class TournamentConfig:
     fairness_floor: float = DEFAULT_FLOOR
     """Under ``ladder``: no active entry's matches since it joined fall more than this fraction below the
     field's median over the same time. Not fingerprinted: it changes only which tables come next."""
-    executor: str | None = None
-    """Where matches are played: None for local worker processes, else a Dask scheduler address
-    (``tcp://HOST:PORT``) or ``local:N`` (``executor: {dask: ADDRESS}``; ``arena run --dask`` overrides it).
-    Not fingerprinted: results do not depend on where matches are played."""
+    executor: Choice | None = None
+    """Where matches are played: None for local worker processes, else a registered executor and its address,
+    e.g. ``dask`` at ``tcp://HOST:PORT`` or ``local:N`` (``executor: {dask: ADDRESS}``; ``arena run --dask``
+    overrides it). Not fingerprinted: results do not depend on where matches are played."""
     keep_versions: bool = False
     """Under ``ladder``: a new version of a bot joins the field beside the old ones instead of replacing
     them. Not fingerprinted: it changes only what later submissions do."""
@@ -447,20 +448,24 @@ class _Reader:
                                 unsandboxed_builds=schedule == LADDER and self.boolean(
                                     ("unsandboxed_builds",), data.get("unsandboxed_builds", False)))
 
-    def executor(self, value: Any) -> str | None:
-        """``executor``: null or ``local`` (worker processes here), or ``{dask: ADDRESS}``."""
+    def executor(self, value: Any) -> Choice | None:
+        """``executor``: null or ``local`` (worker processes here), or ``{NAME: ADDRESS}`` of a registered
+        executor, such as ``{dask: ADDRESS}`` (:mod:`arena.execute.registry` checks the address)."""
         if value is None or value == "local":
             return None
-        section = self.section(("executor",), value, ("dask",))
-        address = section.get("dask")
+        known = executor_names()
+        section = self.section(("executor",), value, known)
+        if len(section) != 1:
+            self.fail(("executor",), f"expected local, or one key among {', '.join(known)} with its address, "
+                                     f"such as {{dask: tcp://10.0.0.5:8786}}, got {', '.join(section) or 'no key'}")
+        name, address = next(iter(section.items()))
         if not isinstance(address, str):
-            self.fail(("executor", "dask"), f"expected a Dask scheduler address such as tcp://10.0.0.5:8786 "
-                                            f"or local:N, got {_shown(address)}")
-        from .executors import parse_address
+            self.fail(("executor", name), f"expected an address such as tcp://10.0.0.5:8786 or local:N, "
+                                          f"got {_shown(address)}")
         try:
-            return parse_address(address)
+            return choose(name, address)
         except ValueError as exc:
-            self.fail(("executor", "dask"), str(exc))
+            self.fail(("executor", name), str(exc))
 
     def name(self, value: Any) -> str:
         """The tournament name: safe as a directory name."""

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Callable, ContextManager, Iterator, Mapping, Protocol, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
+from ..execute import DASK, PROCESSES, Choice, PoolFailure, Start, Voided, WorkerLost, choose, registered
 from ..match.runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from .config import TournamentConfig
-from .executors import DASK, Executor, parse_address, registered
 from .extend import extension
 from .botfiles import check_bot_files
 from .ladder import board as ladder_board
@@ -35,7 +35,6 @@ from .ladder.kept import read as read_kept
 from .ladder.lock import run_lock
 from .ladder.submit import enter_starting_field
 from .leaderboard import Leaderboard, build, write_files
-from .pool import PoolFailure, Voided, WorkerLost, run_jobs
 from .progress import Progress
 from .rating import RatingFold, make_env, rate
 from .records import record_of
@@ -136,12 +135,12 @@ def _jobs(schedule: Schedule, live: RatingFold, issued: dict[int, ScheduledMatch
         yield [(s.index, job(s)) for s in batch]
 
 
-def executor_for(config: TournamentConfig, count: int, say: Callable[[str], None]) -> tuple[Executor, str]:
-    """The executor the file (or ``--dask``) chose, and where it plays for the first line of a run."""
-    if config.executor is None:
-        return run_jobs, f"{count} worker(s)"
-    remote = registered(DASK).make(config.executor, config.sandbox, say)
-    return remote, remote.describe()
+def executor_for(config: TournamentConfig, count: int, say: Callable[[str], None]) -> tuple[Start, str]:
+    """The executor the file (or ``--dask``) chose, by its registered name, and where it plays for the first
+    line of a run."""
+    choice = config.executor or Choice(PROCESSES, "")
+    start = registered(choice.name).make(choice.address, config.sandbox, say)
+    return start, start.describe(count)
 
 
 def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | None = None) -> Leaderboard:
@@ -215,17 +214,17 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     matches were played, unless ``accept_bot_changes``. A ladder runs until interrupted or
     ``max_matches``, under a lock that refuses a second run (:class:`.ladder.lock.AlreadyRunning`).
     ``dask`` (else the file's ``executor``): play on that Dask cluster instead of local worker processes,
-    with the executor :mod:`arena.cluster` registers when imported (:mod:`.executors`; ``arena run`` imports
-    it); :class:`PoolFailure` says how to install Dask when it is missing.
+    with the executor :mod:`arena.cluster` registers when imported (:mod:`arena.execute.registry`; ``arena run``
+    imports it); :class:`PoolFailure` says how to install Dask when it is missing.
     """
     if dask is not None:
-        config = dataclasses.replace(config, executor=dask)
-    if config.executor is not None:
         registered(DASK).require()
         try:
-            parse_address(config.executor)
+            config = dataclasses.replace(config, executor=choose(DASK, dask))
         except ValueError as exc:
             raise PoolFailure(f"--dask {exc}") from None
+    elif config.executor is not None:
+        registered(config.executor.name).require()
     guard: ContextManager[None] = run_lock(config.output) if config.schedule == LADDER else nullcontext()
     with guard:
         return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report)

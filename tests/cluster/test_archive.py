@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.cluster.archive import Archive, ArchiveError, pack, unpack
 from arena.cluster.dask_executor import INSTALL_HINT
+from arena.execute import Choice
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.ladder.snapshot import bot_files, digest_of, snapshot_path
 
@@ -89,8 +90,8 @@ def _file(tmp_path: Path, extra: str) -> Path:
 def test_the_executor_key(tmp_path: Path) -> None:
     assert load_config(_file(tmp_path, "")).executor is None
     assert load_config(_file(tmp_path, "executor: local")).executor is None
-    assert load_config(_file(tmp_path, "executor: {dask: 'tcp://10.0.0.5:8786'}")).executor == "tcp://10.0.0.5:8786"
-    assert load_config(_file(tmp_path, "executor: {dask: 'local:3'}")).executor == "local:3"
+    assert load_config(_file(tmp_path, "executor: {dask: 'tcp://10.0.0.5:8786'}")).executor == Choice("dask", "tcp://10.0.0.5:8786")
+    assert load_config(_file(tmp_path, "executor: {dask: 'local:3'}")).executor == Choice("dask", "local:3")
     with pytest.raises(ConfigError, match="local:N"):
         load_config(_file(tmp_path, "executor: {dask: 'local:zero'}"))
     with pytest.raises(ConfigError, match="unknown key"):

@@ -15,9 +15,11 @@ from click.testing import CliRunner
 
 from arena.bots import BotSpec
 from arena.cli import main
+from arena.execute import Done
+from arena.execute import local
 from arena.game import make_rules
 from arena.match.runner import MatchJob, MatchOutcome
-from arena.tournament import driver, pool
+from arena.tournament import driver
 from arena.tournament.config import load_config
 from arena.tournament.rating import RatingFold, RatingParams, rate
 from arena.tournament.records import MatchRecord
@@ -139,8 +141,8 @@ def test_an_open_ended_schedule_runs_through_the_same_driver(tmp_path, monkeypat
     config = load_config(path)
     schedule = OneAtATime(round_robin(BOTS, [3], 1, 2))
     monkeypatch.setattr(driver, "schedule_for", lambda config, *backend: schedule)
-    monkeypatch.setattr(pool, "play_batch", fake_play)
-    monkeypatch.setattr(pool, "POLL_SECONDS", 0.01)
+    monkeypatch.setattr(local, "play_batch", fake_play)
+    monkeypatch.setattr(local, "POLL_SECONDS", 0.01)
     out = io.StringIO()
     summary = driver.run_tournament(config, out=out)
     assert (summary.total, summary.played, summary.failed) == (None, 30, 0)
@@ -161,7 +163,7 @@ def test_an_open_ended_schedule_runs_through_the_same_driver(tmp_path, monkeypat
 
 
 def test_the_pool_waits_for_a_source_with_nothing_ready(monkeypatch):
-    monkeypatch.setattr(pool, "POLL_SECONDS", 0.01)
+    monkeypatch.setattr(local, "POLL_SECONDS", 0.01)
     rules = make_rules("standard", {})
     specs = (BotSpec("a", ("true",)), BotSpec("b", ("true",)))
     jobs = [(i, MatchJob(f"j{i}", rules, f"s{i}", specs)) for i in range(3)]
@@ -174,7 +176,7 @@ def test_the_pool_waits_for_a_source_with_nothing_ready(monkeypatch):
         yield []
         yield [jobs[1], jobs[2]]
 
-    for done in pool.run_jobs(source(), 2, fake_play):
-        assert isinstance(done, pool.Done)
+    for done in local.run_jobs(source(), 2, fake_play):
+        assert isinstance(done, Done)
         results.append(done.index)
     assert results == [0, 1, 2]

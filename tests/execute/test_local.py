@@ -1,4 +1,4 @@
-"""The worker pool with fake jobs: a job that kills its worker is replayed, then voided; nothing is lost or doubled."""
+"""The local executor with fake jobs: a job that kills its worker is replayed, then voided; none lost or doubled."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 from arena.bots import BotSpec
 from arena.game import make_rules
 from arena.match.runner import MatchJob, MatchOutcome
-from arena.tournament.pool import IDLE_DEATHS_LIMIT, Done, PoolFailure, Voided, WorkerLost, run_jobs
+from arena.execute import Done, PoolFailure, Voided, WorkerLost
+from arena.execute.local import IDLE_DEATHS_LIMIT, run_jobs
 
 RULES = make_rules("standard", {})
 BOTS = (BotSpec("a", ("true",)), BotSpec("b", ("true",)))

@@ -21,7 +21,7 @@ from arena.tournament.config import load_config
 from arena.tournament.driver import publish, run_tournament, schedule_of
 from arena.tournament.store import ResultStore
 
-from .test_driver import results_of
+from ..tournament.test_driver import results_of
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLER = ROOT / "tests" / "bots" / "kill_worker.py"
@@ -173,17 +173,17 @@ def test_a_worker_killed_from_outside_has_its_batch_played_again_and_nothing_is_
 
 
 def test_workers_that_cannot_be_kept_alive_stop_the_run_in_one_line(tmp_path, monkeypatch):
-    from arena.tournament import pool
+    from arena.execute import local
 
     def deadly(jobs):
         os.kill(os.getpid(), signal.SIGKILL)  # every worker, before it starts a match
 
-    monkeypatch.setattr(pool, "play_batch", deadly)
+    monkeypatch.setattr(local, "play_batch", deadly)
     path = killer_config(tmp_path, "doomed", workers=2)
     result = CliRunner().invoke(main, ["run", str(path)])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert result.output.rstrip().splitlines()[-1] == (
-        f"Error: {pool.IDLE_DEATHS_LIMIT} worker processes in a row died before playing a match (the last: SIGKILL); "
+        f"Error: {local.IDLE_DEATHS_LIMIT} worker processes in a row died before playing a match (the last: SIGKILL); "
         "finished matches are kept, run again to resume")
     assert (tmp_path / "doomed" / "leaderboard.json").exists()  # published from what was kept
 
@@ -192,7 +192,7 @@ def test_a_sigterm_caught_in_a_finalizer_prints_no_traceback_but_other_errors_st
     """Ctrl-C stops workers with SIGTERM; landing in ``Popen.__del__`` it used to print a traceback."""
     import sys
 
-    from arena.tournament.worker import _quiet
+    from arena.execute.worker import _quiet
 
     class Finalized:
         def __init__(self, exc: BaseException) -> None:

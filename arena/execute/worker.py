@@ -1,4 +1,4 @@
-"""One worker process: plays the batches the driver hands it and says when each match starts and ends.
+"""One local worker process: plays the batches the driver hands it and says when each match starts and ends.
 
 Every worker has two pipes of its own, one for batches in and one for messages out, so
 the driver always knows which batch a worker holds and which of its matches was in
@@ -19,41 +19,14 @@ import os
 import signal
 import sys
 import traceback
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkContext
 from types import FrameType
-from typing import Callable, Generator, Sequence
+from typing import Generator
 
-from ..match.runner import MatchJob, MatchOutcome
+from ..match.runner import MatchJob
 from ..sandbox.reaper import die_with_parent
-
-
-@dataclass(frozen=True)
-class Started:
-    """A worker is about to play this match: if it dies now, this match was in play."""
-
-    index: int
-    """Schedule index of the match."""
-
-
-@dataclass(frozen=True)
-class Done:
-    """What a worker sends back for one job."""
-
-    index: int
-    """Schedule index of the job."""
-    outcome: MatchOutcome | None
-    """The outcome, or None if the arena itself failed on this match."""
-    error: str = ""
-    """Traceback of an arena failure (never a bot's fault: those are in the outcome)."""
-
-
-Batch = Sequence[tuple[int, MatchJob]]
-"""Schedule indices and jobs that share bot processes (see :func:`arena.match.runner.play_batch`)."""
-
-Play = Callable[[Sequence[MatchJob]], Generator[MatchOutcome, None, None]]
-"""Plays jobs in order, one outcome each: :func:`arena.match.runner.play_batch` (tests pass fakes)."""
+from .results import Batch, Done, Play, Started
 
 
 def play_messages(batch: Batch, play: Play) -> Generator[Started | Done, None, None]:
