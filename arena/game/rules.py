@@ -52,8 +52,13 @@ class Rules:
     """The physical deck."""
     values: tuple[int, ...] = field(repr=False)
     """Score value of each card id under these options."""
-    ruleset: RuleSet = field(repr=False, compare=False)
-    """What the preset decides (:mod:`arena.game.rulesets`): the engine asks it, never the preset's name."""
+    ruleset: RuleSet = field(default_factory=RuleSet, repr=False, compare=False)
+    """What the preset decides (:mod:`arena.game.rulesets`): the engine asks it, never the preset's name.
+    Left out, it is the preset's registered rule set, so ``Rules(preset, options, deck, values)`` still works."""
+
+    def __post_init__(self) -> None:
+        if type(self.ruleset) is RuleSet:
+            object.__setattr__(self, "ruleset", _ruleset(self.preset))
 
     def value_map(self) -> dict[str, int]:
         """Card code -> value, as sent to bots in ``hello``."""

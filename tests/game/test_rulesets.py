@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import pytest
 
-from arena.game import Match, RuleError, make_rules, options_of, preset_names
+from arena.game import Match, RuleError, Rules, make_rules, options_of, preset_names
 from arena.game.rulesets import RULESETS, Espanola, RuleSet, Standard, register
 from arena.game.scoring import add_scores, match_end, next_starter_dealer, score_round
 
@@ -34,6 +34,9 @@ def test_rules_travel_and_compare_with_their_rule_set():
     copy = pickle.loads(pickle.dumps(ESPANOLA))
     assert copy == ESPANOLA and copy.ruleset == ESPANOLA.ruleset and copy != STANDARD
     assert make_rules("espanola", {"pairs": False}) != ESPANOLA
+    # Built by hand as before rule sets existed, Rules finds its preset's rule set.
+    by_hand = Rules("espanola", ESPANOLA.options, ESPANOLA.deck, ESPANOLA.values)
+    assert isinstance(by_hand.ruleset, Espanola) and by_hand == ESPANOLA
 
 
 def test_card_values():
