@@ -1,16 +1,21 @@
 """Round scoring, running totals, match end and standings: pure functions of numbers.
 
 Kept apart from the state machine so the seed's worked example and the scoring
-tables can be tested directly.
+tables can be tested directly. What differs between presets (the scoring tables, the
+reset, the end condition, the next dealer) is each rule set's own method in
+:mod:`arena.game.rulesets`; these functions add what every preset shares around it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from .rules import Rules
+if TYPE_CHECKING:  # rules imports rulesets, which imports this module's tables
+    from .rules import Rules
 
+# The scoring tables of the source texts, used by the rule sets: standard's moon, caller
+# penalty, 100 -> 50 reset and end above 100; espanola's Cabo bonus.
 MOON = ("KC", "KS", "Q", "Q")
 MOON_PENALTY = 50
 CALLER_PENALTY = 5
@@ -41,34 +46,7 @@ def score_round(rules: Rules, hands: Sequence[Sequence[str]], caller: int | None
     """Score revealed ``hands`` (card codes of occupied slots) for ``caller`` (or None)."""
     value = rules.value_map()
     sums = tuple(sum(value[c] for c in hand) for hand in hands)
-    if rules.preset == "standard":
-        return _score_standard(hands, sums, caller)
-    return RoundScore(sums, _score_espanola(rules, sums, caller), None)
-
-
-def _score_standard(hands: Sequence[Sequence[str]], sums: tuple[int, ...], caller: int | None) -> RoundScore:
-    for seat, hand in enumerate(hands):
-        if is_moon(hand):
-            return RoundScore(sums, tuple(0 if s == seat else MOON_PENALTY for s in range(len(hands))), seat)
-    low = min(sums)
-    if caller is not None and sums[caller] == low:
-        scores = [0 if s == caller else total for s, total in enumerate(sums)]
-    else:
-        scores = [0 if total == low else total for total in sums]
-        if caller is not None:
-            scores[caller] = sums[caller] + CALLER_PENALTY
-    return RoundScore(sums, tuple(scores), None)
-
-
-def _score_espanola(rules: Rules, sums: tuple[int, ...], caller: int | None) -> tuple[int, ...]:
-    scores = list(sums)
-    if caller is not None:
-        strictly_lowest = all(sums[caller] < t for s, t in enumerate(sums) if s != caller)
-        if rules.options["cabo_bonus"] == "literal":
-            scores[caller] = -CABO_BONUS if strictly_lowest else 0
-        elif strictly_lowest:
-            scores[caller] = sums[caller] - CABO_BONUS
-    return tuple(scores)
+    return rules.ruleset.score_round(rules.options, hands, sums, caller)
 
 
 def add_scores(
@@ -77,26 +55,15 @@ def add_scores(
     """New totals and reset flags, and the seats whose total dropped from 100 to 50."""
     new = [t + s for t, s in zip(totals, scores)]
     used = list(reset_used)
-    resets = []
-    if rules.preset == "standard":
-        for seat, total in enumerate(new):
-            if total == RESET_AT and not used[seat]:
-                new[seat], used[seat] = RESET_TO, True
-                resets.append(seat)
+    resets = rules.ruleset.resets(new, used)
     return new, used, resets
 
 
 def match_end(rules: Rules, totals: Sequence[int], rounds_played: int) -> str | None:
     """Why the match ends after this round, or None if it goes on."""
-    if rules.preset == "standard":
-        if any(t > END_ABOVE for t in totals):
-            return "score"
-    else:
-        target = rules.options["target_score"]
-        if target is not None and any(t <= target for t in totals):
-            return "target"
-        if rounds_played >= rules.options["rounds"]:
-            return "rounds"
+    reason = rules.ruleset.match_end(rules.options, totals, rounds_played)
+    if reason is not None:
+        return reason
     if rounds_played >= rules.options["max_rounds"]:
         return "max_rounds"
     return None
@@ -120,11 +87,4 @@ def next_starter_dealer(
     rules: Rules, scores: Sequence[int], starter: int, dealer: int
 ) -> tuple[int, int]:
     """Who starts and who deals the next round."""
-    n = len(scores)
-    if rules.preset == "espanola":
-        nxt = (starter + 1) % n
-        return nxt, (nxt - 1) % n
-    low, high = min(scores), max(scores)
-    new_starter = first_clockwise({s for s in range(n) if scores[s] == low}, starter, n)
-    new_dealer = first_clockwise({s for s in range(n) if scores[s] == high}, dealer, n)
-    return new_starter, new_dealer
+    return rules.ruleset.next_seats(scores, starter, dealer)

@@ -18,6 +18,7 @@ from .chance import Chance
 from .errors import IllegalAction
 from .events import Event
 from .rules import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, Rules
+from .rulesets import RULESETS
 
 Action = dict[str, Any]
 
@@ -29,10 +30,8 @@ REY = "rey"
 CLAIM = "claim"
 OVER = "over"
 
-_POWERS = {
-    "standard": {"7": "peek", "8": "peek", "9": "spy", "T": "spy", "J": "blind_swap", "Q": "blind_swap"},
-    "espanola": {"S": "spy", "C": "blind_swap", "R": "look"},
-}
+_POWERS = {name: ruleset.powers for name, ruleset in RULESETS.items()}
+"""Preset -> rank -> power: every power a match may offer (each match reads its own rule set's)."""
 _INT_FIELDS = ("slot", "seat", "their", "into")
 _LEGAL_LISTS: dict[Hashable, list[Action]] = {}
 """Legal action lists by ``Match._legal_key``, shared by every match of the process."""
@@ -135,9 +134,11 @@ class Match:
         self.codes = rules.deck.codes
         self.values = rules.values
         self.ranks = tuple(code[0] for code in self.codes)
-        self.powers = _POWERS[rules.preset]
-        self.pairs = rules.preset == "espanola" and bool(rules.options["pairs"])
-        self.multi_from_discard = rules.preset == "standard" and bool(rules.options["multi_swap_from_discard"])
+        ruleset = self.ruleset = rules.ruleset
+        self.powers = ruleset.powers
+        self.pairs = ruleset.pairs(rules.options)
+        self.multi_from_deck = ruleset.multi_swap("deck", rules.options)
+        self.multi_from_discard = ruleset.multi_swap("discard", rules.options)
         self.max_turns: int = rules.options["max_turns_per_round"]
 
         self.events: list[Event] = []
@@ -154,11 +155,7 @@ class Match:
         self._by_seat: dict[int, tuple[Hashable, list[Action]]] = {}
         self._cache_version = -1
 
-        first = self.chance.first_seat(players)
-        if rules.preset == "standard":
-            self.dealer, self.starter = first, (first + 1) % players
-        else:
-            self.starter, self.dealer = first, (first - 1) % players
+        self.starter, self.dealer = ruleset.first_seats(self.chance.first_seat(players), players)
         self._deal()
 
     # ----------------------------------------------------------------- queries
@@ -262,7 +259,7 @@ class Match:
     def _drawn_actions(self, seat: int) -> list[Action]:
         mine = self.occupied(seat)
         out: list[Action] = [{"do": "swap", "slot": i} for i in mine]
-        if self.rules.preset == "standard" and (self.held_from == "deck" or self.multi_from_discard):
+        if self.multi_from_deck if self.held_from == "deck" else self.multi_from_discard:
             for size in range(2, min(4, len(mine)) + 1):
                 for group in combinations(mine, size):
                     out.extend({"do": "multi", "slots": list(group), "into": i} for i in group)
@@ -275,9 +272,8 @@ class Match:
         if power == "peek":
             out.extend({"do": "peek", "slot": i} for i in mine)
         elif power == "spy":
-            targets = others if self.rules.preset == "standard" else [
-                (s, i) for s in range(self.players) for i in self.occupied(s)]
-            out.extend({"do": "spy", "seat": s, "slot": i} for s, i in targets)
+            out.extend({"do": "spy", "seat": s, "slot": i}
+                       for s in self.ruleset.spy_seats(seat, self.players) for i in self.occupied(s))
         elif power == "blind_swap":
             out.extend({"do": "blind_swap", "slot": m, "seat": s, "their": i} for m in mine for s, i in others)
         elif power == "look":
