@@ -26,7 +26,7 @@ import sqlite3
 from itertools import chain
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..tournament import schema
+from ..tournament.store import schema
 
 Deal = tuple[str, int, int]
 """One stored match's deal: its seed, its rotation, and the seats at its table."""

@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..match.runner import MatchOutcome, stats_json, stats_of_json
+from ...match.runner import MatchOutcome, stats_json, stats_of_json
 from . import schema
-from .records import MatchRecord, SeatLogRecord, VoidRecord
-from .schedule import ScheduledMatch
+from ..records import MatchRecord, SeatLogRecord, VoidRecord
+from ..schedule import ScheduledMatch
 
 DB_NAME = "results.sqlite"
 REPLAY_DIR = "replays"
@@ -439,7 +439,7 @@ def _is_int(value: Any) -> bool:
 def _meta_problem(key: str, value: Any) -> str:
     """What is wrong with a ``meta`` value the arena wrote and reads back ("" if nothing): every reader
     may then use it as it is. Keys the arena does not know are left alone."""
-    from .rating import RatingParams
+    from ..rating import RatingParams
 
     if key == "fingerprint" and not isinstance(value, str):
         return "is not a string"
