@@ -70,41 +70,39 @@ def read_snapshot(directory: Path) -> Snapshot:
     """
     store = ResultStore(directory, readonly=True)
     try:
-        store.db.execute("BEGIN")  # one snapshot: rows, records and voided agree even while a run writes
-        rows = list(store.rows())
-        records = [_record(row) for row in rows]
-        voided = store.voided()
-        config = store.meta("config") or {}
-        ladder = store.meta("ladder")
-        field_ = ladder_entries(store.db)
-        rules = config.get("rules") or {}
-        preset = str(rules.get("preset", "standard")) if isinstance(rules, dict) else str(rules)
-        logs: dict[tuple[int, int], str] = {}
-        has_logs = store.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='logs'").fetchone()
-        for row in rows:
-            for fault in row["faults"]:
-                key = (int(row["idx"]), int(fault["seat"]))
-                if has_logs and key not in logs:
-                    found = store.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?", key).fetchone()
-                    logs[key] = "" if found is None else str(found[0])[-4 * LOG_TAIL_CHARS:]
-        snapshot = Snapshot(
-            directory=Path(directory),
-            name=str(config.get("name") or Path(directory).resolve().name),
-            preset=preset,
-            ladder=ladder is not None,
-            total=store.meta("total"),
-            names=list(store.meta("bots") or []) + [e.key for e in field_],  # a ladder's: every entry, played or not
-            params=RatingParams(**(store.meta("rating") or {})),
-            records=records,
-            rows=rows,
-            voided=voided,
-            logs=logs,
-            status={e.key: e.status for e in field_ if e.status != ACTIVE},
-            placement=int(ladder["placement_matches"]) if ladder is not None else 0,
-            withheld=withheld_in(store.db, rows),
-        )
-        store.db.rollback()
-        return snapshot
+        with store.reading():  # one snapshot: rows, records and voided agree even while a run writes
+            rows = list(store.rows())
+            records = [_record(row) for row in rows]
+            voided = store.voided()
+            config = store.meta("config") or {}
+            ladder = store.meta("ladder")
+            field_ = ladder_entries(store.db)
+            rules = config.get("rules") or {}
+            preset = str(rules.get("preset", "standard")) if isinstance(rules, dict) else str(rules)
+            logs: dict[tuple[int, int], str] = {}
+            has_logs = store.keeps_logs()
+            for row in rows:
+                for fault in row["faults"]:
+                    key = (int(row["idx"]), int(fault["seat"]))
+                    if has_logs and key not in logs:
+                        found = store.log(*key)
+                        logs[key] = "" if found is None else found[-4 * LOG_TAIL_CHARS:]
+            return Snapshot(
+                directory=Path(directory),
+                name=str(config.get("name") or Path(directory).resolve().name),
+                preset=preset,
+                ladder=ladder is not None,
+                total=store.meta("total"),
+                names=list(store.meta("bots") or []) + [e.key for e in field_],  # a ladder's: every entry
+                params=RatingParams(**(store.meta("rating") or {})),
+                records=records,
+                rows=rows,
+                voided=voided,
+                logs=logs,
+                status={e.key: e.status for e in field_ if e.status != ACTIVE},
+                placement=int(ladder["placement_matches"]) if ladder is not None else 0,
+                withheld=withheld_in(store, rows),
+            )
     finally:
         store.close()
 

@@ -19,6 +19,7 @@ import json
 import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -342,7 +343,7 @@ class ResultStore:
 
     def bot_logs(self, bot: str) -> list[SeatLogRecord]:
         """Every seat ``bot`` held, in schedule order, with its log (None: played before logs were kept)."""
-        kept = schema.has_table(self.db, "logs")
+        kept = self.keeps_logs()
         out = []
         for idx, match_id, bots, places, replay in self.db.execute(
                 "SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx"):
@@ -351,11 +352,56 @@ class ResultStore:
             for seat, name in enumerate(names):
                 if name != bot:
                     continue
-                row = self.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?",
-                                      (idx, seat)).fetchone() if kept else None
-                out.append(SeatLogRecord(idx, match_id, seat, len(names), ranks[seat],
-                                         None if row is None else str(row[0]), replay))
+                text = self.log(idx, seat) if kept else None
+                out.append(SeatLogRecord(idx, match_id, seat, len(names), ranks[seat], text, replay))
         return out
+
+    def keeps_logs(self) -> bool:
+        """Whether the file keeps seat logs (one written before they were kept, read as it is, does not)."""
+        return schema.has_table(self.db, "logs")
+
+    def log(self, index: int, seat: int) -> str | None:
+        """The log of ``seat`` in match ``index``; None when none is stored (or :meth:`keeps_logs` is False)."""
+        if not self.keeps_logs():
+            return None
+        row = self.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?", (index, seat)).fetchone()
+        return None if row is None else str(row[0])
+
+    def seatings(self) -> Iterator[list[str]]:
+        """The bots of every stored match, seat 0 first, in schedule order."""
+        for idx, bots in self.db.execute("SELECT idx, bots FROM matches ORDER BY idx"):
+            yield decode_match(self.path, {"idx": idx, "bots": bots})["bots"]
+
+    def seating_of(self, match_id: str) -> list[str] | None:
+        """The bots of the stored match ``match_id``, seat 0 first; None when no such match is stored."""
+        row = self.db.execute("SELECT idx, bots FROM matches WHERE match_id = ?", (match_id,)).fetchone()
+        return None if row is None else decode_match(self.path, {"idx": row[0], "bots": row[1]})["bots"]
+
+    def deals(self) -> Iterator[tuple[int, str, str, list[str]]]:
+        """``(index, match id, seed, bots)`` of every stored and voided match, in index order, each read as it
+        is asked for (a damaged row: one :class:`StoreDamaged` line)."""
+        for index, match_id, seed, bots in self.db.execute(
+                "SELECT idx, match_id, seed, bots FROM matches UNION ALL "
+                "SELECT idx, match_id, seed, bots FROM voided ORDER BY idx"):
+            yield index, match_id, seed, decode_match(self.path, {"idx": index, "bots": bots})["bots"]
+
+    def voided_deals(self) -> list[tuple[str, int, int]]:
+        """``(seed, rotation, seats)`` of every voided match (none in a file from before voiding existed)."""
+        if not schema.has_table(self.db, "voided"):
+            return []
+        return [(str(seed), int(rotation), len(json.loads(bots)))
+                for seed, rotation, bots in self.db.execute("SELECT seed, rotation, bots FROM voided")]
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction: whatever is read inside agrees (rows, records, voided), even while a run
+        writes; nothing is written."""
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.db.in_transaction:
+                self.db.rollback()
 
     def decision_times(self, index: int) -> list[float | None] | None:
         """Match ``index``'s time of each decision in order (None where the fallback policy chose); None
