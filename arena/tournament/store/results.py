@@ -23,9 +23,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ...match.runner import MatchOutcome, stats_json, stats_of_json
+from ...match.runner import MatchOutcome, stats_json
 from . import schema
-from ..records import MatchRecord, SeatLogRecord, VoidRecord
+from ..records import MatchRecord, SeatLogRecord, VoidRecord, record_of_row
 from ..schedule import ScheduledMatch
 
 DB_NAME = "results.sqlite"
@@ -334,11 +334,7 @@ class ResultStore:
             "SELECT idx, match_id, bots, places, totals, forfeited, faults, stats FROM matches ORDER BY idx")
         names = [d[0] for d in cursor.description]
         for values in cursor:
-            row = decode_match(self.path, dict(zip(names, values)))
-            out.append(MatchRecord(row["idx"], row["match_id"], tuple(row["bots"]), tuple(row["places"]),
-                                   tuple(row["totals"]), tuple(row["forfeited"]),
-                                   tuple((f["seat"], f["kind"]) for f in row["faults"]),
-                                   tuple(stats_of_json(s) for s in row["stats"])))
+            out.append(record_of_row(decode_match(self.path, dict(zip(names, values)))))
         return out
 
     def bot_logs(self, bot: str) -> list[SeatLogRecord]:
