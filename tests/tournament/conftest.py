@@ -21,10 +21,11 @@ def played_round_robin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A round robin of four bots, one of which plays an illegal action (a fault, with a log)."""
     directory = tmp_path_factory.mktemp("round-robin")
     path = directory / "rr.yaml"
+    illegal = ROOT / "tests" / "bots" / "fault_illegal.py"
     path.write_text(f"name: rr\nseats: 2\ncycles: 1\nseed: 3\nsandbox: none\nworkers: 2\nfault_policy: fallback\n"
                     f"log_bytes: 4096\noutput: {directory / 'out'}\nbots:\n"
                     f"  - {ROOT / 'bots' / 'random'}\n  - {ROOT / 'bots' / 'heuristic'}\n"
-                    f"  - {{name: illegal, command: /usr/bin/python3 {ROOT / 'tests' / 'bots' / 'fault_illegal.py'} 3}}\n"
+                    f"  - {{name: illegal, command: /usr/bin/python3 {illegal} 3}}\n"
                     f"  - {{name: writer, command: /usr/bin/python3 {ROOT / 'tests' / 'bots' / 'log_writer.py'}}}\n")
     summary = run_tournament(load_config(path), out=open(os.devnull, "w"))
     assert summary.played == 12 and summary.failed == 0

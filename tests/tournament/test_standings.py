@@ -47,14 +47,14 @@ def test_a_tournament_has_one_set_of_standings(played_round_robin: Path) -> None
     assert [(rank(p[0]), p[1], int(p[5]), int(p[6])) for p in printed] == \
         [(s["rank"], s["bot"], s["matches"], s["wins"]) for s in written]
     for cells, standing in zip(printed, written):  # two decimals printed, three written
-        assert abs(float(cells[2]) - float(standing["exposure"])) <= 0.0051  # type: ignore[arg-type]
+        assert abs(float(cells[2]) - float(standing["exposure"])) <= 0.0051
     assert {s["bot"] for s in written} == {"random", "heuristic", "illegal", "writer"}
     assert [s["rank"] for s in written] == [1, 2, 3, 4]
 
 
 def test_a_ladder_has_one_set_of_standings(played_ladder: Path) -> None:
     output = played_ladder.parent / "out"
-    written: list[Line] = [(s["rank"], s["bot"], s["matches"], s["status"])  # type: ignore[misc]
+    written: list[Line] = [(s["rank"], s["bot"], s["matches"], s["status"])
                            for s in files(output)]
     own: list[Line] = [(r["rank"], f"{r['name']}@v{r['version']}", r["matches"], r["status"])
                        for r in json.loads((output / "ladder.json").read_text())]

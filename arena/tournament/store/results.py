@@ -109,7 +109,7 @@ class _Cursor(sqlite3.Cursor):
 
 class _Connection(sqlite3.Connection):
     """The store's connection: every statement runs on a :class:`_Cursor`, so damage found anywhere
-    (here, in the ladder's tables, in the report's reads of ``store.db``) is one :class:`StoreDamaged`."""
+    (here, in the ladder's tables of :mod:`.ladder`, in a reader's own connection) is one :class:`StoreDamaged`."""
 
     path: Path
 

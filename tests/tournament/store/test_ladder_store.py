@@ -57,7 +57,8 @@ def test_kept_ratings_rated_prefix_and_finish_times(output: Path) -> None:
         after = list(store.matches_after(middle))
         assert after == [(idx, json.loads(bots), json.loads(places), finished)
                          for idx, bots, places, finished in db.execute(
-                             "SELECT idx, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx", (middle,))]
+                             "SELECT idx, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx",
+                             (middle,))]
         assert len(after) == db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] - 6 > 0
         assert store.finished() == [(at, tuple(json.loads(bots))) for at, bots in db.execute(
             "SELECT finished_at, bots FROM matches ORDER BY finished_at, idx")]
@@ -108,7 +109,7 @@ def test_retire_and_add_change_the_field_once_each(output: Path) -> None:
         assert db.execute("SELECT version, status FROM ladder_bots WHERE name = 'dan' ORDER BY version").fetchall() \
             == [(1, REPLACED), (2, ACTIVE)]
         assert db.execute("SELECT 1 FROM ladder_bots WHERE name = 'eve'").fetchone() is None  # rolled back
-        assert meta(db, LEFT_AT)["dan@v1"] == 3000.0  # type: ignore[index]
+        assert meta(db, LEFT_AT)["dan@v1"] == 3000.0
         assert int(db.execute("SELECT value FROM meta WHERE key = ?", (FIELD_VERSION,)).fetchone()[0]) == \
             int(version or 0) + 3  # two retirements (one with nothing to do) and one entry
     finally:
