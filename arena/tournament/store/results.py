@@ -495,6 +495,11 @@ def _meta_problem(key: str, value: Any) -> str:
         return "is not a seed"
     if key == "ladder" and not (isinstance(value, dict) and _is_int(value.get("placement_matches"))):
         return "has no whole placement_matches"
+    if key == "ladder_left" and not (isinstance(value, dict) and all(_is_number(v) for v in value.values())):
+        return "is not a map of player keys to times"
+    if key == "ladder_reclaimed" and not (isinstance(value, dict) and all(
+            isinstance(v, dict) and _is_number(v.get("bytes")) and _is_number(v.get("at")) for v in value.values())):
+        return "is not a map of player keys to removed snapshots"
     if key == "bot_files" and not (isinstance(value, dict) and all(
             isinstance(v, dict) and isinstance(v.get("files"), dict) and isinstance(v.get("built"), list)
             for v in value.values())):
