@@ -165,6 +165,8 @@ def write(board: Sequence[LadderRow], directory: Path) -> None:
 
 
 def load(db: sqlite3.Connection, params: RatingParams, placement: int) -> list[LadderRow]:
-    """The board of every entry ever made, from the ratings kept in the store (also while a run writes)."""
+    """The board of every entry ever made, from the ratings kept in the store (also while a run writes): the
+    refresh of a running ladder; the files and ``arena leaderboard`` read it with the rest of the standings
+    (:func:`..standings.ladder_board`), through the same :func:`rows`."""
     kept = read(db, params)
     return rows(entries(db), kept.ratings, kept.matches, kept.last, placement, kept.env.create_rating())
