@@ -390,9 +390,10 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
 def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
     """Print the leaderboard of a tournament OUTPUT_DIR, also while it runs."""
     from .tournament.ladder import board as ladder_board
-    from .tournament.leaderboard import build, text
-    from .tournament.rating import RatingParams, rate
+    from .tournament.leaderboard import text
     from .tournament.schedules import ROUND_ROBIN
+    from .tournament.standings import ladder_board as ladder_rows
+    from .tournament.standings import read, standings
     from .tournament.store import ResultStore, StoreMismatch
 
     try:
@@ -404,23 +405,19 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
         if ladder is None and show_all:
             schedule = str((store.meta("config") or {}).get("schedule", ROUND_ROBIN)).replace("_", "-")
             raise click.ClickException(f"--all applies to ladders only; {output_dir} is a {schedule} tournament")
-        names = store.meta("bots") or []
-        params = RatingParams(**(store.meta("rating") or {}))
-        voided = store.voided()
         if ladder is not None:  # its ratings are kept in the store: no record is read, however many
-            rows = ladder_board.load(store.db, params, int(ladder["placement_matches"]))
-            played = store.count()
+            results = read(store, records=False)
+            voided, played = results.voided, store.count()
             click.echo(f"ladder: {played} matches played" + (f", {len(voided)} voided" if voided else ""))
-            click.echo(ladder_board.view(rows, show_all), nl=False)
+            click.echo(ladder_board.view(ladder_rows(results), show_all), nl=False)
             return
-        records = store.records()
-        total = store.meta("total")
+        results = read(store)
     finally:
         store.close()
-    board = build(records, rate(records, params, names), names, voided)
-    of = "" if total is None else f" of {total}"  # an open-ended schedule has no total
-    click.echo(f"{len(records)}{of} matches finished" + (f", {len(voided)} voided" if voided else ""))
-    click.echo(text(board))
+    voided = results.voided
+    of = "" if results.total is None else f" of {results.total}"  # an open-ended schedule has no total
+    click.echo(f"{len(results.records)}{of} matches finished" + (f", {len(voided)} voided" if voided else ""))
+    click.echo(text(standings(results)))
 
 
 def _ladder(config_file: Path) -> Any:

@@ -20,13 +20,11 @@ from typing import Any, Sequence
 
 import trueskill
 
-from ..tournament.leaderboard import RANKED, Leaderboard, build
+from ..tournament.leaderboard import RANKED, Leaderboard
 from ..tournament.rating import RatingParams, apply, make_env, schedule_order
-from ..tournament.records import MatchRecord, VoidRecord
-from ..tournament.ladder.entries import ACTIVE
-from ..tournament.ladder.entries import entries as ladder_entries
+from ..tournament.records import MatchRecord, VoidRecord, record_of_row
+from ..tournament.standings import Results, read, standings
 from ..tournament.store import ResultStore
-from ..match.runner import stats_of_json
 from .withhold import withheld_in
 
 LOG_TAIL_CHARS = 2000
@@ -70,51 +68,38 @@ def read_snapshot(directory: Path) -> Snapshot:
     """
     store = ResultStore(directory, readonly=True)
     try:
-        store.db.execute("BEGIN")  # one snapshot: rows, records and voided agree even while a run writes
-        rows = list(store.rows())
-        records = [_record(row) for row in rows]
-        voided = store.voided()
-        config = store.meta("config") or {}
-        ladder = store.meta("ladder")
-        field_ = ladder_entries(store.db)
-        rules = config.get("rules") or {}
-        preset = str(rules.get("preset", "standard")) if isinstance(rules, dict) else str(rules)
-        logs: dict[tuple[int, int], str] = {}
-        has_logs = store.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='logs'").fetchone()
-        for row in rows:
-            for fault in row["faults"]:
-                key = (int(row["idx"]), int(fault["seat"]))
-                if has_logs and key not in logs:
-                    found = store.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?", key).fetchone()
-                    logs[key] = "" if found is None else str(found[0])[-4 * LOG_TAIL_CHARS:]
-        snapshot = Snapshot(
-            directory=Path(directory),
-            name=str(config.get("name") or Path(directory).resolve().name),
-            preset=preset,
-            ladder=ladder is not None,
-            total=store.meta("total"),
-            names=list(store.meta("bots") or []) + [e.key for e in field_],  # a ladder's: every entry, played or not
-            params=RatingParams(**(store.meta("rating") or {})),
-            records=records,
-            rows=rows,
-            voided=voided,
-            logs=logs,
-            status={e.key: e.status for e in field_ if e.status != ACTIVE},
-            placement=int(ladder["placement_matches"]) if ladder is not None else 0,
-            withheld=withheld_in(store.db, rows),
-        )
-        store.db.rollback()
-        return snapshot
+        with store.reading():  # one snapshot: rows, records and voided agree even while a run writes
+            rows = list(store.rows())
+            results = read(store, records=False, kept=False)  # rated here, with each bot's history
+            config = store.meta("config") or {}
+            rules = config.get("rules") or {}
+            preset = str(rules.get("preset", "standard")) if isinstance(rules, dict) else str(rules)
+            logs: dict[tuple[int, int], str] = {}
+            has_logs = store.keeps_logs()
+            for row in rows:
+                for fault in row["faults"]:
+                    key = (int(row["idx"]), int(fault["seat"]))
+                    if has_logs and key not in logs:
+                        found = store.log(*key)
+                        logs[key] = "" if found is None else found[-4 * LOG_TAIL_CHARS:]
+            return Snapshot(
+                directory=Path(directory),
+                name=str(config.get("name") or Path(directory).resolve().name),
+                preset=preset,
+                ladder=results.ladder,
+                total=results.total,
+                names=results.names,  # a ladder's: every entry, played or not
+                params=results.params,
+                records=[record_of_row(row) for row in rows],
+                rows=rows,
+                voided=results.voided,
+                logs=logs,
+                status=results.left,
+                placement=results.placement,
+                withheld=withheld_in(store, rows),
+            )
     finally:
         store.close()
-
-
-def _record(row: dict[str, Any]) -> MatchRecord:
-    """The rating record of a stored row (as ``ResultStore.records`` makes it)."""
-    return MatchRecord(int(row["idx"]), str(row["match_id"]), tuple(row["bots"]), tuple(row["places"]),
-                       tuple(row["totals"]), tuple(row["forfeited"]),
-                       tuple((int(f["seat"]), str(f["kind"])) for f in row["faults"]),
-                       tuple(stats_of_json(s) for s in row["stats"]))
 
 
 def _round(value: float | None) -> float | None:
@@ -216,7 +201,8 @@ class RatingHistory:
 
 def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Computed:
     """Rate every match (schedule order), keeping each bot's rating after each of its matches, and
-    build the leaderboard from the final ratings, ranked by the rule every board follows
+    build the leaderboard from the final ratings by the one standings path the files and ``arena
+    leaderboard`` take (:func:`..tournament.standings.standings`), ranked by the rule every board follows
     (:func:`..tournament.leaderboard.ranking`). ``ratings``: kept from an earlier build (of the same
     results directory), brought up to date (started again if its parameters differ)."""
     if ratings is None:
@@ -225,7 +211,8 @@ def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Compute
         ratings.reset(snapshot.params)
     ratings.update(snapshot.records)
     final, history = ratings.result(snapshot.names)
-    board = build(snapshot.records, final, snapshot.names, snapshot.voided, snapshot.status, snapshot.placement)
+    board = standings(Results(snapshot.params, snapshot.names, snapshot.records, snapshot.voided,
+                              left=snapshot.status, placement=snapshot.placement), final)
     return Computed(board, {s.bot: history[s.bot] for s in board.standings})
 
 

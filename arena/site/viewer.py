@@ -77,7 +77,7 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
     try:
         rows = list(store.rows())
         if shown is None:
-            hidden = withheld_in(store.db, rows)
+            hidden = withheld_in(store, rows)
             shown = {int(row["idx"]) for row in rows if int(row["idx"]) not in hidden}
         return _build(results_dir, replays, rows, shown, reuse, say, store.decision_times)
     finally:

@@ -21,30 +21,21 @@ left the field before it was completed is never completed: its matches stay with
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from itertools import chain
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from ..tournament import schema
+if TYPE_CHECKING:
+    from ..tournament.store import ResultStore
 
 Deal = tuple[str, int, int]
 """One stored match's deal: its seed, its rotation, and the seats at its table."""
 
 
-def voided_deals(db: sqlite3.Connection) -> list[Deal]:
-    """The deal of every voided match (none in a file from before voiding existed)."""
-    if not schema.has_table(db, "voided"):
-        return []
-    return [(str(seed), int(rotation), len(json.loads(bots)))
-            for seed, rotation, bots in db.execute("SELECT seed, rotation, bots FROM voided")]
-
-
-def withheld_in(db: sqlite3.Connection, rows: Sequence[Mapping[str, Any]]) -> set[int]:
-    """:func:`withheld` of ``rows`` read from ``db``, with its voided matches unless it is a ladder's (a
+def withheld_in(store: ResultStore, rows: Sequence[Mapping[str, Any]]) -> set[int]:
+    """:func:`withheld` of ``rows`` read from ``store``, with its voided matches unless it is a ladder's (a
     ladder plays a voided rotation again)."""
-    ladder = db.execute("SELECT 1 FROM meta WHERE key = 'ladder'").fetchone() is not None
-    return withheld(rows, () if ladder else voided_deals(db))
+    ladder = store.meta("ladder") is not None
+    return withheld(rows, () if ladder else store.voided_deals())
 
 
 def withheld(rows: Sequence[Mapping[str, Any]], voided: Iterable[Deal] = ()) -> set[int]:

@@ -11,8 +11,6 @@ means its newest version, and the output says which one that is (:func:`resolve`
 
 from __future__ import annotations
 
-import json
-
 from .ladder.entries import entries
 from .records import SeatLogRecord
 from .store import ResultStore
@@ -34,8 +32,8 @@ def _stored_bots(store: ResultStore) -> list[str]:
     """The tournament's bots (a ladder's entries, played or not), and any other name a stored match has."""
     names = list(store.meta("bots") or [])
     names.extend(e.key for e in entries(store.db) if e.key not in names)
-    for (bots,) in store.db.execute("SELECT bots FROM matches ORDER BY idx"):
-        names.extend(name for name in json.loads(bots) if name not in names)
+    for bots in store.seatings():
+        names.extend(name for name in bots if name not in names)
     return names
 
 
@@ -66,9 +64,9 @@ def select_logs(store: ResultStore, bot: str, match: str | None = None) -> list[
     if chosen:
         return chosen
     theirs = _listing([s.match_id for s in seats]) or "none stored yet"
-    row = store.db.execute("SELECT bots FROM matches WHERE match_id = ?", (match,)).fetchone()
-    if row is not None:
-        raise BotLogError(f"{bot} did not play {match} (its bots: {', '.join(json.loads(row[0]))}); "
+    seating = store.seating_of(match)
+    if seating is not None:
+        raise BotLogError(f"{bot} did not play {match} (its bots: {', '.join(seating)}); "
                           f"{bot}'s matches: {theirs}")
     raise BotLogError(f"no stored match {match!r} in {store.directory}; {bot}'s matches: {theirs}")
 

@@ -28,15 +28,14 @@ from .config import TournamentConfig
 from .extend import extension
 from .botfiles import check_bot_files
 from .ladder import board as ladder_board
-from .ladder.entries import ACTIVE, ActiveField
-from .ladder.entries import entries as ladder_entries
+from .ladder.entries import ActiveField
 from .ladder.kept import Kept
 from .ladder.kept import read as read_kept
 from .ladder.lock import run_lock
 from .ladder.submit import enter_starting_field
-from .leaderboard import Leaderboard, build, write_files
+from .leaderboard import Leaderboard, write_files
 from .progress import Progress
-from .rating import RatingFold, make_env, rate
+from .rating import RatingFold
 from .records import record_of
 from .schedule import ScheduledMatch
 from .schedules import LADDER
@@ -45,6 +44,9 @@ from .schedules.build import players_of, schedule_for
 from .schedules.build import schedule_of as schedule_of
 from .schedules.fixed import FixedSchedule
 from .seating import refusal
+from .standings import ladder_board as ladder_rows
+from .standings import read as read_results
+from .standings import standings
 from .store import ResultStore
 
 
@@ -144,24 +146,14 @@ def executor_for(config: TournamentConfig, count: int, say: Callable[[str], None
 
 
 def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | None = None) -> Leaderboard:
-    """Ratings and leaderboard files from everything stored (``fold``: its ratings, if it saw all of it);
-    a ladder's names are its player keys, its ratings those kept in the store, and it gets its own
-    board beside the usual files."""
-    ladder = config.schedule == LADDER
-    field = ladder_entries(store.db) if ladder else []
-    names = [e.key for e in field] if ladder else [b.name for b in config.bots]
-    records = store.records()
-    if ladder:
-        ratings = read_kept(store.db, config.rating).ratings
-    else:
-        ratings = fold.ratings if fold is not None and fold.complete else rate(records, config.rating, names)
-    fresh = make_env(config.rating).create_rating()
-    ratings = {**{name: fresh for name in names}, **ratings}  # a ladder entry may not have played yet
-    left = {e.key: e.status for e in field if e.status != ACTIVE}  # ranked as the ladder's own board is
-    board = build(records, ratings, names, store.voided(), left, config.placement_matches if ladder else 0)
+    """The leaderboard files from everything stored, by the one standings path (:mod:`.standings`, as
+    ``arena leaderboard`` and the report read it; ``fold``: its ratings, if it saw all of it); a ladder
+    is rated by the ratings kept in its store, and gets its own board beside the usual files."""
+    results = read_results(store)
+    board = standings(results, fold.ratings if fold is not None and fold.complete and not results.ladder else None)
     write_files(board, config.output)
-    if ladder:
-        ladder_board.write(ladder_board.load(store.db, config.rating, config.placement_matches), config.output)
+    if results.ladder:
+        ladder_board.write(ladder_rows(results), config.output)
     return board
 
 

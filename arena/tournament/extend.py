@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .schedule import ScheduledMatch
-from .store import ResultStore, StoreMismatch, decode_match
+from .store import ResultStore, StoreMismatch
 
 EXTENDABLE = ("cycles", "tables")
 """Fingerprinted settings that may be raised on a stored tournament (``tables`` only under ``sampled``)."""
@@ -98,13 +98,10 @@ def extension(store: ResultStore, fingerprint: str, described: dict[str, Any],
 
 def _first_moved(store: ResultStore, matches: Sequence[ScheduledMatch]) -> str:
     """How the first stored or voided match that is not the match at its index in ``matches`` differs, or ""."""
-    rows = store.db.execute("SELECT idx, match_id, seed, bots FROM matches UNION ALL "
-                            "SELECT idx, match_id, seed, bots FROM voided ORDER BY idx")
-    for index, match_id, seed, bots in rows:
+    for index, match_id, seed, seating in store.deals():  # damage: one line, not a traceback
         there = matches[index] if 0 <= index < len(matches) else None
         if there is None:
             return f"match {index}, {match_id}, is beyond its {len(matches)} matches"
-        seating = decode_match(store.path, {"idx": index, "bots": bots})["bots"]  # damage: one line, not a traceback
         if (there.match_id, there.seed) != (match_id, seed) or list(there.bots) != seating:
             same = there.match_id == match_id
             return (f"match {index} is {there.match_id} in it, stored as {match_id}" if not same else

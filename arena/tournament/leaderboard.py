@@ -28,6 +28,7 @@ from ..match.faults import FaultKind
 from ..match.runner import SeatStats
 from .rating import exposure, roster, schedule_order
 from .records import MatchRecord, VoidRecord
+from .table import aligned
 
 FAULT_ORDER: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
 """Known fault kinds in protocol order; faults are listed in this order, unknown kinds after, sorted."""
@@ -369,14 +370,8 @@ def text(lb: Leaderboard, voided: bool = True) -> str:
     Then, with ``voided`` and if there are any, the line of :func:`voided_summary`.
     """
     header = _header(lb)
-    table = [header] + _rows(lb)
-    widths = [max(len(row[col]) for row in table) for col in range(len(header))]
     left = {1, len(TEXT_HEADER) - 1, len(header) - 1}  # bot, faults and status read better left-aligned
-    lines = []
-    for row in table:
-        cells = [cell.ljust(width) if col in left else cell.rjust(width)
-                 for col, (cell, width) in enumerate(zip(row, widths))]
-        lines.append("  ".join(cells).rstrip())
+    lines = aligned([header] + _rows(lb), left)
     lines.append(TIMES_NOTE)
     lines.append(f"{lb.matches} matches; {ranking_note(lb)}")
     if voided and lb.voided:

@@ -1,9 +1,14 @@
-"""The stored form of a finished (or voided) match: what ratings and leaderboards are computed from."""
+"""The stored form of a finished (or voided) match: what ratings and leaderboards are computed from.
+
+A stored row becomes a :class:`MatchRecord` in one place, :func:`record_of_row`, whoever reads it
+(the store's :meth:`~.store.ResultStore.records`, the report's snapshot): two conversions would
+drift apart one column at a time, and the terminal and the web page would rate different records.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..match.runner import SeatStats, stats_json, stats_of_json
 
@@ -40,6 +45,15 @@ def record_of(scheduled: ScheduledMatch, outcome: MatchOutcome) -> MatchRecord:
     stats = tuple(stats_of_json(stats_json(s)) for s in outcome.stats)  # rounded as stored
     return MatchRecord(scheduled.index, scheduled.match_id, tuple(outcome.bots), tuple(outcome.places),
                        tuple(outcome.totals), tuple(outcome.forfeited), faults, stats)
+
+
+def record_of_row(row: Mapping[str, Any]) -> MatchRecord:
+    """The record of a stored row of ``matches`` whose JSON columns are decoded and checked
+    (:func:`~.store.decode_match`): the one conversion from the stored form."""
+    return MatchRecord(int(row["idx"]), str(row["match_id"]), tuple(row["bots"]), tuple(row["places"]),
+                       tuple(row["totals"]), tuple(row["forfeited"]),
+                       tuple((int(f["seat"]), str(f["kind"])) for f in row["faults"]),
+                       tuple(stats_of_json(s) for s in row["stats"]))
 
 
 @dataclass(frozen=True)

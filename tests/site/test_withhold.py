@@ -24,7 +24,7 @@ from arena.site.build import build_report
 from arena.site.serve import make_server
 from arena.site.viewer import build_viewer
 from arena.site.withhold import withheld
-from arena.tournament import schema
+from arena.tournament.store import schema
 from arena.tournament.config import load_config
 from arena.tournament.schedule import round_robin
 from arena.tournament.schedules.build import schedule_of

@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament import schema
+from arena.tournament.store import schema
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
 from arena.tournament.store import ResultStore

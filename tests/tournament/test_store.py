@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament import schema
+from arena.tournament.store import schema
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament, schedule_of
 from arena.tournament.records import VoidRecord

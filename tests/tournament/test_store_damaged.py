@@ -77,6 +77,8 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
                                    "meta 'rating' is not rating parameters: rating parameter sigma must be > 0"),
     "meta config not an object": (lambda d: sql(d, "UPDATE meta SET value = '3' WHERE key = 'config'"),
                                   "meta 'config' is not an object"),
+    "meta ladder_left not a map": (lambda d: sql(d, "INSERT OR REPLACE INTO meta VALUES ('ladder_left', '[1, 2]')"),
+                                   "meta 'ladder_left' is not a map of player keys to times"),
     "a match's bots not JSON": (lambda d: sql(d, "UPDATE matches SET bots = 'x' WHERE idx = 1"),
                                 "(match 1: bots is not JSON)"),
     "a match's places short": (lambda d: sql(d, "UPDATE matches SET places = '[1]' WHERE idx = 0"),
@@ -208,3 +210,22 @@ def test_an_output_that_is_not_a_directory_is_refused_in_one_line(tmp_path, outp
     refused(result, f"{output} is not a directory; a tournament's output must be a directory")
     if output != "/dev/null":
         assert Path(output).read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("key, value, why", [
+    ("ladder_left", "[1, 2]", "is not a map of player keys to times"),
+    ("ladder_left", '{"ann@v1": "soon"}', "is not a map of player keys to times"),
+    ("ladder_reclaimed", '"x"', "is not a map of player keys to removed snapshots"),
+    ("ladder_reclaimed", '{"ann@v1": {"bytes": 1}}', "is not a map of player keys to removed snapshots")])
+def test_a_ladders_damaged_marks_are_refused_by_retire_and_prune_in_one_line(played_ladder, tmp_path, key, value,
+                                                                            why):
+    out = tmp_path / "out"
+    shutil.copytree(played_ladder.parent / "out", out)
+    path = tmp_path / "ladder.yaml"
+    path.write_text(played_ladder.read_text().replace(str(played_ladder.parent / "out"), str(out)))
+    sql(out, f"INSERT OR REPLACE INTO meta VALUES ('{key}', '{value}')")
+    before = state(out)
+    for args in (["retire", str(path), "bob"], ["prune", str(path)], ["leaderboard", str(out)]):
+        line = refused(CliRunner().invoke(main, args), f"meta {key!r} {why}")
+        assert str(out) in line
+        assert state(out) == before, args

@@ -24,6 +24,7 @@ import trueskill
 from ..leaderboard import (EXPOSURE_LABEL, PLACEMENT, RANKED, RANKING_NOTE, REPLACED, RETIRED, UNRANKED_NOTE,
                            csv_text, markdown_row, number_cell, rank_text, ranking, rounded, status_of, write_atomic)
 from ..rating import RatingParams, exposure
+from ..table import aligned
 from .entries import ACTIVE, Entry, entries
 from .kept import read
 
@@ -102,10 +103,7 @@ def _cells(board: Sequence[LadderRow]) -> list[list[str]]:
 def text(board: Sequence[LadderRow], hidden: int = 0) -> str:
     """The rows given as aligned columns for a terminal; ``hidden``: how many older versions the caller left
     out, said in one line so nobody takes the list for everything."""
-    table = [list(TEXT_HEADER)] + _cells(board)
-    widths = [max(len(r[c]) for r in table) for c in range(len(TEXT_HEADER))]
-    lines = ["  ".join(cell.ljust(w) if c in LEFT else cell.rjust(w)
-                       for c, (cell, w) in enumerate(zip(r, widths))).rstrip() for r in table]
+    lines = aligned([list(TEXT_HEADER)] + _cells(board), LEFT)
     if board:
         lines.append(NOTE)
     if hidden:
@@ -167,6 +165,8 @@ def write(board: Sequence[LadderRow], directory: Path) -> None:
 
 
 def load(db: sqlite3.Connection, params: RatingParams, placement: int) -> list[LadderRow]:
-    """The board of every entry ever made, from the ratings kept in the store (also while a run writes)."""
+    """The board of every entry ever made, from the ratings kept in the store (also while a run writes): the
+    refresh of a running ladder; the files and ``arena leaderboard`` read it with the rest of the standings
+    (:func:`..standings.ladder_board`), through the same :func:`rows`."""
     kept = read(db, params)
     return rows(entries(db), kept.ratings, kept.matches, kept.last, placement, kept.env.create_rating())

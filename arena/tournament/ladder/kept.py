@@ -7,12 +7,11 @@ rated, when its last one finished) and, in ``meta``, the index of the last match
 include. Matches are rated in index order. A match stored beyond the rated prefix (a run
 was killed while an earlier match was still in play, and that one will never come) is
 rated by whoever reads next, in the same order, so the kept numbers always equal a
-recomputation from every stored match.
+recomputation from every stored match. The statements are the store's (:mod:`..store.ladder`).
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,12 +19,10 @@ from typing import Iterable
 
 import trueskill
 
-from .. import schema
 from ..rating import RatingParams, apply, make_env
-from ..store import DB_NAME, connect, decode_match
+from ..store.ladder import THROUGH, KeptRating, LadderStore
 
-THROUGH = "ladder_rated_through"
-"""Meta key: the index of the last match the kept ratings include (absent: none)."""
+__all__ = ["THROUGH", "Kept", "finished_in", "kept_in", "read"]
 
 
 @dataclass
@@ -60,50 +57,43 @@ class Kept:
     def save(self, db: sqlite3.Connection) -> None:
         """Write the changed players and the rated prefix; the caller holds the transaction, so they
         land together with the match that changed them."""
-        db.executemany("INSERT OR REPLACE INTO ladder_ratings VALUES (?, ?, ?, ?, ?, ?)",
-                       [(key, float(self.ratings[key].mu), float(self.ratings[key].sigma), self.matches[key],
-                         self.last[key], self.through) for key in sorted(self.changed)])
-        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (THROUGH, json.dumps(self.through)))
+        LadderStore(db).save_ratings([KeptRating(key, float(self.ratings[key].mu), float(self.ratings[key].sigma),
+                                                 self.matches[key], self.last[key]) for key in sorted(self.changed)],
+                                     self.through)
         self.changed.clear()
 
 
 def read(db: sqlite3.Connection, params: RatingParams) -> Kept:
     """The kept ratings, with every stored match beyond them rated on top (``changed`` names whom that
     touched: a writer saves them, a reader just shows them)."""
+    store = LadderStore(db)
     kept = Kept(make_env(params))
-    if schema.has_table(db, "ladder_ratings"):
-        for key, mu, sigma, matches, last, _ in db.execute("SELECT * FROM ladder_ratings"):
-            kept.ratings[key] = kept.env.create_rating(mu, sigma)
-            kept.matches[key] = int(matches)
-            kept.last[key] = float(last)
-        row = db.execute("SELECT value FROM meta WHERE key = ?", (THROUGH,)).fetchone()
-        kept.through = -1 if row is None else int(json.loads(row[0]))
-    where = Path(getattr(db, "path", DB_NAME))
-    for index, bots, places, finished in db.execute(
-            "SELECT idx, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx", (kept.through,)):
-        row = decode_match(where, {"idx": index, "bots": bots, "places": places})  # damage: one line
-        kept.rate(index, row["bots"], row["places"], float(finished))
+    for row in store.kept_ratings():
+        kept.ratings[row.key] = kept.env.create_rating(row.mu, row.sigma)
+        kept.matches[row.key] = row.matches
+        kept.last[row.key] = row.last_played
+    kept.through = store.rated_through()
+    for index, bots, places, finished in store.matches_after(kept.through):  # damage: one line
+        kept.rate(index, bots, places, finished)
     return kept
 
 
 def kept_in(directory: Path, params: RatingParams) -> tuple[dict[str, trueskill.Rating], int]:
     """The ratings of a ladder's store and the last match index they include, read on a connection of
     its own (the schedule's start, without replaying every stored match)."""
-    db = connect(Path(directory) / DB_NAME)
+    store = LadderStore.open(directory)
     try:
-        kept = read(db, params)
+        kept = read(store.db, params)
         return kept.ratings, kept.through
     finally:
-        db.close()
+        store.close()
 
 
 def finished_in(directory: Path) -> list[tuple[float, tuple[str, ...]]]:
     """When each stored match finished and who sat at it, in finishing order: the fairness floor's
     windows of a resumed ladder are rebuilt from it."""
-    path = Path(directory) / DB_NAME
-    db = connect(path)
+    store = LadderStore.open(directory)
     try:
-        return [(float(at), tuple(decode_match(path, {"idx": idx, "bots": bots})["bots"]))
-                for idx, at, bots in db.execute("SELECT idx, finished_at, bots FROM matches ORDER BY finished_at, idx")]
+        return store.finished()
     finally:
-        db.close()
+        store.close()

@@ -25,7 +25,6 @@ Three things make it safe:
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
@@ -33,12 +32,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..store.ladder import RECLAIMED as RECLAIMED
+from ..store.ladder import LadderStore
 from .entries import ACTIVE, REPLACED, Entry, entries, left_at
 from .lock import started
 from .snapshot import BOT_SUBDIR, BOTS_DIR
 
-RECLAIMED = "ladder_reclaimed"
-"""Meta key: ``{"NAME@vK": {"bytes": N, "at": Unix time}}`` for every version whose snapshot was removed."""
 MARGIN = 60.0
 """Seconds before a run's start that a version must have left the field by for it to be removed while
 that run goes: a submission's time is taken just before its transaction commits."""
@@ -62,8 +61,7 @@ class Pruned:
 
 def reclaimed(db: sqlite3.Connection) -> dict[str, dict[str, float]]:
     """The versions whose snapshots were removed, by player key."""
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (RECLAIMED,)).fetchone()
-    return {} if row is None else dict(json.loads(row[0]))
+    return LadderStore(db).reclaimed()
 
 
 def prune(db: sqlite3.Connection, output: Path) -> Pruned:
@@ -140,16 +138,7 @@ def _size(folder: Path) -> int:
 
 def _mark(db: sqlite3.Connection, key: str, size: int) -> None:
     """Record in the store that ``key``'s snapshot is being removed, before a byte of it is."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        marks = reclaimed(db)
-        marks[key] = {"bytes": size, "at": time.time()}
-        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (RECLAIMED, json.dumps(marks)))
-        db.execute("COMMIT")
-    except BaseException:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
+    LadderStore(db).mark_reclaimed(key, size, time.time())
 
 
 def _remove(folder: Path) -> None:

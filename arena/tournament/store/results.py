@@ -19,13 +19,14 @@ import json
 import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..match.runner import MatchOutcome, stats_json, stats_of_json
+from ...match.runner import MatchOutcome, stats_json
 from . import schema
-from .records import MatchRecord, SeatLogRecord, VoidRecord
-from .schedule import ScheduledMatch
+from ..records import MatchRecord, SeatLogRecord, VoidRecord, record_of_row
+from ..schedule import ScheduledMatch
 
 DB_NAME = "results.sqlite"
 REPLAY_DIR = "replays"
@@ -108,7 +109,7 @@ class _Cursor(sqlite3.Cursor):
 
 class _Connection(sqlite3.Connection):
     """The store's connection: every statement runs on a :class:`_Cursor`, so damage found anywhere
-    (here, in the ladder's tables, in the report's reads of ``store.db``) is one :class:`StoreDamaged`."""
+    (here, in the ladder's tables of :mod:`.ladder`, in a reader's own connection) is one :class:`StoreDamaged`."""
 
     path: Path
 
@@ -333,16 +334,12 @@ class ResultStore:
             "SELECT idx, match_id, bots, places, totals, forfeited, faults, stats FROM matches ORDER BY idx")
         names = [d[0] for d in cursor.description]
         for values in cursor:
-            row = decode_match(self.path, dict(zip(names, values)))
-            out.append(MatchRecord(row["idx"], row["match_id"], tuple(row["bots"]), tuple(row["places"]),
-                                   tuple(row["totals"]), tuple(row["forfeited"]),
-                                   tuple((f["seat"], f["kind"]) for f in row["faults"]),
-                                   tuple(stats_of_json(s) for s in row["stats"])))
+            out.append(record_of_row(decode_match(self.path, dict(zip(names, values)))))
         return out
 
     def bot_logs(self, bot: str) -> list[SeatLogRecord]:
         """Every seat ``bot`` held, in schedule order, with its log (None: played before logs were kept)."""
-        kept = schema.has_table(self.db, "logs")
+        kept = self.keeps_logs()
         out = []
         for idx, match_id, bots, places, replay in self.db.execute(
                 "SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx"):
@@ -351,11 +348,56 @@ class ResultStore:
             for seat, name in enumerate(names):
                 if name != bot:
                     continue
-                row = self.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?",
-                                      (idx, seat)).fetchone() if kept else None
-                out.append(SeatLogRecord(idx, match_id, seat, len(names), ranks[seat],
-                                         None if row is None else str(row[0]), replay))
+                text = self.log(idx, seat) if kept else None
+                out.append(SeatLogRecord(idx, match_id, seat, len(names), ranks[seat], text, replay))
         return out
+
+    def keeps_logs(self) -> bool:
+        """Whether the file keeps seat logs (one written before they were kept, read as it is, does not)."""
+        return schema.has_table(self.db, "logs")
+
+    def log(self, index: int, seat: int) -> str | None:
+        """The log of ``seat`` in match ``index``; None when none is stored (or :meth:`keeps_logs` is False)."""
+        if not self.keeps_logs():
+            return None
+        row = self.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?", (index, seat)).fetchone()
+        return None if row is None else str(row[0])
+
+    def seatings(self) -> Iterator[list[str]]:
+        """The bots of every stored match, seat 0 first, in schedule order."""
+        for idx, bots in self.db.execute("SELECT idx, bots FROM matches ORDER BY idx"):
+            yield decode_match(self.path, {"idx": idx, "bots": bots})["bots"]
+
+    def seating_of(self, match_id: str) -> list[str] | None:
+        """The bots of the stored match ``match_id``, seat 0 first; None when no such match is stored."""
+        row = self.db.execute("SELECT idx, bots FROM matches WHERE match_id = ?", (match_id,)).fetchone()
+        return None if row is None else decode_match(self.path, {"idx": row[0], "bots": row[1]})["bots"]
+
+    def deals(self) -> Iterator[tuple[int, str, str, list[str]]]:
+        """``(index, match id, seed, bots)`` of every stored and voided match, in index order, each read as it
+        is asked for (a damaged row: one :class:`StoreDamaged` line)."""
+        for index, match_id, seed, bots in self.db.execute(
+                "SELECT idx, match_id, seed, bots FROM matches UNION ALL "
+                "SELECT idx, match_id, seed, bots FROM voided ORDER BY idx"):
+            yield index, match_id, seed, decode_match(self.path, {"idx": index, "bots": bots})["bots"]
+
+    def voided_deals(self) -> list[tuple[str, int, int]]:
+        """``(seed, rotation, seats)`` of every voided match (none in a file from before voiding existed)."""
+        if not schema.has_table(self.db, "voided"):
+            return []
+        return [(str(seed), int(rotation), len(json.loads(bots)))
+                for seed, rotation, bots in self.db.execute("SELECT seed, rotation, bots FROM voided")]
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction: whatever is read inside agrees (rows, records, voided), even while a run
+        writes; nothing is written."""
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.db.in_transaction:
+                self.db.rollback()
 
     def decision_times(self, index: int) -> list[float | None] | None:
         """Match ``index``'s time of each decision in order (None where the fallback policy chose); None
@@ -439,7 +481,7 @@ def _is_int(value: Any) -> bool:
 def _meta_problem(key: str, value: Any) -> str:
     """What is wrong with a ``meta`` value the arena wrote and reads back ("" if nothing): every reader
     may then use it as it is. Keys the arena does not know are left alone."""
-    from .rating import RatingParams
+    from ..rating import RatingParams
 
     if key == "fingerprint" and not isinstance(value, str):
         return "is not a string"
@@ -453,6 +495,11 @@ def _meta_problem(key: str, value: Any) -> str:
         return "is not a seed"
     if key == "ladder" and not (isinstance(value, dict) and _is_int(value.get("placement_matches"))):
         return "has no whole placement_matches"
+    if key == "ladder_left" and not (isinstance(value, dict) and all(_is_number(v) for v in value.values())):
+        return "is not a map of player keys to times"
+    if key == "ladder_reclaimed" and not (isinstance(value, dict) and all(
+            isinstance(v, dict) and _is_number(v.get("bytes")) and _is_number(v.get("at")) for v in value.values())):
+        return "is not a map of player keys to removed snapshots"
     if key == "bot_files" and not (isinstance(value, dict) and all(
             isinstance(v, dict) and isinstance(v.get("files"), dict) and isinstance(v.get("built"), list)
             for v in value.values())):

@@ -1,0 +1,98 @@
+"""The one path from a results store to its standings: what the files, ``arena leaderboard`` and the report show.
+
+Three readers show a tournament's standings: the driver writes the leaderboard files when a
+run ends (:func:`..driver.publish`), ``arena leaderboard`` prints them while it runs, and the
+report (:mod:`arena.site.data`) draws them. Each used to gather the players, ratings and
+statuses on its own, and a change to one (a ladder's entries listed before their first match,
+a retired version shown as such) had to be made three times or the three disagreed. Now each
+reads a store with :func:`read` and builds the board with :func:`standings`; a ladder's own
+board (:func:`ladder_board`) is made from the same :class:`Results`, and ranked by the same
+rule (:func:`.leaderboard.ranking`).
+
+Who is listed, by which ratings and with what status is decided here, from the store alone:
+the players a run bound it to (``meta``: bots, rating parameters, a ladder's placement) and a
+ladder's entries; the driver writes those before it plays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import trueskill
+
+from .ladder.board import LadderRow, rows as board_rows
+from .ladder.kept import Kept, read as read_kept
+from .leaderboard import Leaderboard, build
+from .rating import RatingParams, make_env, rate
+from .records import MatchRecord, VoidRecord
+from .store import LadderStore, ResultStore
+from .store.ladder import ACTIVE, Entry
+
+
+@dataclass
+class Results:
+    """What every board is built from, as one store holds it."""
+
+    params: RatingParams
+    """The tournament's rating parameters."""
+    names: list[str]
+    """Players listed even without a match: a tournament's bots, or every entry of a ladder (``NAME@vK``)."""
+    records: list[MatchRecord] = field(default_factory=list)
+    """Finished matches in schedule order (empty when read without them)."""
+    voided: list[VoidRecord] = field(default_factory=list)
+    """Voided matches in schedule order."""
+    total: int | None = None
+    """Matches in the schedule; None when it is open-ended."""
+    ladder: bool = False
+    entries: list[Entry] = field(default_factory=list)
+    """A ladder's every version, by name then version."""
+    left: dict[str, str] = field(default_factory=dict)
+    """A ladder's versions out of the field, by player key: ``replaced`` or ``retired``."""
+    placement: int = 0
+    """A ladder's ``placement_matches``: an active entry with fewer matches is listed, not ranked."""
+    kept: Kept | None = None
+    """A ladder's ratings kept in the store (read with ``kept``), brought up to every stored match."""
+
+
+def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results:
+    """The :class:`Results` of ``store``; ``records``: read every finished match (a ladder's board needs none,
+    however many); ``kept``: a ladder's kept ratings (the report rates every match itself)."""
+    ladder = store.meta("ladder")
+    params = RatingParams(**(store.meta("rating") or {}))
+    entries = LadderStore(store.db).entries()
+    return Results(params=params,
+                   names=list(store.meta("bots") or []) + [e.key for e in entries],
+                   records=store.records() if records else [],
+                   voided=store.voided(),
+                   total=store.meta("total"),
+                   ladder=ladder is not None,
+                   entries=entries,
+                   left={e.key: e.status for e in entries if e.status != ACTIVE},
+                   placement=int(ladder["placement_matches"]) if ladder is not None else 0,
+                   kept=read_kept(store.db, params) if ladder is not None and kept else None)
+
+
+def standings(results: Results, ratings: Mapping[str, trueskill.Rating] | None = None) -> Leaderboard:
+    """The leaderboard of ``results``: every player of :attr:`Results.names` and of the records, ranked by
+    :func:`.leaderboard.ranking`.
+
+    ``ratings``: the players' ratings when the caller has them already (a run's fold that saw every
+    match, the report's rating history); else a ladder's kept ratings, else rated here from the
+    records. A listed player without a rating (a ladder entry yet to play) has a fresh one.
+    """
+    if ratings is None:
+        ratings = results.kept.ratings if results.kept is not None else \
+            rate(results.records, results.params, results.names)
+    fresh = make_env(results.params).create_rating()
+    return build(results.records, {**{name: fresh for name in results.names}, **ratings}, results.names,
+                 results.voided, results.left, results.placement)
+
+
+def ladder_board(results: Results) -> list[LadderRow]:
+    """A ladder's own board (:mod:`.ladder.board`) of ``results`` read with its kept ratings."""
+    if results.kept is None:
+        raise ValueError("a ladder's board is made from its kept ratings: read the results with kept=True")
+    kept = results.kept
+    return board_rows(results.entries, kept.ratings, kept.matches, kept.last, results.placement,
+                            kept.env.create_rating())

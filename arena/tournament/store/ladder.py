@@ -1,0 +1,222 @@
+"""The ladder's part of ``results.sqlite``: its entries, its kept ratings, its pruned snapshots.
+
+A ladder shares one file with its matches (layout: :mod:`.schema`, tables ``ladder_bots``
+and ``ladder_ratings`` and a few ``meta`` keys), and several processes write it at
+once: ``arena run``, ``arena submit``, ``arena retire``, ``arena prune``. So every
+statement on these tables is here, each change one transaction (or, for the kept
+ratings, inside the caller's, beside the match that changed them), and the ladder's
+modules (:mod:`..ladder.entries`, :mod:`..ladder.kept`, :mod:`..ladder.prune`) keep
+only their rules. :class:`LadderStore` works on any connection to the file: the
+:class:`.results.ResultStore`'s, or one a reader opens of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from . import schema
+from .results import DB_NAME, connect, decode_match
+
+ACTIVE = "active"
+"""Scheduled."""
+REPLACED = "replaced"
+"""A newer version of the same name took its place (unless ``keep_versions``)."""
+RETIRED = "retired"
+"""Taken out of the field by ``arena retire``."""
+
+LEFT_AT = "ladder_left"
+"""Meta key: ``{"NAME@vK": Unix time}`` when each version left the active field (replaced or retired);
+``arena prune`` deletes a version's snapshot only if no running ``arena run`` can still play it."""
+FIELD_VERSION = "ladder_field"
+"""Meta key counting the changes to the field: a running ladder re-reads the entries only when it moved."""
+THROUGH = "ladder_rated_through"
+"""Meta key: the index of the last match the kept ratings include (absent: none)."""
+RECLAIMED = "ladder_reclaimed"
+"""Meta key: ``{"NAME@vK": {"bytes": N, "at": Unix time}}`` for every version whose snapshot was removed."""
+
+
+def player_key(name: str, version: int) -> str:
+    """``NAME@vK``: ``@`` is not allowed in bot names, so a key never looks like a name."""
+    return f"{name}@v{version}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One version of one bot in the ladder: a row of ``ladder_bots``."""
+
+    name: str
+    version: int
+    digest: str
+    """sha256 over the bot's files (names and contents): identical resubmissions are recognised by it."""
+    path: str
+    """The snapshot directory the ladder runs."""
+    source: str
+    """The directory it was submitted from: a name belongs to one source directory."""
+    submitted_at: float
+    status: str
+
+    @property
+    def key(self) -> str:
+        """The player the ratings and the matches name: versions of one bot are separate players."""
+        return player_key(self.name, self.version)
+
+
+@dataclass(frozen=True)
+class KeptRating:
+    """One player's row of ``ladder_ratings``."""
+
+    key: str
+    mu: float
+    sigma: float
+    matches: int
+    last_played: float
+
+
+class LadderStore:
+    """The ladder's tables on the connection ``db``."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.path = Path(getattr(db, "path", DB_NAME))
+
+    @classmethod
+    def open(cls, directory: Path) -> "LadderStore":
+        """On a connection of its own to the store in ``directory`` (its errors: ``StoreDamaged``)."""
+        return cls(connect(Path(directory) / DB_NAME))
+
+    @classmethod
+    def reader(cls, directory: Path) -> "LadderStore":
+        """On a read-only connection of its own, for a running ladder that polls the field."""
+        return cls(sqlite3.connect(f"file:{Path(directory) / DB_NAME}?mode=ro", uri=True, timeout=30))
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """One write transaction taken at once (``BEGIN IMMEDIATE``): a concurrent writer waits here and
+        then sees what this one did; an exception rolls everything back."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+
+    def _meta(self, key: str) -> str | None:
+        if not schema.has_table(self.db, "meta"):
+            return None
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, key: str, value: object) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    # ------------------------------------------------------------ entries
+    def entries(self) -> list[Entry]:
+        """Every version ever entered, by name then version (none in a file that is no ladder)."""
+        if not schema.has_table(self.db, "ladder_bots"):
+            return []
+        return [Entry(*row) for row in self.db.execute(
+            "SELECT name, version, digest, path, source, submitted_at, status FROM ladder_bots "
+            "ORDER BY name, version")]
+
+    def add(self, entry: Entry, replaced: list[int]) -> None:
+        """Inside :meth:`write`: enter ``entry``, its name's active ``replaced`` versions leaving the field
+        as it comes; one change of the field."""
+        if replaced:
+            self.db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?",
+                            (REPLACED, entry.name, ACTIVE))
+            self._left([player_key(entry.name, v) for v in replaced], entry.submitted_at)
+        self.db.execute("INSERT INTO ladder_bots VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (entry.name, entry.version, entry.digest, entry.path, entry.source, entry.submitted_at,
+                         entry.status))
+        self._changed()
+
+    def retire(self, name: str, at: float) -> list[int]:
+        """Take every active version of ``name`` out of the field at ``at``, in one transaction; the versions
+        retired (none: nothing to do)."""
+        with self.db:
+            versions = [int(row[0]) for row in self.db.execute(
+                "SELECT version FROM ladder_bots WHERE name = ? AND status = ? ORDER BY version", (name, ACTIVE))]
+            self.db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?",
+                            (RETIRED, name, ACTIVE))
+            self._left([player_key(name, v) for v in versions], at)
+            self._changed()
+        return versions
+
+    def left_at(self) -> dict[str, float]:
+        """When each version that left the field left it (versions that left before this was kept: absent)."""
+        value = self._meta(LEFT_AT)
+        return {} if value is None else dict(json.loads(value))
+
+    def _left(self, keys: list[str], at: float) -> None:
+        """Record, inside the caller's transaction, that ``keys`` left the field at ``at``."""
+        if keys:
+            self._set_meta(LEFT_AT, {**self.left_at(), **{k: at for k in keys}})
+
+    def _changed(self) -> None:
+        """Count one change of the field, inside the caller's transaction."""
+        self.db.execute("INSERT INTO meta VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET "
+                        "value = CAST(value AS INTEGER) + 1", (FIELD_VERSION,))
+
+    def field_version(self) -> str | None:
+        """The count of changes to the field as stored (None: never changed); compare, do not parse."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (FIELD_VERSION,)).fetchone()
+        return None if row is None else row[0]
+
+    # ------------------------------------------------------------ kept ratings
+    def kept_ratings(self) -> list[KeptRating]:
+        """Every player's kept rating (none in a file that is no ladder)."""
+        if not schema.has_table(self.db, "ladder_ratings"):
+            return []
+        return [KeptRating(str(key), float(mu), float(sigma), int(matches), float(last))
+                for key, mu, sigma, matches, last, _ in self.db.execute("SELECT * FROM ladder_ratings")]
+
+    def rated_through(self) -> int:
+        """The index of the last match the kept ratings include; -1 before the first."""
+        if not schema.has_table(self.db, "ladder_ratings"):
+            return -1
+        value = self._meta(THROUGH)
+        return -1 if value is None else int(json.loads(value))
+
+    def save_ratings(self, ratings: list[KeptRating], through: int) -> None:
+        """Write these players' ratings and the rated prefix; the caller holds the transaction, so they
+        land together with the match that changed them."""
+        self.db.executemany("INSERT OR REPLACE INTO ladder_ratings VALUES (?, ?, ?, ?, ?, ?)",
+                            [(r.key, r.mu, r.sigma, r.matches, r.last_played, through) for r in ratings])
+        self._set_meta(THROUGH, through)
+
+    def matches_after(self, index: int) -> Iterator[tuple[int, list[str], list[int], float]]:
+        """``(index, bots, places, finished_at)`` of every stored match beyond ``index``, in index order
+        (a damaged row: one ``StoreDamaged`` line)."""
+        for idx, bots, places, finished in self.db.execute(
+                "SELECT idx, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx", (index,)):
+            row = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
+            yield int(idx), row["bots"], row["places"], float(finished)
+
+    def finished(self) -> list[tuple[float, tuple[str, ...]]]:
+        """When each stored match finished and who sat at it, in finishing order."""
+        return [(float(at), tuple(decode_match(self.path, {"idx": idx, "bots": bots})["bots"]))
+                for idx, at, bots in self.db.execute(
+                    "SELECT idx, finished_at, bots FROM matches ORDER BY finished_at, idx")]
+
+    # ------------------------------------------------------------ pruned snapshots
+    def reclaimed(self) -> dict[str, dict[str, float]]:
+        """The versions whose snapshots were removed, by player key."""
+        value = self._meta(RECLAIMED)
+        return {} if value is None else dict(json.loads(value))
+
+    def mark_reclaimed(self, key: str, size: int, at: float) -> None:
+        """Record, in a transaction of its own, that ``key``'s snapshot (``size`` bytes) is being removed."""
+        with self.write():
+            marks = self.reclaimed()
+            marks[key] = {"bytes": size, "at": at}
+            self._set_meta(RECLAIMED, marks)
