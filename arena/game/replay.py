@@ -48,6 +48,8 @@ MAX_REPLAY_BYTES = 64 * 1024 * 1024
 """The most text (uncompressed) a replay file may hold; the longest real match is far below it."""
 MAX_RECORDS = 1_000_000
 """The most records (lines) a replay file may hold."""
+FALLBACK = "fallback"
+"""``by`` of an action the fallback policy chose (absent: the seat's bot chose it)."""
 NOTE_TYPES = frozenset({"fault", "forfeit", "result", "log"})
 """Record types that are the arena's, not engine events (an event type never takes one of these names)."""
 
