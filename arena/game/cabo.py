@@ -66,7 +66,8 @@ class Cabo:
         result = _match(state).result
         if result is None:
             raise ValueError("the match is not over: it has no result yet")
-        return GameResult(result.totals, result.reason, tuple(r.scores for r in result.rounds))
+        return GameResult(result.totals, result.reason, tuple(r.scores for r in result.rounds),
+                          tuple(r.ended for r in result.rounds))
 
     def places(self, totals: Sequence[int]) -> list[int]:
         return scoring.places(totals)

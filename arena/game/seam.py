@@ -46,6 +46,8 @@ class GameResult:
     """How it ended, in the game's words."""
     rounds: tuple[tuple[int, ...], ...] = ()
     """Score per seat of each round, for games that have rounds."""
+    round_ends: tuple[str, ...] = ()
+    """How each round ended, in the game's words (``arena selfplay`` counts them)."""
 
 
 class GameState(Protocol):

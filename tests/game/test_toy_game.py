@@ -1,0 +1,83 @@
+"""A second game through the same code as Cabo: Nim (``toy_game.py``) plays a round robin, a ladder and a
+report, its bots knowing nothing but the protocol. Nothing outside the toy module and its registry entry
+knows Nim; if one of these fails, something in the arena still assumes Cabo."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.game.registry import DEFAULT_GAME, UnknownGame, game_named, games
+from arena.site.build import build_report
+from arena.tournament.config import ConfigError, load_config
+from arena.tournament.driver import run_tournament
+
+from .toy_game import NIM
+
+BOT = Path(__file__).resolve().parent / "any_game_bot"
+
+
+def bots(tmp_path: Path, *names: str) -> list[Path]:
+    """Copies of the any-game bot, one per name."""
+    made = []
+    for name in names:
+        target = tmp_path / "bots" / name
+        shutil.copytree(BOT, target, ignore=shutil.ignore_patterns("__pycache__"))
+        manifest = target / "bot.yaml"
+        manifest.write_text(manifest.read_text().replace("name: anygame", f"name: {name}"))
+        made.append(target)
+    return made
+
+
+def write(tmp_path: Path, name: str, lines: list[str], field: list[Path]) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text("\n".join([f"name: {name}", "game: nim", "seed: 7", "sandbox: none", "workers: 2",
+                               "time: {move_ms: 2000, startup_ms: 10000}", f"output: {tmp_path / name}", *lines,
+                               "bots:", *[f"  - {bot}" for bot in field]]) + "\n")
+    return path
+
+
+def stored(output: Path) -> list[tuple[list[str], list[int], list[int]]]:
+    db = sqlite3.connect(output / "results.sqlite")
+    try:
+        return [(json.loads(b), json.loads(t), json.loads(p))
+                for b, t, p in db.execute("SELECT bots, totals, places FROM matches ORDER BY idx")]
+    finally:
+        db.close()
+
+
+def test_nim_is_registered_beside_cabo():
+    assert games()[0] == DEFAULT_GAME == "cabo" and "nim" in games() and game_named("nim") is NIM
+
+
+def test_an_unknown_game_name_says_which_are_known():
+    with pytest.raises(UnknownGame, match=r"unknown game 'nimm' \(did you mean 'nim'\?\); expected one of cabo"):
+        game_named("nimm")
+
+
+def test_a_round_robin_of_nim(tmp_path):
+    config = load_config(write(tmp_path, "rr", ["seats: [2, 3]", "rules: {preset: normal, options: {heap: 9}}"],
+                               bots(tmp_path, "ann", "bob", "cat")))
+    assert config.game == "nim" and config.describe()["game"] == "nim"
+    summary = run_tournament(config, out=open(os.devnull, "w"))
+    assert summary.failed == 0 and summary.played > 0
+    rows = stored(tmp_path / "rr")
+    assert len(rows) == summary.played
+    for names, totals, places in rows:
+        assert sorted(totals) == [0] + [1] * (len(names) - 1)  # one winner took the last stone
+        assert places == [1 if total == 0 else 2 for total in totals]
+    board = json.loads((tmp_path / "rr" / "leaderboard.json").read_text())
+    assert {row["bot"] for row in board["standings"]} == {"ann", "bob", "cat"}
+    replay = next((tmp_path / "rr" / "replays").iterdir())
+    header, *records = [json.loads(line) for line in gzip.decompress(replay.read_bytes()).splitlines()]
+    assert header["game"] == "nim" and header["rules"] == {"preset": "normal", "options": {"heap": 9, "most": 3}}
+    taken = sum(r["action"]["stones"] for r in records if r["type"] == "action")
+    assert taken == 9 and records[-1]["type"] == "result"
