@@ -81,3 +81,53 @@ def test_a_round_robin_of_nim(tmp_path):
     assert header["game"] == "nim" and header["rules"] == {"preset": "normal", "options": {"heap": 9, "most": 3}}
     taken = sum(r["action"]["stones"] for r in records if r["type"] == "action")
     assert taken == 9 and records[-1]["type"] == "result"
+
+
+def test_a_ladder_of_nim(tmp_path):
+    path = write(tmp_path, "lad", ["schedule: ladder", "seats: [2, 3]", "placement_matches: 2",
+                                   "unsandboxed_builds: true"], bots(tmp_path, "ann", "bob", "cat"))
+    result = CliRunner().invoke(main, ["run", str(path), "--matches", "9"])
+    assert result.exit_code == 0, result.output
+    rows = stored(tmp_path / "lad")
+    assert len(rows) == 9 and {name for names, _, _ in rows for name in names} == {"ann@v1", "bob@v1", "cat@v1"}
+    assert all(sorted(totals) == [0] + [1] * (len(totals) - 1) for _, totals, _ in rows)
+    ladder = json.loads((tmp_path / "lad" / "ladder.json").read_text())
+    assert ladder  # the ladder's board is written for Nim as for Cabo
+
+
+def test_the_report_of_nim_shows_its_matches_as_text_frames(tmp_path):
+    config = load_config(write(tmp_path, "rep", ["seats: 2", "rules: {preset: normal, options: {heap: 5}}"],
+                               bots(tmp_path, "ann", "bob")))
+    summary = run_tournament(config, out=open(os.devnull, "w"))
+    assert summary.failed == 0
+    out = build_report(tmp_path / "rep")
+    scripts = sorted((out / "replays").glob("[0-9]*.js"))
+    assert len(scripts) == summary.played and "unreadable" not in (out / "replays" / "index.js").read_text()
+    frames = json.loads(scripts[0].read_text().removeprefix("window.ARENA_REPLAY = ").rstrip(";\n"))
+    assert frames["format"] == "arena-viewer-plain/1" and frames["game"] == "nim"
+    assert frames["steps"][0]["views"][0]["state"]["heap"] == 5
+    final = frames["steps"][-1]
+    assert final["views"][1]["state"]["heap"] == 0 and final["asked"] == []
+    assert frames["result"]["places"] in ([1, 2], [2, 1])
+    assert (out / "index.html").is_file() and "rep" in (out / "index.html").read_text()
+
+
+def test_an_unknown_game_in_a_tournament_file_names_the_line_and_the_closest(tmp_path):
+    path = write(tmp_path, "bad", [], bots(tmp_path, "ann", "bob"))
+    path.write_text(path.read_text().replace("game: nim", "game: nimm"))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == (f"{path}:2: game: unknown game 'nimm' (did you mean 'nim'?); "
+                                 f"expected one of {' | '.join(games())}")
+
+
+def test_rules_of_another_game_are_checked_against_its_presets(tmp_path):
+    path = write(tmp_path, "bad", ["rules: standard", "seats: 2"], bots(tmp_path, "ann", "bob"))
+    with pytest.raises(ConfigError, match=r":\d+: rules: unknown rule preset 'standard'; expected one of normal$"):
+        load_config(path)
+    path.write_text(path.read_text().replace("rules: standard", "rules: {preset: normal, options: {most: 0}}"))
+    with pytest.raises(ConfigError, match=r"rules\.options\.most: .*from 1 to 10"):
+        load_config(path)
+    path.write_text(path.read_text().replace("seats: 2", "seats: 5").replace("most: 0", "most: 2"))
+    with pytest.raises(ConfigError, match=r"seats: expected an integer from 2 to 4"):
+        load_config(path)
