@@ -242,7 +242,7 @@ def test_top_level_not_a_mapping(tmp_path: Path) -> None:
 def test_unknown_key_suggests_the_closest(tmp_path: Path) -> None:
     path = config_with(tmp_path, "seat: 2")
     err = failure(path)
-    assert str(err).startswith(f"{path}:2: seat: unknown key (did you mean 'seats'?); allowed keys: name, rules, "
+    assert str(err).startswith(f"{path}:2: seat: unknown key (did you mean 'seats'?); allowed keys: name, game, rules, "
                                "seats, cycles, schedule, tables, seed, time, sandbox, workers, executor, matches_per_process, fault_policy, "
                                "max_faults, tell_opponents, rating, limits, log_bytes, output, bots")
     assert err.key == "seat" and err.line == 2
