@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.game.registry import games
 from arena.match.link import TimeControl
 from arena.sandbox.limits import Limits
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
@@ -503,6 +504,18 @@ def test_tell_opponents_off_keeps_fingerprints_from_before_it(tmp_path: Path) ->
     assert "tell_opponents" not in load(tmp_path / "a").describe()
     assert fingerprint(tmp_path / "b", "tell_opponents: false") == fingerprint(tmp_path / "c")
     assert load(tmp_path / "d", "tell_opponents: true").describe()["tell_opponents"] is True
+
+
+def test_game_cabo_keeps_fingerprints_from_before_it(tmp_path: Path) -> None:
+    """Cabo is the default game and is not described, so tournaments begun before ``game`` existed resume."""
+    assert "game" not in load(tmp_path / "a").describe() and load(tmp_path / "a").game == "cabo"
+    assert fingerprint(tmp_path / "b", "game: cabo") == fingerprint(tmp_path / "c")
+
+
+def test_an_unknown_game_names_the_line_and_the_closest(tmp_path: Path) -> None:
+    path = config_with(tmp_path, "game: cabbo")
+    assert str(failure(path)) == f"{path}:2: game: unknown game 'cabbo' (did you mean 'cabo'?); expected one of " \
+        + " | ".join(games())
 
 
 def test_wire_id_is_opaque_unless_tell_opponents(tmp_path: Path) -> None:
