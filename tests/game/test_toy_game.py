@@ -131,3 +131,16 @@ def test_rules_of_another_game_are_checked_against_its_presets(tmp_path):
     path.write_text(path.read_text().replace("seats: 2", "seats: 5").replace("most: 0", "most: 2"))
     with pytest.raises(ConfigError, match=r"seats: expected an integer from 2 to 4"):
         load_config(path)
+
+
+def test_the_text_account_of_a_nim_replay_shows_its_events_and_a_seat_none(tmp_path):
+    config = load_config(write(tmp_path, "acc", ["seats: 2", "rules: {preset: normal, options: {heap: 4}}"],
+                               bots(tmp_path, "ann", "bob")))
+    assert run_tournament(config, out=open(os.devnull, "w")).failed == 0
+    replay = sorted((tmp_path / "acc" / "replays").iterdir())[0]
+    everything = CliRunner().invoke(main, ["replay", str(replay)])
+    assert everything.exit_code == 0, everything.output
+    assert everything.output.splitlines()[0].startswith("replay of c1/ann+bob/r0: nim normal, 2 players")
+    assert "took" in everything.output and "heap=0" in everything.output and "== result (last_stone)" in everything.output
+    seat = CliRunner().invoke(main, ["replay", str(replay), "--seat", "0"])
+    assert seat.exit_code == 0 and "took" not in seat.output and "== result (last_stone)" in seat.output
