@@ -13,10 +13,15 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..game.cabo_frames import FORMAT, SLOWEST
+from ..game.plain import PLAIN_FORMAT
 from ..game.registry import DEFAULT_GAME, UnknownGame, game_named
 from ..game.replay import ReplayError, load_replay
 
-__all__ = ["FORMAT", "SLOWEST", "build_frames", "frames_for_file", "frames_of", "read_replay_file"]
+__all__ = ["FORMAT", "FORMATS", "SLOWEST", "build_frames", "frames_for_file", "frames_of", "read_replay_file"]
+
+FORMATS = (FORMAT, PLAIN_FORMAT)
+"""The frame formats this arena writes (Cabo's, and any other game's as text): an earlier build's script in
+another is made anew."""
 
 
 def read_replay_file(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:

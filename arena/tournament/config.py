@@ -34,8 +34,7 @@ from ..bounds import (LIMIT_MAX, MAX_BANK_MS, MAX_CYCLES, MAX_FAULTS, MAX_MATCHE
 from ..bots.spec import NAME_RE, BotConfigError, BotSpec, load_bot
 from ..match.faults import FAULT_POLICIES
 from ..game.registry import DEFAULT_GAME, UnknownGame, game_named, games
-from ..game.rules import RuleError
-from ..game.seam import Game, GameRules
+from ..game.seam import Game, GameRules, RuleError
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from ..suggest import did_you_mean

@@ -110,6 +110,8 @@ def test_the_report_of_nim_shows_its_matches_as_text_frames(tmp_path):
     assert final["views"][1]["state"]["heap"] == 0 and final["asked"] == []
     assert frames["result"]["places"] in ([1, 2], [2, 1])
     assert (out / "index.html").is_file() and "rep" in (out / "index.html").read_text()
+    inode = scripts[0].stat().st_ino
+    assert (build_report(tmp_path / "rep") / "replays" / scripts[0].name).stat().st_ino == inode  # a rebuild reuses it
 
 
 def test_an_unknown_game_in_a_tournament_file_names_the_line_and_the_closest(tmp_path):
