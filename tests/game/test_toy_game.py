@@ -84,8 +84,11 @@ def test_a_round_robin_of_nim(tmp_path):
 
 
 def test_a_ladder_of_nim(tmp_path):
+    ann, bob, cat = bots(tmp_path, "ann", "bob", "cat")
     path = write(tmp_path, "lad", ["schedule: ladder", "seats: [2, 3]", "placement_matches: 2",
-                                   "unsandboxed_builds: true"], bots(tmp_path, "ann", "bob", "cat"))
+                                   "unsandboxed_builds: true"], [ann, bob])
+    submitted = CliRunner().invoke(main, ["submit", str(path), str(cat)])  # checked at Nim's tables first
+    assert submitted.exit_code == 0 and "normal: " in submitted.output, submitted.output
     result = CliRunner().invoke(main, ["run", str(path), "--matches", "9"])
     assert result.exit_code == 0, result.output
     rows = stored(tmp_path / "lad")
