@@ -158,7 +158,7 @@ def read_replay(lines: Iterable[str], strict: bool = False) -> tuple[dict[str, A
         if len(records) >= MAX_RECORDS:
             raise ReplayError(f"more than {MAX_RECORDS:,} records; a replay holds at most that many")
         if strict:
-            _check_record(record, number, header["players"], "game" not in header)
+            _check_record(record, number, header["players"], header.get("game", "cabo") == "cabo")
         records.append(record)
     if header is None:
         raise ReplayError("not a replay file: it is empty; a replay starts with a header line")
@@ -198,7 +198,7 @@ def _check_header(record: dict[str, Any], number: int, strict: bool) -> dict[str
     if game is not None and not isinstance(game, str):
         raise ReplayError(f"{where}: game must be a game's name, not {json.dumps(game)[:40]}")
     players = record.get("players")
-    low, high = (MIN_PLAYERS, MAX_PLAYERS) if game is None else (1, MAX_SEATS)  # another game checks its own range
+    low, high = (MIN_PLAYERS, MAX_PLAYERS) if game in (None, "cabo") else (1, MAX_SEATS)  # another game: its own
     if not (isinstance(players, int) and not isinstance(players, bool) and low <= players <= high):
         raise ReplayError(f"{where}: players must be a whole number {low} to {high}, "
                           f"not {json.dumps(players)[:40]}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ..game.registry import DEFAULT_GAME
 from .replay_notes import FALLBACK
 from .runner import MatchOutcome
 from .seatlog import cut_marker
@@ -57,7 +58,7 @@ def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat:
     A replay of another game than Cabo (its header names it) shows its events as they are,
     and a seat's view none of them: only the game knows what each seat saw of them.
     """
-    cabo = "game" not in header
+    cabo = header.get("game", DEFAULT_GAME) == DEFAULT_GAME
     names = header.get("bots") or [f"seat{s}" for s in range(header["players"])]
     who = "everything (omniscient)" if seat is None else f"seat {seat} ({names[seat]})"
     told = header.get("wire_id")
