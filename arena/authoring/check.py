@@ -1,7 +1,8 @@
 """``arena bot check``: what a bot author runs before submitting a bot.
 
-It plays the bot at the tables its manifest supports (every preset and table size when
-it declares nothing) against the bundled random bot, then two matches on one process,
+It plays the bot at the tables its manifest supports (every preset and table size of the
+game when it declares nothing; Cabo unless told another registered game) against the bundled
+random bot (or an opponent of that game), then two matches on one process,
 as tournaments do. It prints only what went wrong: one finding per kind of fault, each
 with a line of cause and a line of remedy and the bot's last stderr lines. A bot that
 never starts is that one finding: every other check would only fail the same way.
@@ -19,7 +20,8 @@ from typing import Callable, Sequence
 from ..bots import BotConfigError, BotSpec, build_bot, load_bot
 from ..bots import env as bot_env
 from ..bots.supports import seat_text
-from ..game import Rules, make_rules
+from ..game.registry import DEFAULT_GAME, game_named
+from ..game.seam import GameRules
 from ..match.faults import FaultKind
 from ..match.link import TimeControl
 from ..match.runner import MatchJob, MatchOutcome, play_batch, play_match
@@ -29,7 +31,8 @@ from .diagnosis import STDERR_LINES, Diagnosis, diagnose, stderr_tail
 RANDOM_BOT = Path("bots") / "random"
 """The default opponent: the bundled random bot, looked up from the current directory, then beside the package."""
 UNDECLARED_SIZES = (2, 3, 4, 5)
-"""Table sizes cycled through for a bot that declares none (the default 3 matches per preset: 2, 3, 4)."""
+"""Table sizes cycled through for a bot that declares none (the default 3 matches per preset: 2, 3, 4),
+those the game seats."""
 
 
 def default_opponent() -> Path:
@@ -98,8 +101,8 @@ class CheckReport:
         return not self.findings
 
 
-def plan(spec: BotSpec, matches_per_preset: int, venue: Rules | None = None,
-         seats: Sequence[int] = ()) -> dict[str, list[Table]]:
+def plan(spec: BotSpec, matches_per_preset: int, venue: GameRules | None = None,
+         seats: Sequence[int] = (), game: str = DEFAULT_GAME) -> dict[str, list[Table]]:
     """The check matches per preset: every declared table size at least once, the bot's seat moving round.
     With ``venue`` (a ladder's rules) and its ``seats``: only those rules, at the sizes the bot plays of them."""
     supports = spec.supports
@@ -108,27 +111,32 @@ def plan(spec: BotSpec, matches_per_preset: int, venue: Rules | None = None,
         count = max(matches_per_preset, len(sizes))
         return {venue.preset: [Table(venue.preset, sizes[i % len(sizes)], i % sizes[i % len(sizes)])
                                for i in range(count)]} if sizes else {}
-    sizes = supports.seats or UNDECLARED_SIZES
+    played = game_named(game)
+    sizes = supports.table_sizes(game) if supports.seats else \
+        tuple(n for n in UNDECLARED_SIZES if played.min_players <= n <= played.max_players) or (played.min_players,)
+    if not sizes:
+        return {}
     count = max(matches_per_preset, len(supports.seats)) if supports.seats else matches_per_preset
     players = [sizes[i % len(sizes)] for i in range(count)]
-    return {preset: [Table(preset, n, i % n) for i, n in enumerate(players)] for preset in supports.presets()}
+    return {preset: [Table(preset, n, i % n) for i, n in enumerate(players)] for preset in supports.presets(game)}
 
 
-def supports_line(spec: BotSpec) -> str:
+def supports_line(spec: BotSpec, game: str = DEFAULT_GAME) -> str:
     """Where the tables come from: ``supports: standard, 2 seats (from bot.yaml)``."""
     if spec.supports.declared:
-        return f"supports: {spec.supports.text()} (from bot.yaml)"
+        return f"supports: {spec.supports.text(game)} (from bot.yaml)"
     source = "nothing declared in bot.yaml" if spec.directory else "a command line declares nothing"
-    return f"supports: {spec.supports.text()} ({source})"
+    return f"supports: {spec.supports.text(game)} ({source})"
 
 
 class _Checker:
     """Plays the check matches and turns the checked bot's faults into findings."""
 
     def __init__(self, spec: BotSpec, opponent: BotSpec, sandbox: str, time_control: TimeControl,
-                 say: Callable[[str], None], report: CheckReport, venue: Rules | None = None) -> None:
+                 say: Callable[[str], None], report: CheckReport, venue: GameRules | None = None,
+                 game: str = DEFAULT_GAME) -> None:
         self.spec, self.opponent, self.sandbox, self.time = spec, opponent, sandbox, time_control
-        self.venue = venue
+        self.venue, self.game = venue, game
         self.say, self.report = say, report
         self.nonce = secrets.token_hex(8)  # fresh deals each check: a bot must not be able to know them in advance
         self.by_title: dict[str, Finding] = {}
@@ -138,9 +146,9 @@ class _Checker:
         return tuple(others[:table.seat] + [self.spec] + others[table.seat:])
 
     def job(self, table: Table, tag: str) -> MatchJob:
-        rules = self.venue if self.venue is not None else make_rules(table.preset)
+        rules = self.venue if self.venue is not None else game_named(self.game).make_rules(table.preset)
         return MatchJob(f"check-{tag}", rules, f"{self.nonce}/{tag}", self.seats(table),
-                        time=self.time, sandbox=self.sandbox)
+                        time=self.time, sandbox=self.sandbox, game=self.game)
 
     def note(self, outcome: MatchOutcome, table: Table, never_started: bool = False, reuse: bool = False) -> bool:
         """Record the checked bot's faults in ``outcome``; True if it had none."""
@@ -216,9 +224,11 @@ class _Checker:
 
 def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_per_preset: int = 2,
               echo: Callable[[str], None] | None = None, opponent_dir: Path | None = None,
-              venue: Rules | None = None, seats: Sequence[int] = (), unsandboxed_builds: bool = True) -> CheckReport:
+              venue: GameRules | None = None, seats: Sequence[int] = (), unsandboxed_builds: bool = True,
+              game: str = DEFAULT_GAME) -> CheckReport:
     """Play the bot at the tables it supports against the bundled random bot and explain what went wrong;
-    ``venue`` and ``seats``: only at the tables of a ladder it is submitted to (its rules and options).
+    ``venue`` and ``seats``: only at the tables of a ladder it is submitted to (its rules and options);
+    ``game``: the registered game they play (the opponent must play it too).
 
     The bot's install and build run under ``sandbox`` too; where that walls nothing in (``none``) a
     line says so, and without ``unsandboxed_builds`` (a ladder's submission) they are refused."""
@@ -232,19 +242,19 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
     opponent = load_bot(str(opponent_dir or default_opponent()))
     if opponent.name == spec.name:
         opponent = dataclasses.replace(opponent, name=f"{opponent.name}-opponent")
-    tables = plan(spec, matches_per_preset, venue, seats)
+    tables = plan(spec, matches_per_preset, venue, seats, game)
     if not tables:
-        raise BotConfigError(f"{spec.name} supports {spec.supports.text()}, and plays none of these tables: "
+        raise BotConfigError(f"{spec.name} supports {spec.supports.text(game)}, and plays none of these tables: "
                              f"{venue.preset if venue else ''} at {seat_text(tuple(sorted(set(seats))))}")
     missing = sorted({f"{t.preset} at {t.players} seats" for ts in tables.values() for t in ts
                       if not opponent.supports.plays(t.preset, t.players)})
     if missing:
         raise BotConfigError(f"the opponent {opponent.name} does not play {', '.join(missing)}, which "
                              f"{spec.name} supports; choose another --opponent")
-    say(supports_line(spec))
+    say(supports_line(spec, game))
     backend = get_backend(sandbox)
     build_bot(opponent, backend)
-    checker = _Checker(spec, opponent, sandbox, time_control, say, report, venue)
+    checker = _Checker(spec, opponent, sandbox, time_control, say, report, venue, game)
     if not backend.contains_steps and (spec.build or bot_env.declared(spec)):
         say(f"note: the bot's install and build run unsandboxed, as the arena's user (sandbox {backend.name})")
     try:

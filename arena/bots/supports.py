@@ -4,6 +4,11 @@ A bot may be written for one rule preset or for two-player tables only. Declarin
 lets schedules seat the bot only where it can play and lets ``arena bot check`` test
 exactly what the author promises, instead of failing the bot at tables it never meant
 to sit at. Nothing declared means every preset and every table size.
+
+A manifest is read before anyone knows which game it will be played in, so ``rules`` and
+``seats`` are checked against every registered game (:mod:`arena.game.registry`): presets of
+any of them, sizes within their player ranges. What a bot plays of one game (``presets``,
+``table_sizes``) is asked with that game's name.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..game.rules import MAX_PLAYERS, MIN_PLAYERS, preset_names
+from ..game.registry import DEFAULT_GAME, game_named, games
 
 SUPPORTS_KEYS = ("rules", "seats")
 """Sub-keys of ``supports``, in documentation order."""
@@ -29,7 +34,7 @@ class Supports:
     """
 
     rules: tuple[str, ...] | None = None
-    """Preset names, in :func:`preset_names` order."""
+    """Preset names, in the order of the registered games' presets."""
     seats: tuple[int, ...] | None = None
     """Table sizes, ascending."""
 
@@ -38,17 +43,21 @@ class Supports:
         """True if the manifest restricts anything."""
         return self.rules is not None or self.seats is not None
 
-    def presets(self) -> tuple[str, ...]:
-        """The presets played, in :func:`preset_names` order."""
-        return self.rules if self.rules is not None else preset_names()
+    def presets(self, game: str = DEFAULT_GAME) -> tuple[str, ...]:
+        """The presets of ``game`` played, in the game's order."""
+        known = game_named(game).preset_names()
+        return known if self.rules is None else tuple(p for p in known if p in self.rules)
 
-    def table_sizes(self) -> tuple[int, ...]:
-        """The table sizes played, ascending."""
-        return self.seats if self.seats is not None else tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
+    def table_sizes(self, game: str = DEFAULT_GAME) -> tuple[int, ...]:
+        """The table sizes of ``game`` played, ascending."""
+        played = game_named(game)
+        every = tuple(range(played.min_players, played.max_players + 1))
+        return every if self.seats is None else tuple(n for n in self.seats if n in every)
 
     def plays(self, preset: str, seats: int) -> bool:
-        """Whether the bot plays a table of ``seats`` under ``preset``."""
-        return preset in self.presets() and seats in self.table_sizes()
+        """Whether the bot plays a table of ``seats`` under ``preset`` (of the game being played: the
+        caller has checked both against it)."""
+        return (self.rules is None or preset in self.rules) and (self.seats is None or seats in self.seats)
 
     def why_not(self, preset: str, seats: int) -> str | None:
         """Why the bot cannot sit at a table of ``seats`` under ``preset``, or None if it can."""
@@ -56,10 +65,10 @@ class Supports:
             return None
         return f"its manifest supports {self.text()}, not {preset} at {seats} seats"
 
-    def text(self) -> str:
-        """For people: ``standard, 2 seats`` or ``every preset, 2-5 seats``."""
+    def text(self, game: str = DEFAULT_GAME) -> str:
+        """For people: ``standard, 2 seats`` or ``every preset, 2-5 seats`` (the sizes of ``game``)."""
         presets = " and ".join(self.rules) if self.rules is not None else "every preset"
-        return f"{presets}, {seat_text(self.table_sizes())}"
+        return f"{presets}, {seat_text(self.seats or self.table_sizes(game))}"
 
     def short(self) -> str:
         """What is declared, as written: ``rules [standard], seats [2, 3]``; ``all`` when nothing is."""
@@ -108,7 +117,7 @@ def _items(key: str, value: Any, example: str) -> list[Any] | None:
 
 
 def _rules(value: Any) -> tuple[str, ...] | None:
-    known = preset_names()
+    known = tuple(dict.fromkeys(p for name in games() for p in game_named(name).preset_names()))
     items = _items("rules", value, f"[{known[0]}]")
     if items is None:
         return None
@@ -123,10 +132,12 @@ def _seats(value: Any) -> tuple[int, ...] | None:
     items = _items("seats", value, "[2]")
     if items is None:
         return None
+    lowest = min(game_named(name).min_players for name in games())
+    highest = max(game_named(name).max_players for name in games())
     for item in items:
-        if not isinstance(item, int) or isinstance(item, bool) or not MIN_PLAYERS <= item <= MAX_PLAYERS:
+        if not isinstance(item, int) or isinstance(item, bool) or not lowest <= item <= highest:
             raise SupportsError(f"supports.seats: {_shown(item)} is not a table size; expected integers from "
-                                f"{MIN_PLAYERS} to {MAX_PLAYERS} (or a list of them)")
+                                f"{lowest} to {highest} (or a list of them)")
     return tuple(sorted(set(items)))
 
 

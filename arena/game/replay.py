@@ -48,6 +48,10 @@ MAX_REPLAY_BYTES = 64 * 1024 * 1024
 """The most text (uncompressed) a replay file may hold; the longest real match is far below it."""
 MAX_RECORDS = 1_000_000
 """The most records (lines) a replay file may hold."""
+MAX_SEATS = 64
+"""The most players the header of another game's replay may name (Cabo's are checked against its own range)."""
+FALLBACK = "fallback"
+"""``by`` of an action the fallback policy chose (absent: the seat's bot chose it)."""
 NOTE_TYPES = frozenset({"fault", "forfeit", "result", "log"})
 """Record types that are the arena's, not engine events (an event type never takes one of these names)."""
 
@@ -154,7 +158,7 @@ def read_replay(lines: Iterable[str], strict: bool = False) -> tuple[dict[str, A
         if len(records) >= MAX_RECORDS:
             raise ReplayError(f"more than {MAX_RECORDS:,} records; a replay holds at most that many")
         if strict:
-            _check_record(record, number, header["players"])
+            _check_record(record, number, header["players"], header.get("game", "cabo") == "cabo")
         records.append(record)
     if header is None:
         raise ReplayError("not a replay file: it is empty; a replay starts with a header line")
@@ -190,9 +194,13 @@ def _check_header(record: dict[str, Any], number: int, strict: bool) -> dict[str
     if not (isinstance(rules, dict) and isinstance(rules.get("preset"), str)
             and isinstance(rules.get("options"), dict)):
         raise ReplayError(f"{where}: rules must be an object with a preset name and an options object")
+    game = record.get("game")
+    if game is not None and not isinstance(game, str):
+        raise ReplayError(f"{where}: game must be a game's name, not {json.dumps(game)[:40]}")
     players = record.get("players")
-    if not (isinstance(players, int) and not isinstance(players, bool) and MIN_PLAYERS <= players <= MAX_PLAYERS):
-        raise ReplayError(f"{where}: players must be a whole number {MIN_PLAYERS} to {MAX_PLAYERS}, "
+    low, high = (MIN_PLAYERS, MAX_PLAYERS) if game in (None, "cabo") else (1, MAX_SEATS)  # another game: its own
+    if not (isinstance(players, int) and not isinstance(players, bool) and low <= players <= high):
+        raise ReplayError(f"{where}: players must be a whole number {low} to {high}, "
                           f"not {json.dumps(players)[:40]}")
     seed = record.get("seed")
     if not (_is_int(seed) or isinstance(seed, str)):
@@ -214,25 +222,29 @@ _FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "round_over": {"round": (int,), "hands": (list,), "sums": (list,), "scores": (list,), "totals": (list,)},
     "match_over": {"totals": (list,), "places": (list,)},
 }
-"""Per record type, the fields the arena's readers (``arena replay``, the viewer) need and their types."""
+"""Per record type, the fields the arena's readers (``arena replay``, the viewer) need and their types; the
+engine's event types (``round_start``, ``round_over``, ``match_over``) only in a replay of Cabo."""
+_NOTES_AND_ACTIONS = frozenset(NOTE_TYPES | {"action"})
 _PRESENT = {"round_start": ("discard", "deck"), "round_over": ("ended",), "match_over": ("reason",)}
 """Fields that are printed as they are, of any type, but must be there."""
 
 
-def _check_record(record: dict[str, Any], number: int, players: int) -> None:
-    """Refuse a record whose fields the readers would trip over, naming its line."""
+def _check_record(record: dict[str, Any], number: int, players: int, cabo: bool = True) -> None:
+    """Refuse a record whose fields the readers would trip over, naming its line (``cabo``: a replay of Cabo,
+    whose events the readers know too; another game's events are its own)."""
     kind = record.get("type")
     if not isinstance(kind, str):
         raise ReplayError(f"line {number}: a record needs a \"type\" string")
     where = f"line {number} ({kind[:40]})"
-    for name, types in _FIELDS.get(kind, {}).items():
+    checked = _FIELDS.get(kind, {}) if cabo or kind in _NOTES_AND_ACTIONS else {}
+    for name, types in checked.items():
         if name not in record:
             raise ReplayError(f"{where}: the field {name} is missing")
         value = record[name]
         if not isinstance(value, types) or isinstance(value, bool):
             want = {int: "a whole number", dict: "an object", list: "a list", str: "a string"}[types[0]]
             raise ReplayError(f"{where}: {name} must be {want}, not {json.dumps(value)[:40]}")
-    for name in _PRESENT.get(kind, ()):
+    for name in _PRESENT.get(kind, ()) if cabo else ():
         if name not in record:
             raise ReplayError(f"{where}: the field {name} is missing")
     seat = record.get("seat")

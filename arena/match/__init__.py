@@ -6,8 +6,9 @@ bytes and lines to and from a bot process by a deadline and knows nothing of JSO
 nothing of processes; :mod:`.link` (:class:`~.link.BotLink`) asks one seat for an action by a
 deadline over a channel and turns every transport or protocol failure into a
 :class:`~.faults.BotFault`; :mod:`.runner` referees a match: it takes a picklable
-:class:`~.runner.MatchJob`, applies the moves to the engine (:mod:`arena.game`), plays
-:mod:`.fallback` for a faulted seat under the fault policy, and returns a
+:class:`~.runner.MatchJob`, applies the moves to the game the job names (through the seam,
+:mod:`arena.game.seam`; Cabo or any registered game), plays the game's
+:mod:`.fallback` policy for a faulted seat under the fault policy, and returns a
 :class:`~.runner.MatchOutcome`. Beside them: :mod:`.faults` (what a bot did wrong, in plain
 words), :mod:`.seatlog` (a seat's stderr stamped with decisions), :mod:`.helpermark` (the
 starter kits' fallback lines in that stderr), :mod:`.replay_notes` (the arena's records in a

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ..game.registry import DEFAULT_GAME
 from .replay_notes import FALLBACK
 from .runner import MatchOutcome
 from .seatlog import cut_marker
@@ -53,11 +54,16 @@ def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat:
     own faults, since another bot's reply or log may well name that bot's cards. With
     ``log``, the bots' logs are shown where the arena read them (a seat's view: only its
     own, beside its own moves, so its author can see what it wrote at each decision).
+
+    A replay of another game than Cabo (its header names it) shows its events as they are,
+    and a seat's view none of them: only the game knows what each seat saw of them.
     """
+    cabo = header.get("game", DEFAULT_GAME) == DEFAULT_GAME
     names = header.get("bots") or [f"seat{s}" for s in range(header["players"])]
     who = "everything (omniscient)" if seat is None else f"seat {seat} ({names[seat]})"
     told = header.get("wire_id")
-    lines = [f"replay of {header.get('match', '?')}: {header['rules']['preset']}, {header['players']} players, "
+    game = "" if cabo else f"{header['game']} "
+    lines = [f"replay of {header.get('match', '?')}: {game}{header['rules']['preset']}, {header['players']} players, "
              f"seed {header['seed']}; showing {who}"
              + (f"; bots were told match id {told}" if told and told != header.get("match") else "")]
     for record in records:
@@ -73,8 +79,10 @@ def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat:
                          "fallback policy plays its moves, and it ranks below every seat not forfeited")
         elif kind == "result":
             lines.extend(_result_lines(record, names))
-        else:
+        elif cabo:
             lines.append(_event_line(_as_seen(record, seat), names))
+        elif seat is None:
+            lines.append(_plain_event_line(record, names))
     return lines
 
 
@@ -132,9 +140,8 @@ def _as_seen(record: dict[str, Any], seat: int | None) -> dict[str, Any]:
 
 
 def _event_line(event: dict[str, Any], names: list[str]) -> str:
+    """A Cabo event: the round's and match's ends in full, the others as they are."""
     kind = event["type"]
-    actor = event.get("seat")
-    who = f"{names[actor]}@{actor}" if isinstance(actor, int) else "-"
     if kind == "round_start":
         return (f"== round {event['round']}: dealer {event['dealer']}, starter {event['starter']}, "
                 f"discard {event['discard']}, deck {event['deck']}")
@@ -145,6 +152,13 @@ def _event_line(event: dict[str, Any], names: list[str]) -> str:
                 + (f" resets {event['resets']}" if event.get("resets") else ""))
     if kind == "match_over":
         return f"== match over ({event['reason']}): totals {event['totals']} places by total {event['places']}"
+    return _plain_event_line(event, names)
+
+
+def _plain_event_line(event: dict[str, Any], names: list[str]) -> str:
+    """An event as it is: who, its type, its other fields."""
+    kind, actor = event["type"], event.get("seat")
+    who = f"{names[actor]}@{actor}" if isinstance(actor, int) and 0 <= actor < len(names) else "-"
     rest = {k: v for k, v in event.items() if k not in ("type", "seat")}
     return f"  {who:>14} {kind:<12} {_compact(rest)}"
 

@@ -1,20 +1,18 @@
 """The fixed policy that plays for a faulted seat, so the match goes on for the others.
 
-It reads only the legal action list, never the state: it cannot leak anything and
-always gives the same answer in the same situation.
+The policy is the game's (:meth:`arena.game.seam.Game.fallback`): it reads only the legal
+action list, never the state, so it cannot leak anything and always gives the same answer
+in the same situation. Cabo's passes a claim, draws rather than takes and discards what was
+drawn.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-_PREFERENCE = ("pass", "draw", "take", "discard", "cabo")
+from ..game.registry import DEFAULT_GAME, game_named
 
 
-def fallback_index(legal: Sequence[Mapping[str, Any]]) -> int:
-    """Pass a claim, draw rather than take, discard what was drawn; else the first legal action."""
-    kinds = [a["do"] for a in legal]
-    for kind in _PREFERENCE:
-        if kind in kinds:
-            return kinds.index(kind)
-    return 0
+def fallback_index(legal: Sequence[Mapping[str, Any]], game: str = DEFAULT_GAME) -> int:
+    """The index into ``legal`` that ``game``'s fallback policy plays."""
+    return game_named(game).fallback(legal)

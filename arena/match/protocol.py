@@ -11,7 +11,8 @@ from typing import Any, Mapping, Sequence
 
 import orjson
 
-from ..game import Rules
+from ..game.registry import DEFAULT_GAME, game_named
+from ..game.seam import GameRules
 from .faults import FaultKind, IllegalReply, ProtocolError
 
 PROTOCOL_VERSION = 1
@@ -45,13 +46,14 @@ def decode(line: bytes) -> dict[str, Any]:
     return value
 
 
-def hello(match_id: str, seat: int, players: int, rules: Rules, move_ms: int, startup_ms: int,
-          bank_ms: int | None = None) -> dict[str, Any]:
+def hello(match_id: str, seat: int, players: int, rules: GameRules, move_ms: int, startup_ms: int,
+          bank_ms: int | None = None, game: str = DEFAULT_GAME) -> dict[str, Any]:
+    """The first message to a bot; what it says of the game (``rules``, Cabo's ``values``) is the game's."""
     time: dict[str, Any] = {"move_ms": move_ms, "startup_ms": startup_ms}
     if bank_ms is not None:
         time["bank_ms"] = bank_ms
     return {"type": "hello", "protocol": PROTOCOL_VERSION, "match": match_id, "seat": seat, "players": players,
-            "rules": rules.to_json(), "values": rules.value_map(), "time": time}
+            **game_named(game).hello_fields(rules, seat, players), "time": time}
 
 
 def act(request_id: int, state: dict[str, Any], events: list[dict[str, Any]],

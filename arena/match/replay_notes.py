@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..game.replay import FALLBACK
 from .faults import Fault
 from .seatlog import SeatLog
 
-FALLBACK = "fallback"
-"""``by`` of an action the fallback policy chose (absent: the seat's bot chose it)."""
+__all__ = ["FALLBACK", "fault_record", "forfeit_record", "log_records", "result_record"]
 
 
 def fault_record(fault: Fault) -> dict[str, Any]:

@@ -17,19 +17,17 @@ from typing import Any, Generator, Sequence
 from ..bots import BotConfigError, BotSpec
 from ..bots.buildlock import bot_lock
 from ..bots.launch import launch_spec
-from ..game import Match, Rules, events_for, observe
-from ..game.replay import Notes, replay_bytes
-from ..game.scoring import places
+from ..game.registry import DEFAULT_GAME, game_named
+from ..game.replay import Notes
+from ..game.seam import GameRules
 from ..sandbox import Backend, Limits, SandboxError, resolve_backend
 from . import protocol
-from .fallback import fallback_index
 from .faults import FAULT_POLICIES, BotFault, Fault, FaultKind
 from .helpermark import MarkerScan
 from .link import BotLink, TimeControl, collect_ready, collect_replies
 from .replay_notes import FALLBACK, fault_record, forfeit_record, log_records, result_record
 from .seatlog import SeatLog
 
-_ROUND_END = ("round_over", "match_over")
 _LEGAL_JSON: dict[Any, bytes] = {}
 """Encoded legal lists by ``Match.legal_keyed`` key: most of every act line, encoded once per process."""
 _LEGAL_JSON_MAX = 2048
@@ -41,7 +39,7 @@ class MatchJob:
 
     match_id: str
     """Stable id, e.g. ``t-0042``, for results and replays; sent to bots in ``hello`` unless ``wire_id`` is set."""
-    rules: Rules
+    rules: GameRules
     """Preset and options."""
     seed: int | str
     """Seed of every chance event of the match."""
@@ -62,6 +60,8 @@ class MatchJob:
     wire_id: str | None = None
     """The match id bots get in ``hello``, when it must differ from ``match_id``: a tournament's ids
     name the bots at the table, so by default its bots get an opaque one instead."""
+    game: str = DEFAULT_GAME
+    """The game's name in :mod:`arena.game.registry`: a name, not the game, so the job stays picklable."""
 
     def __post_init__(self) -> None:
         if self.fault_policy not in FAULT_POLICIES:
@@ -156,8 +156,9 @@ class MatchOutcome:
         }
 
 
-def final_places(totals: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[int, ...]:
-    """Places by total, every forfeited seat below every seat that was not."""
+def final_places(totals: tuple[int, ...], forfeited: tuple[bool, ...], game: str = DEFAULT_GAME) -> tuple[int, ...]:
+    """Places by total (as ``game`` ranks totals), every forfeited seat below every seat that was not."""
+    places = game_named(game).places
     clean = [t for t, f in zip(totals, forfeited) if not f]
     lost = [t for t, f in zip(totals, forfeited) if f]
     clean_places, lost_places = places(clean), places(lost)
@@ -178,7 +179,8 @@ class _Table:
     def __init__(self, job: MatchJob, carried: Sequence[BotLink | None] = (), serves: Sequence[int] = ()) -> None:
         self.job = job
         self.players = len(job.bots)
-        self.match = Match(job.rules, self.players, job.seed)
+        self.game = game_named(job.game)
+        self.match = self.game.new_match(job.rules, self.players, job.seed)
         self.links: list[BotLink | None] = list(carried) or [None] * self.players
         self.serves = list(serves) or [1] * self.players
         """Per seat, matches a process started now may serve (this one included): its CPU allowance."""
@@ -278,7 +280,7 @@ class _Table:
                 continue
             try:
                 link.send_hello(protocol.hello(self.job.hello_id, seat, self.players, self.job.rules,
-                                               tc.move_ms, tc.startup_ms, tc.bank_ms))
+                                               tc.move_ms, tc.startup_ms, tc.bank_ms, self.job.game))
             except BotFault as fault:
                 self.fault(seat, fault)
         waiting = {seat: link for seat, link in enumerate(self.links) if link is not None}
@@ -289,7 +291,7 @@ class _Table:
 
     def decide(self) -> None:
         """Ask every seat that must act now (all at once), then apply their choices."""
-        match = self.match
+        match, game = self.match, self.game
         asked = match.asked()
         legal = {seat: match.legal_keyed(seat) for seat in asked}
         waiting: dict[int, tuple[BotLink, list[dict[str, Any]]]] = {}
@@ -305,7 +307,7 @@ class _Table:
                     _LEGAL_JSON.clear()
                 encoded = _LEGAL_JSON[key] = protocol.encode_value(actions)
             try:
-                link.request(self.request_id, protocol.act_line(self.request_id, observe(match, seat),
+                link.request(self.request_id, protocol.act_line(self.request_id, game.observe(match, seat),
                                                                 self.new_events(seat), encoded))
                 waiting[seat] = (link, actions)
             except BotFault as fault:
@@ -322,19 +324,19 @@ class _Table:
         for seat in asked:
             index = choices.get(seat)
             if index is None:
-                index = fallback_index(legal[seat][1])
+                index = game.fallback(legal[seat][1])
                 self.fallback_moves.append(len(match.history))
             else:
                 self.reply_ms[len(match.history)] = round(waiting[seat][0].last_ms, 1)
             match.apply_legal(seat, index)
 
     def new_events(self, seat: int) -> list[dict[str, Any]]:
-        events = events_for(self.match, seat, self.cursor[seat])
+        events = self.game.events_for(self.match, seat, self.cursor[seat])
         self.cursor[seat] = len(self.match.events)
         return events
 
     def notify_round_end(self, since: int) -> None:
-        if not any(e.type in _ROUND_END for e in self.match.events[since:]):
+        if not self.game.round_ended(self.match, since):
             return
         for seat, link in enumerate(self.links):
             if link is None:
@@ -434,10 +436,9 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
             table.decide()
             table.notify_round_end(since)
         play_seconds = time.perf_counter() - loop_start
-        result = match.result
-        assert result is not None
+        result = table.game.result(match)
         forfeited = tuple(table.forfeited)
-        final = final_places(result.totals, forfeited)
+        final = final_places(result.totals, forfeited, job.game)
         kept = table.finish({"totals": list(result.totals), "places": list(final), "reason": result.reason,
                              "forfeited": list(forfeited)}, keep)
         table.helper_fallbacks()
@@ -451,11 +452,11 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
     notes = Notes(logs + table.notes, dict.fromkeys(table.fallback_moves, FALLBACK),
                   (result_record(result.totals, final, forfeited, result.reason),))
     # Level 6: half the time of gzip's default 9 for about 6% more bytes (docs/performance.md).
-    replay = gzip.compress(replay_bytes(match, meta, notes), compresslevel=6, mtime=0)
+    replay = gzip.compress(table.game.replay_bytes(match, meta, notes), compresslevel=6, mtime=0)
     return MatchOutcome(
         match_id=job.match_id, seed=job.seed, bots=tuple(b.name for b in job.bots), totals=result.totals,
         places=final, forfeited=forfeited, faults=tuple(table.faults), reason=result.reason,
-        rounds=tuple(r.scores for r in result.rounds), decisions=len(match.history),
+        rounds=result.rounds, decisions=len(match.history),
         seconds=time.perf_counter() - started, play_seconds=play_seconds, stats=stats, sandbox=backend, replay=replay,
         logs=tuple(log.text() for log in table.logs),
         decision_ms=tuple(table.reply_ms.get(number) for number in range(len(match.history))),

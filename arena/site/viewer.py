@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection
 
 from ..game.replay import ReplayError
-from .frames import FORMAT, frames_for_file, frames_of, read_replay_file
+from .frames import FORMATS, frames_for_file, frames_of, read_replay_file
 from .pages import script_json
 from .withhold import withheld_in
 
@@ -145,7 +145,7 @@ def _reused(old: Path, target: Path, row: dict[str, Any]) -> bool:
             head = handle.read(8192)
     except OSError:
         return False
-    if f'"format":"{FORMAT}"' not in head:  # an older arena's frames lack what this viewer shows: made anew
+    if not any(f'"format":"{known}"' in head for known in FORMATS):  # an older arena's frames: made anew
         return False
     for key in ("match", "seed"):  # the same index in another tournament is another match
         if f'"{key}":' + json.dumps(row[key + "_id" if key == "match" else key], ensure_ascii=False) not in head:

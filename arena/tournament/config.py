@@ -34,7 +34,8 @@ from ..bounds import (LIMIT_MAX, MAX_BANK_MS, MAX_CYCLES, MAX_FAULTS, MAX_MATCHE
 from ..bots.spec import NAME_RE, BotConfigError, BotSpec, load_bot
 from ..execute.registry import Choice, choose, names as executor_names
 from ..match.faults import FAULT_POLICIES
-from ..game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, Rules, make_rules, options_of, preset_names
+from ..game.registry import DEFAULT_GAME, UnknownGame, game_named, games
+from ..game.seam import Game, GameRules, RuleError
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from ..suggest import did_you_mean
@@ -58,10 +59,8 @@ DEFAULT_MATCHES_PER_PROCESS = 32
 """Matches one bot process serves in turn when ``matches_per_process`` is not given."""
 DEFAULT_SEATS = 4
 """Players per match when ``seats`` is not given."""
-DEFAULT_RULES = "standard"
-"""Rule preset when ``rules`` is not given."""
 
-TOP_KEYS = ("name", "rules", "seats", "cycles", "schedule", "tables", "seed", "time", "sandbox", "workers",
+TOP_KEYS = ("name", "game", "rules", "seats", "cycles", "schedule", "tables", "seed", "time", "sandbox", "workers",
             "executor", "matches_per_process", "fault_policy", "max_faults", "tell_opponents", "rating", "limits",
             "log_bytes", "output", "bots", "placement_matches", "keep_versions", "fairness_floor", "submission",
             "unsandboxed_builds")
@@ -109,7 +108,7 @@ class TournamentConfig:
 
     name: str
     """Tournament name; names the default output directory ``results/<name>``."""
-    rules: Rules
+    rules: GameRules
     """Rule preset with every option set."""
     seats: tuple[int, ...]
     """Players per match, sorted and unique; every size is played."""
@@ -165,6 +164,9 @@ class TournamentConfig:
     them. Not fingerprinted: it changes only what later submissions do."""
     submission: SubmissionLimits = SubmissionLimits()
     """Under ``ladder``: how big a bot ``arena submit`` takes. Not fingerprinted, like ``keep_versions``."""
+    game: str = DEFAULT_GAME
+    """The game played (:mod:`arena.game.registry`); fingerprinted only when not Cabo, so tournaments begun
+    before ``game`` existed keep their fingerprints."""
     unsandboxed_builds: bool = False
     """Under ``ladder``: submitted bots may be installed and built under the ``none`` sandbox, as the
     arena's user (else refused). Not fingerprinted: it changes only which submissions are accepted."""
@@ -178,7 +180,8 @@ class TournamentConfig:
         """
         return {
             "format": FINGERPRINT_FORMAT,
-            "rules": self.rules.to_json(),
+            **({"game": self.game} if self.game != DEFAULT_GAME else {}),
+            "rules": dict(self.rules.to_json()),
             "seats": list(self.seats),
             "cycles": self.cycles,
             **self._described_schedule(),
@@ -401,8 +404,9 @@ class _Reader:
             if key not in data:
                 self.fail((key,), f"required key missing; {_REQUIRED_HINT[key]}")
         name = self.name(data["name"])
-        rules = self.rules(data.get("rules", DEFAULT_RULES))
-        seats = self.seats(data.get("seats", DEFAULT_SEATS))
+        game = self.game(data.get("game", DEFAULT_GAME))
+        rules = self.rules(data.get("rules", game.default_preset), game)
+        seats = self.seats(data.get("seats", DEFAULT_SEATS), game)
         cycles = self.required_int(("cycles",), data.get("cycles", 1), 1, MAX_CYCLES)
         schedule = self.schedule(data.get("schedule", ROUND_ROBIN))
         tables = self.tables(data, schedule)
@@ -444,7 +448,7 @@ class _Reader:
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
                                 rating=rating, limits=limits, output=output, bots=bots, path=self.file,
                                 schedule=schedule, tables=tables, placement_matches=placement, keep_versions=keep,
-                                fairness_floor=floor, executor=executor, submission=submission,
+                                fairness_floor=floor, executor=executor, submission=submission, game=game.name,
                                 unsandboxed_builds=schedule == LADDER and self.boolean(
                                     ("unsandboxed_builds",), data.get("unsandboxed_builds", False)))
 
@@ -474,9 +478,18 @@ class _Reader:
         self.fail(("name",), "expected 1-64 characters of a-z 0-9 - _ . starting with a letter or digit, "
                              f"got {_shown(value)}")
 
-    def rules(self, value: Any) -> Rules:
-        """A preset name, or ``{preset, options}``; options checked one by one so errors have a line."""
-        presets = preset_names()
+    def game(self, value: Any) -> Game:
+        """A registered game's name (:mod:`arena.game.registry`)."""
+        if not isinstance(value, str):
+            self.fail(("game",), f"expected a game name ({' | '.join(games())}), got {_shown(value)}")
+        try:
+            return game_named(value)
+        except UnknownGame as exc:
+            self.fail(("game",), str(exc))
+
+    def rules(self, value: Any, game: Game) -> GameRules:
+        """A preset name, or ``{preset, options}`` of ``game``; options checked one by one so errors have a line."""
+        presets = game.preset_names()
         options: Any
         path: KeyPath
         if isinstance(value, str):
@@ -494,7 +507,7 @@ class _Reader:
                                   f"{{preset: ..., options: {{...}}}}, got {_shown(value)}")
         if not isinstance(preset, str) or preset not in presets:
             self.fail(path, f"unknown rule preset {_shown(preset)}; expected one of {' | '.join(presets)}")
-        specs = {option.name: option for option in options_of(preset)}
+        specs = {option.name: option for option in game.options_of(preset)}
         self.unknown_keys(("rules", "options"), options, tuple(specs))
         for key, option_value in options.items():
             try:
@@ -502,21 +515,22 @@ class _Reader:
             except RuleError as exc:
                 self.fail(("rules", "options", key), str(exc))
         try:
-            return make_rules(preset, options)
+            return game.make_rules(preset, options)
         except RuleError as exc:  # the checks above should have caught it
             self.fail(("rules",), str(exc))
 
-    def seats(self, value: Any) -> tuple[int, ...]:
-        """One table size or a non-empty list of them; sorted and deduplicated."""
+    def seats(self, value: Any, game: Game) -> tuple[int, ...]:
+        """One table size (within ``game``'s player range) or a non-empty list of them; sorted and deduplicated."""
+        low, high = game.min_players, game.max_players
         if isinstance(value, list):
             if not value:
-                self.fail(("seats",), f"expected a non-empty list of integers from {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                self.fail(("seats",), f"expected a non-empty list of integers from {low} to {high}, "
                                       "got an empty list")
-            return tuple(sorted({self.required_int(("seats", i), v, MIN_PLAYERS, MAX_PLAYERS)
+            return tuple(sorted({self.required_int(("seats", i), v, low, high)
                                  for i, v in enumerate(value)}))
         if _is_int(value):
-            return (self.required_int(("seats",), value, MIN_PLAYERS, MAX_PLAYERS),)
-        self.fail(("seats",), f"expected an integer from {MIN_PLAYERS} to {MAX_PLAYERS} or a non-empty list of "
+            return (self.required_int(("seats",), value, low, high),)
+        self.fail(("seats",), f"expected an integer from {low} to {high} or a non-empty list of "
                               f"them, got {_shown(value)}")
 
     def ladder_keys(self, data: Mapping[str, Any], schedule: str) -> tuple[int, bool, float]:

@@ -23,7 +23,7 @@ import pytest
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import best_match
 
-import arena.selfplay
+import arena.game.cabo
 from arena.match import protocol
 from arena.match.link import BotLink, TimeControl
 from arena.bots import BotSpec, load_bot
@@ -284,8 +284,8 @@ def test_fault_policies_as_documented(policy: str, tmp_path: Path, monkeypatch: 
 # --------------------------------------------------------------------------- in-process matches
 
 def _validating_observe(monkeypatch: pytest.MonkeyPatch, every_seat: bool) -> None:
-    """Make play_random's observe() also validate the act message the runner would send."""
-    real = arena.selfplay.observe
+    """Make Cabo's observe() (play_random's and the runner's) also validate the act message the runner would send."""
+    real = arena.game.cabo.observe
 
     def observe_and_check(match: Match, seat: int) -> dict[str, Any]:
         state = real(match, seat)
@@ -296,7 +296,7 @@ def _validating_observe(monkeypatch: pytest.MonkeyPatch, every_seat: bool) -> No
                     assert_valid("state", real(match, other))
         return state
 
-    monkeypatch.setattr(arena.selfplay, "observe", observe_and_check)
+    monkeypatch.setattr(arena.game.cabo, "observe", observe_and_check)
 
 
 def check_events(match: Match) -> set[str]:

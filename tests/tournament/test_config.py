@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.game.registry import games
 from arena.match.link import TimeControl
 from arena.sandbox.limits import Limits
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
@@ -242,7 +243,7 @@ def test_top_level_not_a_mapping(tmp_path: Path) -> None:
 def test_unknown_key_suggests_the_closest(tmp_path: Path) -> None:
     path = config_with(tmp_path, "seat: 2")
     err = failure(path)
-    assert str(err).startswith(f"{path}:2: seat: unknown key (did you mean 'seats'?); allowed keys: name, rules, "
+    assert str(err).startswith(f"{path}:2: seat: unknown key (did you mean 'seats'?); allowed keys: name, game, rules, "
                                "seats, cycles, schedule, tables, seed, time, sandbox, workers, executor, matches_per_process, fault_policy, "
                                "max_faults, tell_opponents, rating, limits, log_bytes, output, bots")
     assert err.key == "seat" and err.line == 2
@@ -503,6 +504,18 @@ def test_tell_opponents_off_keeps_fingerprints_from_before_it(tmp_path: Path) ->
     assert "tell_opponents" not in load(tmp_path / "a").describe()
     assert fingerprint(tmp_path / "b", "tell_opponents: false") == fingerprint(tmp_path / "c")
     assert load(tmp_path / "d", "tell_opponents: true").describe()["tell_opponents"] is True
+
+
+def test_game_cabo_keeps_fingerprints_from_before_it(tmp_path: Path) -> None:
+    """Cabo is the default game and is not described, so tournaments begun before ``game`` existed resume."""
+    assert "game" not in load(tmp_path / "a").describe() and load(tmp_path / "a").game == "cabo"
+    assert fingerprint(tmp_path / "b", "game: cabo") == fingerprint(tmp_path / "c")
+
+
+def test_an_unknown_game_names_the_line_and_the_closest(tmp_path: Path) -> None:
+    path = config_with(tmp_path, "game: cabbo")
+    assert str(failure(path)) == f"{path}:2: game: unknown game 'cabbo' (did you mean 'cabo'?); expected one of " \
+        + " | ".join(games())
 
 
 def test_wire_id_is_opaque_unless_tell_opponents(tmp_path: Path) -> None:

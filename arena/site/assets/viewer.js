@@ -5,6 +5,8 @@
  * URL: viewer.html#match=<idx>&seat=<all|n>&step=<k>, or &decision=<d> instead of the step: the step
  * showing the fault of that decision (the report numbers faults so). Replays load on demand from
  * replays/<idx>.js (a script setting window.ARENA_REPLAY: file:// pages may not fetch()).
+ * A game it has no drawing for (frames of arena/game/plain.py) is shown as text: each seat's view is
+ * the JSON its bot was sent, the omniscient view the step's events.
  */
 (function () {
   "use strict";
@@ -31,6 +33,7 @@
   var PHASES = { look_initial: "initial look", turn: "turn", drawn: "holding a card", rey: "Rey: place or discard",
     claim: "claim window", over: "match over" };
   var KINDS = { deal: "deal", play: "", end: "end of the round", reveal: "round scored: every card shown" };
+  var PLAIN = "arena-viewer-plain/1";  // frames of a game without a drawing here
 
   var el = function (id) { return document.getElementById(id); };
   var cache = {};
@@ -76,6 +79,56 @@
       previous = step;
     });
     return data;
+  }
+
+  // ------------------------------------------------------------------ a game without a drawing
+
+  function decodePlain(data) {
+    data.plain = true;
+    data.steps.forEach(function (step, index) { step.index = index; });
+    return data;
+  }
+
+  function plainText(value) { return JSON.stringify(value, null, 2); }
+
+  function plainLine(step) {
+    if (!step.action) { return "start: seats asked " + step.asked.join(", "); }
+    var text = who(step.action[0]) + ": " + JSON.stringify(step.action[1]);
+    if (step.action[2]) { text += " (chosen by the " + step.action[2] + " policy)"; }
+    if (step.ms !== null && step.ms !== undefined) { text += " \u00b7 " + step.ms + " ms"; }
+    return text;
+  }
+
+  /* The step as text: the view of the chosen seat (what its bot was sent) or, omniscient, every event. */
+  function drawPlain(step, last) {
+    var me = seatOf();
+    var table = el("table");
+    table.className = "plain";
+    table.textContent = "";
+    var pre = document.createElement("pre");
+    pre.className = "plain-view";
+    pre.textContent = plainText(me === null ? { asked: step.asked, events: step.events } : step.views[me]);
+    table.appendChild(pre);
+    el("status").textContent = replay.game + " \u00b7 step " + step.index + ": " + plainLine(step);
+    var res = replay.result;
+    el("scores").textContent = last && res ? "Final (" + res.reason + "): " + replay.bots.map(function (bot, s) {
+      return who(s) + " " + res.totals[s] + " (place " + res.places[s] + (res.forfeited[s] ? ", forfeited" : "") + ")";
+    }).join(" \u00b7 ") : "";
+    var key = view.match + "/" + view.seat;
+    if (logFor === key) { return; }
+    logFor = key;
+    var pane = el("log");
+    pane.textContent = "";
+    logEntries = [];
+    replay.steps.forEach(function (st, index) {
+      var line = document.createElement("div");
+      line.className = "entry" + (st.action && st.action[2] ? " fb" : "");
+      line.dataset.step = index;
+      line.textContent = plainLine(st);
+      line.addEventListener("click", function () { go(index); });
+      pane.appendChild(line);
+      logEntries.push([index, line]);
+    });
   }
 
   // ------------------------------------------------------------------ cards
@@ -403,10 +456,14 @@
     view.step = Math.max(0, Math.min(steps.length - 1, view.step));
     var step = steps[view.step];
     var last = view.step === steps.length - 1;
-    drawTable(step);
-    drawStatus(step);
-    drawScores(step, last);
-    buildLog();
+    if (replay.plain) {
+      drawPlain(step, last);
+    } else {
+      drawTable(step);
+      drawStatus(step);
+      drawScores(step, last);
+      buildLog();
+    }
     drawLog(step);
     el("slider").max = steps.length - 1;
     el("slider").value = view.step;
@@ -590,7 +647,7 @@
       script.remove();
       if (loading !== token) { return; }
       if (!window.ARENA_REPLAY) { message("replays/" + match + ".js holds no replay"); return; }
-      cache[match] = decode(window.ARENA_REPLAY);
+      cache[match] = window.ARENA_REPLAY.format === PLAIN ? decodePlain(window.ARENA_REPLAY) : decode(window.ARENA_REPLAY);
       window.ARENA_REPLAY = undefined;
       message("");
       show(match, seat, stepIndex, decision);

@@ -97,7 +97,7 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
     if refused:
         raise Refused(refused)
     report = check_bot(spec, backend.name, config.time, CHECK_MATCHES, echo=echo, venue=config.rules,
-                       seats=config.seats, unsandboxed_builds=config.unsandboxed_builds)
+                       seats=config.seats, unsandboxed_builds=config.unsandboxed_builds, game=config.game)
     if not report.ok:
         raise CheckFailed(report)
     store = ResultStore(config.output)
