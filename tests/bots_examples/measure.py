@@ -28,7 +28,7 @@ def load_module(name: str, path: Path) -> Any:
 
 
 def heuristic_class() -> Any:
-    return load_module("example_heuristic_strategy", BOTS / "heuristic" / "strategy.py").HeuristicPolicy
+    return load_module("example_heuristic_strategy", BOTS / "lib" / "heuristic_strategy.py").HeuristicPolicy
 
 
 def random_class() -> Any:

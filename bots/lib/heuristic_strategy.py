@@ -28,16 +28,22 @@ How it plays, in short:
   one for an opponent with a blind swap.
 
 Decisions take well under a millisecond.
+
+``known_strength(p)`` is the same player diluted: with probability ``p`` it plays a uniformly
+random legal action instead (seeded by the match, seat and ``p``, so a replayed match is the
+same). A family of them (the ``known-p*`` bots) has a true order known by construction, for
+testing a rating scheme, a stop rule or ``arena compare``.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import random
 import sys
 from typing import Any
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # cabo_bot beside it, however it was loaded
 
 from cabo_bot import Knowledge, is_moon, unseen_cards  # noqa: E402
 
@@ -641,3 +647,25 @@ class HeuristicPolicy:
             if value > best:
                 best, best_i = value, i
         return best_i
+
+
+def known_strength(p: float) -> type[HeuristicPolicy]:
+    """The heuristic policy that plays a uniformly random legal action with probability ``p``."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be from 0 to 1, not {p}")
+
+    class Diluted(HeuristicPolicy):
+        name = f"known-p{round(p * 100)}"
+
+        def __init__(self, hello: dict[str, Any], params: dict[str, float] | None = None) -> None:
+            super().__init__(hello, params)
+            self.rng = random.Random(f"{hello.get('match', '')}/{hello.get('seat', 0)}/{p}")
+
+        def act(self, state: dict[str, Any], legal: list[dict[str, Any]], events: list[dict[str, Any]]) -> int:
+            if len(legal) > 1 and self.rng.random() < p:
+                self.update(events)  # keep its knowledge of the table, as a full decision would
+                self.know.sync(state)
+                return self.rng.randrange(len(legal))
+            return super().act(state, legal, events)
+
+    return Diluted
