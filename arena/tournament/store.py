@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator
 from ..match.runner import MatchOutcome, stats_json, stats_of_json
 from . import schema
 from .records import MatchRecord, SeatLogRecord, VoidRecord
-from .schedule import ScheduledMatch
+from .schedules.base import ScheduledMatch
 
 DB_NAME = "results.sqlite"
 REPLAY_DIR = "replays"
