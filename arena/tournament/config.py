@@ -443,18 +443,16 @@ class _Reader:
         if why:
             self.fail(("seats",) if "seats" in data else ("bots",), why)
 
-    # Executor keys (``workers``, ``executor``). They belong to the executors, which are moving to their own
-    # package with its registry (arena/execute/); until each executor declares its keys there, this is the one
-    # place that reads them.
+    # ---------------------------------------------------------- executor keys (owned by the executors)
+    # ``workers`` and ``executor`` belong to the executors, which are moving to a package of their own with a
+    # registry (arena/execute/). Until each executor declares its keys there, this one function reads them.
     def executor_keys(self, data: Mapping[str, Any]) -> tuple[int | None, str | None]:
-        """``workers`` and ``executor``: where and how many matches are played at once."""
+        """``workers`` (matches at once; null: one per core) and ``executor``: null or ``local`` (worker
+        processes here), or ``{dask: ADDRESS}``."""
         workers = self.integer(("workers",), data.get("workers"), 1, MAX_WORKERS, null=True)
-        return workers, self.executor(data.get("executor"))
-
-    def executor(self, value: Any) -> str | None:
-        """``executor``: null or ``local`` (worker processes here), or ``{dask: ADDRESS}``."""
+        value = data.get("executor")
         if value is None or value == "local":
-            return None
+            return workers, None
         section = self.section(("executor",), value, ("dask",))
         address = section.get("dask")
         if not isinstance(address, str):
@@ -462,7 +460,7 @@ class _Reader:
                                             f"or local:N, got {_shown(address)}")
         from .executors import parse_address
         try:
-            return parse_address(address)
+            return workers, parse_address(address)
         except ValueError as exc:
             self.fail(("executor", "dask"), str(exc))
 
