@@ -37,9 +37,8 @@ from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from ..suggest import did_you_mean
 from .rating import RatingParams
-from .schedules import ROUND_ROBIN
 from .schedules.kind import Field, KeyPath, ScheduleKind
-from .schedules.registry import NOT_YET, kind_of, kinds, names
+from .schedules.registry import DEFAULT, NOT_YET, kind_of, kinds, names
 from .schedules.seeds import opaque_match_id
 from .seating import refusal, restricted_sizes
 
@@ -143,7 +142,7 @@ class TournamentConfig:
     """The bots, in file order; names are unique."""
     path: Path
     """Absolute path of the configuration file."""
-    schedule: str = ROUND_ROBIN
+    schedule: str = DEFAULT
     """Which schedule kind decides the tables (:mod:`.schedules.registry`): ``round_robin`` (all of them) by default."""
     schedule_settings: Any = None
     """The schedule kind's own keys, as its :meth:`~.schedules.kind.ScheduleKind.read` returned them
@@ -405,7 +404,7 @@ class _Reader:
         rules = self.rules(data.get("rules", DEFAULT_RULES))
         seats = self.seats(data.get("seats", DEFAULT_SEATS))
         cycles = self.required_int(("cycles",), data.get("cycles", 1), 1, MAX_CYCLES)
-        schedule = self.schedule(data.get("schedule", ROUND_ROBIN))
+        schedule = self.schedule(data.get("schedule", DEFAULT))
         settings = self.schedule_keys(data, schedule)
         seed = self.seed(data["seed"]) if "seed" in data else None
         time_control = self.time(data.get("time"))

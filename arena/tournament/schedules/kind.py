@@ -69,9 +69,13 @@ class Field:
     data: Mapping[str, Any]
     """The file's top-level mapping, as loaded."""
     bots: tuple[BotSpec, ...]
+    """The file's bots, checked."""
     seats: tuple[int, ...]
+    """Table sizes, sorted and unique."""
     rules: Rules
+    """The rules, with every option set."""
     cycles: int
+    """How many times the schedule is played."""
 
 
 @dataclass

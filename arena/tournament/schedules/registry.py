@@ -14,6 +14,9 @@ from .kind import ScheduleKind
 
 _KINDS: dict[str, ScheduleKind] = {k.name: k for k in (round_robin.KIND, sampled.KIND, ladder.KIND)}
 
+DEFAULT = round_robin.KIND.name
+"""The kind of a file that gives no ``schedule``."""
+
 NOT_YET: tuple[str, ...] = ()
 """Schedule names kept for schedules to come: refused with a message saying so, not as typos."""
 
