@@ -178,7 +178,7 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
     if seed is None:  # a fixed default would let a bot that knows it recompute the deal (or, from the
         seed = str(secrets.randbelow(2**53))  # match id, look up a small one); 2**53: exact in JSON readers
     match_seed: int | str = int(seed) if seed.lstrip("-").isdigit() else seed
-    from .tournament.schedule import play_match_id
+    from .tournament.schedules.seeds import play_match_id
 
     job = MatchJob(play_match_id(match_seed), rules, match_seed, tuple(specs),  # the id bots see: never the seed
                    TimeControl(move_ms, startup_ms, bank_ms), backend, limits=Limits(log_bytes=log_bytes),
@@ -353,7 +353,6 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
     from .tournament.driver import run_tournament
     from .tournament.ladder.lock import AlreadyRunning
     from .tournament.leaderboard import text, voided_summary
-    from .tournament.schedules import LADDER
     from .tournament.store import StoreMismatch
 
     try:
@@ -366,13 +365,14 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
                                  dask=dask)
     except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning, PoolFailure) as exc:
         raise click.ClickException(str(exc)) from None
-    if config.schedule == LADDER:
-        click.echo((config.output / "ladder.txt").read_text(), nl=False)
+    own = config.kind.board_files  # a schedule kind's own board, shown instead of the leaderboard
+    if own:
+        click.echo((config.output / own[0]).read_text(), nl=False)
     else:
         click.echo(text(summary.leaderboard, voided=False))
-    ladder_files = "ladder.txt, ladder.md, ladder.json, ladder.csv, " if config.schedule == LADDER else ""
+    own_files = "".join(f"{name}, " for name in own)
     site = ", report/" if report and (config.output / "report" / "index.html").is_file() else ""
-    click.echo(f"results: {config.output} ({ladder_files}leaderboard.md, leaderboard.json, leaderboard.csv, "
+    click.echo(f"results: {config.output} ({own_files}leaderboard.md, leaderboard.json, leaderboard.csv, "
                f"head_to_head.csv, voided.csv, results.sqlite, replays/{site})")
     if summary.leaderboard.voided:
         click.echo(voided_summary(summary.leaderboard.voided))  # the last line: what is not rated, and why

@@ -44,8 +44,8 @@ from arena.tournament.ladder.entries import ACTIVE, Entry  # noqa: E402
 from arena.tournament.ladder.kept import Kept, read  # noqa: E402
 from arena.tournament.rating import RatingFold, RatingParams, make_env, rate  # noqa: E402
 from arena.tournament.records import MatchRecord, record_of  # noqa: E402
-from arena.tournament.schedule import ScheduledMatch  # noqa: E402
-from arena.tournament.schedules.ladder import LadderSchedule  # noqa: E402
+from arena.tournament.schedules.base import ScheduledMatch  # noqa: E402
+from arena.tournament.schedules.matchmaking import LadderSchedule  # noqa: E402
 from arena.tournament.store import ResultStore  # noqa: E402
 
 SEATS = (2, 3, 4)

@@ -27,7 +27,7 @@ from arena.match.runner import play_batch  # noqa: E402
 from arena.sandbox import resolve_backend  # noqa: E402
 from arena.tournament.config import TournamentConfig, load_config  # noqa: E402
 from arena.tournament.driver import _job, run_tournament, schedule_of  # noqa: E402
-from arena.tournament.schedule import batches  # noqa: E402
+from arena.tournament.schedules.fixed import batches  # noqa: E402
 
 
 def cpu_seconds() -> float:

@@ -1,9 +1,9 @@
 """Which stored matches a report must not show yet: those whose deal is still to be played.
 
 Every schedule plays a deal under every rotation of one table's seats, each rotation a
-match of its own with the same deal seed (round robin: :mod:`..tournament.schedule`;
+match of its own with the same deal seed (round robin: :mod:`..tournament.schedules.round_robin`;
 sampled tables: :mod:`..tournament.schedules.sampled`; a ladder table, also one cut short
-and completed by a later run under new indices: :mod:`..tournament.schedules.ladder`).
+and completed by a later run under new indices: :mod:`..tournament.schedules.matchmaking`).
 Whoever watches one rotation's frames, or reads its seed, knows every card of the
 rotations still to come. So the report shows a match only once every rotation of its deal
 is stored.

@@ -19,37 +19,30 @@ import json
 import math
 import os
 import shlex
-from math import comb
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, Union
+from typing import Any, NoReturn
 
 import yaml
 
 from .. import yamlsafe
 from ..match.link import TimeControl
 from ..bounds import (LIMIT_MAX, MAX_BANK_MS, MAX_CYCLES, MAX_FAULTS, MAX_MATCHES_PER_PROCESS, MAX_MOVE_MS,
-                      MAX_PLACEMENT_MATCHES, MAX_SCHEDULE_MATCHES, MAX_WORKERS, RATING_MAX, SEED_RANGE)
+                      MAX_WORKERS, RATING_MAX, SEED_RANGE)
 from ..bots.spec import NAME_RE, BotConfigError, BotSpec, load_bot
-from ..execute.registry import Choice, choose, names as executor_names
 from ..match.faults import FAULT_POLICIES
+from ..execute.registry import Choice, choose, names as executor_names
 from ..game.registry import DEFAULT_GAME, UnknownGame, game_named, games
 from ..game.seam import Game, GameRules, RuleError
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from ..suggest import did_you_mean
-from .ladder.limits import DEFAULT_MAX_FILES, DEFAULT_MAX_MB, MAX_FILES, MAX_MB, SubmissionLimits
-from .ladder.limits import KEYS as SUBMISSION_KEYS
 from .rating import RatingParams
-from .schedule import opaque_match_id
-from .schedules import KINDS, LADDER, NOT_YET, ROUND_ROBIN, SAMPLED
-from .schedules.ladder import DEFAULT_FLOOR
-from .schedules.sampled import fields, minimum_tables, split
+from .schedules.kind import Field, KeyPath, ScheduleKind
+from .schedules.registry import DEFAULT, NOT_YET, kind_of, kinds, names
+from .schedules.seeds import opaque_match_id
 from .seating import refusal, restricted_sizes
-
-KeyPath = tuple[Union[str, int], ...]
-"""Where a value sits in the file: ``("bots", 2, "path")`` is shown as ``bots[2].path``."""
 
 FINGERPRINT_FORMAT = 3
 """Version of :meth:`TournamentConfig.describe`; bump it when its content, the match ids or the deals change
@@ -60,11 +53,19 @@ DEFAULT_MATCHES_PER_PROCESS = 32
 DEFAULT_SEATS = 4
 """Players per match when ``seats`` is not given."""
 
-TOP_KEYS = ("name", "game", "rules", "seats", "cycles", "schedule", "tables", "seed", "time", "sandbox", "workers",
-            "executor", "matches_per_process", "fault_policy", "max_faults", "tell_opponents", "rating", "limits",
-            "log_bytes", "output", "bots", "placement_matches", "keep_versions", "fairness_floor", "submission",
-            "unsandboxed_builds")
-"""Allowed top-level keys, in documentation order."""
+LEAD_KEYS = ("name", "game", "rules", "seats", "cycles", "schedule")
+"""The first top-level keys, in documentation order; the schedule kinds' keys that shape the schedule follow."""
+GENERIC_KEYS = ("seed", "time", "sandbox", "workers", "executor", "matches_per_process", "fault_policy", "max_faults",
+                "tell_opponents", "rating", "limits", "log_bytes", "output", "bots")
+"""The other top-level keys every tournament reads; the schedule kinds' other keys follow."""
+
+
+def top_keys() -> tuple[str, ...]:
+    """Allowed top-level keys, in documentation order: the generic ones and those of every schedule kind."""
+    shape = [key for kind in kinds() for key in kind.shape_keys]
+    settings = [key for kind in kinds() for key in kind.setting_keys]
+    return tuple(dict.fromkeys((*LEAD_KEYS, *shape, *GENERIC_KEYS, *settings)))
+
 MAX_LOG_BYTES = 16 * 1024 * 1024
 """Largest ``log_bytes``: each bot process holds up to this much of its stderr in the arena's memory."""
 REQUIRED_KEYS = ("name", "bots")
@@ -82,11 +83,7 @@ RULES_KEYS = ("preset", "options")
 BOT_KEYS = ("name", "path", "command", "image")
 """Keys of the mapping form of a bot entry."""
 MIN_BOTS = 2
-"""A tournament needs at least this many bots (a ladder may start with none: bots are submitted)."""
-LADDER_KEYS = ("placement_matches", "keep_versions", "fairness_floor", "submission", "unsandboxed_builds")
-"""Top-level keys only a ladder reads."""
-DEFAULT_PLACEMENT_MATCHES = 5
-"""Matches a ladder entry plays before the leaderboard ranks it."""
+"""A tournament needs at least this many bots (a schedule kind may take fewer: bots entered as it runs)."""
 
 
 class ConfigError(ValueError):
@@ -145,31 +142,30 @@ class TournamentConfig:
     """The bots, in file order; names are unique."""
     path: Path
     """Absolute path of the configuration file."""
-    schedule: str = ROUND_ROBIN
-    """Which tables are played: ``round_robin`` (all of them) or ``sampled`` (``tables`` of them)."""
-    tables: int | None = None
-    """Under ``sampled``: how many tables to play per cycle (each under every rotation); else None."""
-    placement_matches: int = DEFAULT_PLACEMENT_MATCHES
-    """Under ``ladder``: matches an entry plays before it is ranked (shown as ``placement`` until then).
-    Not fingerprinted: it changes only how the leaderboard labels entries."""
-    fairness_floor: float = DEFAULT_FLOOR
-    """Under ``ladder``: no active entry's matches since it joined fall more than this fraction below the
-    field's median over the same time. Not fingerprinted: it changes only which tables come next."""
+    schedule: str = DEFAULT
+    """Which schedule kind decides the tables (:mod:`.schedules.registry`): ``round_robin`` (all of them) by default."""
+    schedule_settings: Any = None
+    """The schedule kind's own keys, as its :meth:`~.schedules.kind.ScheduleKind.read` returned them
+    (None: it has none); each is also read as an attribute of the config (``config.tables``)."""
     executor: Choice | None = None
     """Where matches are played: None for local worker processes, else a registered executor and its address,
     e.g. ``dask`` at ``tcp://HOST:PORT`` or ``local:N`` (``executor: {dask: ADDRESS}``; ``arena run --dask``
     overrides it). Not fingerprinted: results do not depend on where matches are played."""
-    keep_versions: bool = False
-    """Under ``ladder``: a new version of a bot joins the field beside the old ones instead of replacing
-    them. Not fingerprinted: it changes only what later submissions do."""
-    submission: SubmissionLimits = SubmissionLimits()
-    """Under ``ladder``: how big a bot ``arena submit`` takes. Not fingerprinted, like ``keep_versions``."""
     game: str = DEFAULT_GAME
     """The game played (:mod:`arena.game.registry`); fingerprinted only when not Cabo, so tournaments begun
     before ``game`` existed keep their fingerprints."""
-    unsandboxed_builds: bool = False
-    """Under ``ladder``: submitted bots may be installed and built under the ``none`` sandbox, as the
-    arena's user (else refused). Not fingerprinted: it changes only which submissions are accepted."""
+
+    def __getattr__(self, name: str) -> Any:
+        """A key of the schedule kind (``config.tables`` of a sampled tournament), which owns it."""
+        settings = self.__dict__.get("schedule_settings")
+        if name.startswith("_") or settings is None or not hasattr(settings, name):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(settings, name)
+
+    @property
+    def kind(self) -> ScheduleKind:
+        """The schedule kind of ``schedule``."""
+        return kind_of(self.schedule)
 
     def describe(self) -> dict[str, Any]:
         """The fingerprinted settings as plain JSON, to store with results and diff on a refused resume.
@@ -199,9 +195,9 @@ class TournamentConfig:
         }
 
     def _described_schedule(self) -> dict[str, Any]:
-        """``schedule`` and ``tables`` for a schedule other than round robin, else nothing: round-robin
-        tournaments begun before ``schedule`` existed keep their fingerprints."""
-        return {} if self.schedule == ROUND_ROBIN else {"schedule": self.schedule, "tables": self.tables}
+        """The schedule kind's part: ``schedule`` and the keys that shape it (nothing for round robin, so
+        tournaments begun before ``schedule`` existed keep their fingerprints)."""
+        return self.kind.describe(self.schedule_settings)
 
     def _described_sizes(self, name: str) -> dict[str, list[int]]:
         """``{"seats": [...]}`` for a bot whose manifest keeps it from some of the tables, else nothing:
@@ -319,6 +315,11 @@ class _Reader:
         prefix = f"{where}: {key}: " if key else f"{where}: "
         raise ConfigError(prefix + message, self.shown, key, line)
 
+    def missing(self, key: str, near: KeyPath, message: str) -> NoReturn:
+        """Refuse a file that lacks ``key``, at the line of ``near`` (the key that makes it required)."""
+        line = self.line(near)
+        raise ConfigError(f"{self.shown}:{line}: {key}: {message}", self.shown, key, line)
+
     def unknown_keys(self, path: KeyPath, data: Mapping[Any, Any], allowed: Sequence[str]) -> None:
         """Refuse keys that are not in ``allowed``, suggesting the closest one."""
         for key in data:
@@ -397,9 +398,9 @@ class _Reader:
         if not isinstance(data, dict):
             line = int(self.root.start_mark.line) + 1
             raise ConfigError(f"{self.shown}:{line}: the top level must be a mapping of keys "
-                              f"({', '.join(TOP_KEYS)}), got {_shown(data)}", self.shown, "", line)
+                              f"({', '.join(top_keys())}), got {_shown(data)}", self.shown, "", line)
         self.duplicate_keys()
-        self.unknown_keys((), data, TOP_KEYS)
+        self.unknown_keys((), data, top_keys())
         for key in REQUIRED_KEYS:
             if key not in data:
                 self.fail((key,), f"required key missing; {_REQUIRED_HINT[key]}")
@@ -408,15 +409,12 @@ class _Reader:
         rules = self.rules(data.get("rules", game.default_preset), game)
         seats = self.seats(data.get("seats", DEFAULT_SEATS), game)
         cycles = self.required_int(("cycles",), data.get("cycles", 1), 1, MAX_CYCLES)
-        schedule = self.schedule(data.get("schedule", ROUND_ROBIN))
-        tables = self.tables(data, schedule)
-        placement, keep, floor = self.ladder_keys(data, schedule)
-        submission = self.submission(data.get("submission"))
+        schedule = self.schedule(data.get("schedule", DEFAULT))
+        settings = self.schedule_keys(data, schedule)
         seed = self.seed(data["seed"]) if "seed" in data else None
         time_control = self.time(data.get("time"))
         sandbox = self.choice(("sandbox",), data.get("sandbox", "auto"), BACKEND_NAMES)
-        workers = self.integer(("workers",), data.get("workers"), 1, MAX_WORKERS, null=True)
-        executor = self.executor(data.get("executor"))
+        workers, executor = self.executor_keys(data)
         per_process = self.required_int(("matches_per_process",),
                                         data.get("matches_per_process", DEFAULT_MATCHES_PER_PROCESS), 1,
                                         MAX_MATCHES_PER_PROCESS)
@@ -428,35 +426,38 @@ class _Reader:
         log_bytes = self.required_int(("log_bytes",), data.get("log_bytes", Limits().log_bytes), 0, MAX_LOG_BYTES)
         limits = dataclasses.replace(limits, log_bytes=log_bytes)
         output = self.output(data.get("output"), name)
-        bots = self.bots(data["bots"], schedule)
-        if schedule == LADDER:
-            self.ladder_bots(bots)
-        elif max(seats) > len(bots):
-            given = "" if "seats" in data else f" (seats is not given; the default is {DEFAULT_SEATS})"
-            self.fail(("seats",) if "seats" in data else ("bots",),
-                      f"matches of {max(seats)} players{given} need at least {max(seats)} bots, but bots lists "
-                      f"{len(bots)}; add bots or set seats to at most {len(bots)}")
-        why = None if schedule == LADDER else refusal(bots, rules.preset, seats)
-        if why:
-            self.fail(("seats",) if "seats" in data else ("bots",), why)
-        if tables is not None:
-            self.enough_tables(tables, seats, bots, rules.preset)
-        if schedule != LADDER:
-            self.schedule_size(data, cycles, tables, seats, bots, rules.preset)
+        bots = self.bots(data["bots"], schedule.least_bots())
+        if schedule.builds_up_front:  # the file's bots are the players: they must fill every table size
+            self.players(data, bots, seats, rules.preset)
+        settings = schedule.check(self, Field(data, bots, seats, rules, cycles), settings)
         return TournamentConfig(name=name, rules=rules, seats=seats, cycles=cycles, seed=seed, time=time_control,
                                 sandbox=sandbox, workers=workers, matches_per_process=per_process,
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
                                 rating=rating, limits=limits, output=output, bots=bots, path=self.file,
-                                schedule=schedule, tables=tables, placement_matches=placement, keep_versions=keep,
-                                fairness_floor=floor, executor=executor, submission=submission, game=game.name,
-                                unsandboxed_builds=schedule == LADDER and self.boolean(
-                                    ("unsandboxed_builds",), data.get("unsandboxed_builds", False)))
+                                schedule=schedule.name, schedule_settings=settings, executor=executor,
+                                game=game.name)
 
-    def executor(self, value: Any) -> Choice | None:
-        """``executor``: null or ``local`` (worker processes here), or ``{NAME: ADDRESS}`` of a registered
-        executor, such as ``{dask: ADDRESS}`` (:mod:`arena.execute.registry` checks the address)."""
+    def players(self, data: Mapping[str, Any], bots: Sequence[BotSpec], seats: Sequence[int], preset: str) -> None:
+        """Refuse bots too few for the largest table, or that some table size could not seat."""
+        if max(seats) > len(bots):
+            given = "" if "seats" in data else f" (seats is not given; the default is {DEFAULT_SEATS})"
+            self.fail(("seats",) if "seats" in data else ("bots",),
+                      f"matches of {max(seats)} players{given} need at least {max(seats)} bots, but bots lists "
+                      f"{len(bots)}; add bots or set seats to at most {len(bots)}")
+        why = refusal(bots, preset, seats)
+        if why:
+            self.fail(("seats",) if "seats" in data else ("bots",), why)
+
+    # ---------------------------------------------------------- executor keys (owned by the executors)
+    # ``workers`` and ``executor`` belong to the executors: each registered executor checks its own address
+    # (:mod:`arena.execute.registry`), so a new one needs no change here.
+    def executor_keys(self, data: Mapping[str, Any]) -> tuple[int | None, Choice | None]:
+        """``workers`` (matches at once; null: one per core) and ``executor``: null or ``local`` (worker
+        processes here), or ``{NAME: ADDRESS}`` of a registered executor, such as ``{dask: ADDRESS}``."""
+        workers = self.integer(("workers",), data.get("workers"), 1, MAX_WORKERS, null=True)
+        value = data.get("executor")
         if value is None or value == "local":
-            return None
+            return workers, None
         known = executor_names()
         section = self.section(("executor",), value, known)
         if len(section) != 1:
@@ -467,7 +468,7 @@ class _Reader:
             self.fail(("executor", name), f"expected an address such as tcp://10.0.0.5:8786 or local:N, "
                                           f"got {_shown(address)}")
         try:
-            return choose(name, address)
+            return workers, choose(name, address)
         except ValueError as exc:
             self.fail(("executor", name), str(exc))
 
@@ -533,99 +534,24 @@ class _Reader:
         self.fail(("seats",), f"expected an integer from {low} to {high} or a non-empty list of "
                               f"them, got {_shown(value)}")
 
-    def ladder_keys(self, data: Mapping[str, Any], schedule: str) -> tuple[int, bool, float]:
-        """``placement_matches``, ``keep_versions`` and ``fairness_floor``: read by a ladder, refused elsewhere
-        as a likely mistake."""
-        if schedule != LADDER:
-            for key in LADDER_KEYS:
-                if key in data:
-                    self.fail((key,), f"only used with schedule: {LADDER}; remove it, or add schedule: {LADDER}",
-                              at_key=True)
-            return DEFAULT_PLACEMENT_MATCHES, False, DEFAULT_FLOOR
-        placement = self.required_int(("placement_matches",),
-                                      data.get("placement_matches", DEFAULT_PLACEMENT_MATCHES), 0,
-                                      MAX_PLACEMENT_MATCHES)
-        floor = data.get("fairness_floor", DEFAULT_FLOOR)
-        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor < 1:
-            self.fail(("fairness_floor",), f"must be a number from 0 (nobody below the median) up to, not "
-                                           f"including, 1 (no floor), got {floor!r}; the default is {DEFAULT_FLOOR}")
-        return placement, self.boolean(("keep_versions",), data.get("keep_versions", False)), float(floor)
-
-    def submission(self, value: Any) -> SubmissionLimits:
-        """``submission: {max_mb, max_files}`` (a ladder's; :meth:`ladder_keys` refuses it elsewhere)."""
-        section = self.section(("submission",), value, SUBMISSION_KEYS)
-        return SubmissionLimits(
-            self.required_int(("submission", "max_mb"), section.get("max_mb", DEFAULT_MAX_MB), 1, MAX_MB),
-            self.required_int(("submission", "max_files"), section.get("max_files", DEFAULT_MAX_FILES), 1, MAX_FILES))
-
-    def ladder_bots(self, bots: Sequence[BotSpec]) -> None:
-        """A ladder snapshots each bot's directory, so its starting field must be bot directories."""
-        for index, bot in enumerate(bots):
-            if bot.directory is None or bot.image is not None:
-                self.fail(("bots", index), f"a ladder runs copies of bot directories; {bot.name} is not one "
-                                           "(give a bot directory path)")
-
-    def schedule(self, value: Any) -> str:
-        """Which schedule: one of :data:`KINDS`; a name kept for a schedule to come says so."""
+    def schedule(self, value: Any) -> ScheduleKind:
+        """Which schedule kind (:mod:`.schedules.registry`); a name kept for a schedule to come says so."""
         if isinstance(value, str) and value in NOT_YET:
-            self.fail(("schedule",), f"{value!r} is not available yet; expected one of {' | '.join(KINDS)}")
-        return self.choice(("schedule",), value, KINDS)
+            self.fail(("schedule",), f"{value!r} is not available yet; expected one of {' | '.join(names())}")
+        return kind_of(self.choice(("schedule",), value, names()))
 
-    def tables(self, data: Mapping[str, Any], schedule: str) -> int | None:
-        """Tables per cycle: required by ``sampled``, refused by round robin (which plays them all)."""
-        if schedule != SAMPLED:
-            if "tables" in data:
-                self.fail(("tables",), f"only used with schedule: {SAMPLED} (a round robin plays every table); "
-                                       f"remove it, or add schedule: {SAMPLED}", at_key=True)
-            return None
-        if "tables" not in data:
-            line = self.line(("schedule",))
-            raise ConfigError(f"{self.shown}:{line}: tables: required key missing with schedule: {SAMPLED}; give "
-                              "the number of tables to play per cycle, an integer >= 1 (e.g. tables: 500)",
-                              self.shown, "tables", line)
-        return self.required_int(("tables",), data["tables"], 1, MAX_SCHEDULE_MATCHES)
-
-    def enough_tables(self, tables: int, seats: Sequence[int], bots: Sequence[BotSpec], preset: str) -> None:
-        """Refuse a ``tables`` too small to seat every bot at each size it plays at least once."""
-        players = {n: len(names) for n, names in
-                   fields([b.name for b in bots], seats, restricted_sizes(bots, preset, seats)).items()}
-        least = minimum_tables(players)
-        if tables >= least:
-            return
-        counts = split(tables, seats)
-        n = next(n for n, count in counts.items() if count * n < players[n])
-        at_n = f"{counts[n]} table{'' if counts[n] == 1 else 's'} of {n} seats"
-        if len(counts) == 1:
-            why = f"too few for every bot to play ({at_n}: room for {counts[n] * n} of {players[n]} bots)"
-        else:
-            why = (f"too few for every bot to play at each size it plays (split evenly over seats {list(counts)}, "
-                   f"{tables} tables make {at_n}: room for {counts[n] * n} of the {players[n]} bots that play "
-                   f"{n} seats)")
-        self.fail(("tables",), f"{why}; give at least {least}")
-
-    def schedule_size(self, data: Mapping[str, Any], cycles: int, tables: int | None, seats: Sequence[int],
-                      bots: Sequence[BotSpec], preset: str) -> None:
-        """Refuse a round robin or sampled schedule of more than :data:`MAX_SCHEDULE_MATCHES` matches: the run
-        builds the whole schedule before the first match. Counted, not built."""
-        if tables is not None:
-            per_cycle = sum(count * n for n, count in split(tables, seats).items())
-            source = f"{tables} tables of seats {list(seats)}"
-            key: KeyPath = ("tables",)
-            lower = "lower tables"
-        else:
-            able = fields([b.name for b in bots], seats, restricted_sizes(bots, preset, seats))
-            per_cycle = sum(comb(len(names), n) * n for n, names in able.items())
-            source = f"every table of {len(bots)} bots at seats {list(seats)}"
-            key = ("seats",) if "seats" in data else ("bots",)
-            lower = "use fewer bots or seats, or schedule: sampled with a number of tables"
-        total = per_cycle * cycles
-        if total <= MAX_SCHEDULE_MATCHES:
-            return
-        if per_cycle <= MAX_SCHEDULE_MATCHES:
-            key, lower = ("cycles",), f"lower cycles to at most {MAX_SCHEDULE_MATCHES // per_cycle}"
-        self.fail(key, f"the schedule would hold {total:,} matches ({source}, every rotation, {cycles} "
-                       f"cycle{'' if cycles == 1 else 's'}), over the {MAX_SCHEDULE_MATCHES:,} a run can build; "
-                       f"{lower}")
+    def schedule_keys(self, data: Mapping[str, Any], chosen: ScheduleKind) -> Any:
+        """The chosen kind's keys, read by the kind; another kind's key is refused as a likely mistake."""
+        settings = None
+        for kind in kinds():
+            if kind is chosen:
+                settings = kind.read(self, data)
+                continue
+            for key in kind.keys:
+                if key in data and key not in chosen.keys:
+                    self.fail((key,), f"only used with schedule: {kind.name}{kind.only_note}; remove it, or add "
+                                      f"schedule: {kind.name}", at_key=True)
+        return settings
 
     def seed(self, value: Any) -> int | str:
         """The master seed: an integer or a string, kept as written."""
@@ -688,12 +614,11 @@ class _Reader:
         path = Path(value).expanduser()
         return path if path.is_absolute() else Path.cwd() / path
 
-    def bots(self, value: Any, schedule: str = ROUND_ROBIN) -> tuple[BotSpec, ...]:
-        """Every bot entry checked (directory, manifest, program), names unique; nothing built. A ladder's
-        list is only its starting field, so it may be short or empty."""
-        if schedule == LADDER and value is None:
+    def bots(self, value: Any, least: int = MIN_BOTS) -> tuple[BotSpec, ...]:
+        """Every bot entry checked (directory, manifest, program), names unique; nothing built. ``least``:
+        0 for a schedule kind whose list is only a starting field, which may be short, empty or null."""
+        if least == 0 and value is None:
             value = []
-        least = 0 if schedule == LADDER else MIN_BOTS
         if not isinstance(value, list) or len(value) < least:
             count = f"{len(value)} entr{'y' if len(value) == 1 else 'ies'}" if isinstance(value, list) \
                 else _shown(value)

@@ -15,10 +15,9 @@ import os
 import secrets
 import sys
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, ContextManager, Iterator, Mapping, Protocol, TextIO
+from typing import Callable, Iterator, Mapping, Protocol, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
 from ..execute import DASK, PROCESSES, Choice, PoolFailure, Start, Voided, WorkerLost, choose, registered
@@ -26,25 +25,15 @@ from ..match.runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from .config import TournamentConfig
 from .extend import extension
-from .botfiles import check_bot_files
-from .ladder import board as ladder_board
-from .ladder.entries import ActiveField
-from .ladder.kept import Kept
-from .ladder.kept import read as read_kept
-from .ladder.lock import run_lock
-from .ladder.submit import enter_starting_field
 from .leaderboard import Leaderboard, write_files
 from .progress import Progress
 from .rating import RatingFold
 from .records import record_of
-from .schedule import ScheduledMatch
-from .schedules import LADDER
-from .schedules.base import Schedule
+from .schedules.base import Schedule, ScheduledMatch
 from .schedules.build import players_of, schedule_for
 from .schedules.build import schedule_of as schedule_of
 from .schedules.fixed import FixedSchedule
 from .seating import refusal
-from .standings import ladder_board as ladder_rows
 from .standings import read as read_results
 from .standings import standings
 from .store import ResultStore
@@ -115,7 +104,8 @@ def _jobs(schedule: Schedule, live: RatingFold, issued: dict[int, ScheduledMatch
     yet) goes through: the pool asks again later. ``room``: matches still wanted beyond those
     stored and in play (None: no limit); at 0 nothing more is handed out, and once nothing is in
     play either the source ends (a match that fails makes room for another). ``say`` hears, once
-    each time it changes, why an open-ended schedule has nothing to hand out (a ladder too small)."""
+    each time it changes, why an open-ended schedule has nothing to hand out (a field too small for a
+    table)."""
     said: str | None = None
     while True:
         left = room()
@@ -147,38 +137,21 @@ def executor_for(config: TournamentConfig, count: int, say: Callable[[str], None
 
 def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | None = None) -> Leaderboard:
     """The leaderboard files from everything stored, by the one standings path (:mod:`.standings`, as
-    ``arena leaderboard`` and the report read it; ``fold``: its ratings, if it saw all of it); a ladder
-    is rated by the ratings kept in its store, and gets its own board beside the usual files."""
+    ``arena leaderboard`` and the report read it; ``fold``: its ratings, if it saw all of it). A schedule
+    that keeps its ratings in the store is rated by those, and its kind writes its own files beside these
+    (:meth:`.ScheduleKind.publish`)."""
     results = read_results(store)
-    board = standings(results, fold.ratings if fold is not None and fold.complete and not results.ladder else None)
+    board = standings(results, fold.ratings if fold is not None and fold.complete and results.kept is None else None)
     write_files(board, config.output)
-    if results.ladder:
-        ladder_board.write(ladder_rows(results), config.output)
+    config.kind.publish(config, store)
     return board
-
-
-class BoardRefresh:
-    """A ladder's board files rewritten while it runs, at most every :attr:`every` seconds: a ladder runs
-    for weeks, and its participants read ``ladder.txt`` rather than wait for the run to end."""
-
-    every = 5.0
-
-    def __init__(self, store: ResultStore, config: TournamentConfig) -> None:
-        self.store = store
-        self.config = config
-        self.last = time.monotonic()
-
-    def maybe(self) -> None:
-        if time.monotonic() - self.last >= self.every:
-            ladder_board.write(ladder_board.load(self.store.db, self.config.rating, self.config.placement_matches),
-                               self.config.output)
-            self.last = time.monotonic()
 
 
 class Report(Protocol):
     """The web report of one run, as the driver sees it: the CLI hands in a factory
     (:class:`arena.site.refresh.RunReport`), so the driver knows nothing of the site, only when a
-    match was stored and when the run ended. ``live``: rebuilt now and then while the run plays (a ladder)."""
+    match was stored and when the run ended. ``live``: rebuilt now and then while the run plays (a schedule
+    kind's :attr:`.RunHooks.live_report`: a run that goes on for weeks)."""
 
     def stored(self) -> None:
         """A match was stored."""
@@ -200,11 +173,12 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
                    dask: str | None = None) -> RunSummary:
     """Play every match of ``config`` not stored yet in its output directory (at most ``max_matches``
     of them, and none begun after ``hours``), then publish (``report``: the web report too, also every few
-    minutes while a ladder plays; the CLI passes :class:`arena.site.refresh.RunReport`).
+    minutes while a schedule that asks for it plays; the CLI passes :class:`arena.site.refresh.RunReport`).
 
     Refuses (:class:`BotsChanged`) to resume when a bot's files changed since stored
-    matches were played, unless ``accept_bot_changes``. A ladder runs until interrupted or
-    ``max_matches``, under a lock that refuses a second run (:class:`.ladder.lock.AlreadyRunning`).
+    matches were played, unless ``accept_bot_changes``. An open-ended schedule runs until interrupted
+    or ``max_matches``; the schedule kind's guard (:meth:`.ScheduleKind.run_guard`, a lock that refuses a
+    second run) is held throughout.
     ``dask`` (else the file's ``executor``): play on that Dask cluster instead of local worker processes,
     with the executor :mod:`arena.cluster` registers when imported (:mod:`arena.execute.registry`; ``arena run``
     imports it); :class:`PoolFailure` says how to install Dask when it is missing.
@@ -217,14 +191,14 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
             raise PoolFailure(f"--dask {exc}") from None
     elif config.executor is not None:
         registered(config.executor.name).require()
-    guard: ContextManager[None] = run_lock(config.output) if config.schedule == LADDER else nullcontext()
-    with guard:
+    with config.kind.run_guard(config):
         return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report)
 
 
 def _builder(sandbox: str) -> Backend:
-    """The backend a ladder on a cluster builds its joining entries under here: the file's sandbox where it
-    runs on this machine, else ``none`` (whose builds a ladder refuses for submissions without its opt-in)."""
+    """The backend a schedule that builds its bots as they join builds them under here when the matches are
+    played on a cluster: the file's sandbox where it runs on this machine, else ``none`` (whose builds of
+    submitted bots are refused without the file's opt-in)."""
     try:
         return resolve_backend(sandbox)[0]
     except SandboxError:
@@ -234,8 +208,9 @@ def _builder(sandbox: str) -> Backend:
 def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say: Callable[[str], None] | None,
          accept_bot_changes: bool, max_matches: int | None, hours: float | None = None,
          report: ReportFactory | None = None) -> RunSummary:
-    ladder = config.schedule == LADDER
-    why = None if ladder else refusal(config.bots, config.rules.preset, config.seats)  # load_config refuses it too
+    kind = config.kind
+    up_front = kind.builds_up_front  # else the file's bots are only a starting field, built as they join
+    why = refusal(config.bots, config.rules.preset, config.seats) if up_front else None  # load_config refuses it too
     if why:
         raise BotConfigError(f"tournament {config.path.name}: {why}")
     stream = out or sys.stderr
@@ -243,9 +218,9 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
     remote = config.executor is not None  # Dask workers build the bots and resolve the sandbox themselves
     backend, why = resolve_backend("none" if remote else config.sandbox)
     sandbox = config.sandbox if remote else backend.name
-    for spec in [] if ladder or remote else {b.directory or b.name: b for b in config.bots}.values():
-        build_bot(spec, backend)  # a ladder builds the snapshots it plays, as they join
-    builder = _builder(config.sandbox) if remote and ladder else backend
+    for spec in {b.directory or b.name: b for b in config.bots}.values() if up_front and not remote else []:
+        build_bot(spec, backend)
+    builder = _builder(config.sandbox) if remote and not up_front else backend
     store = ResultStore(config.output)
     try:
         store.check_matches()  # a damaged row is refused before this run writes anything
@@ -257,8 +232,8 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             if isinstance(schedule, FixedSchedule) else None  # more cycles or tables: checked, written below
         if longer is None:
             store.claim(config.fingerprint(), config.describe(), schedule.total)
-        notes = enter_starting_field(store, config) if ladder else \
-            check_bot_files(store, config.bots, accept_bot_changes)  # a ladder's snapshots never change
+        hooks = kind.hooks(config, store)
+        notes = hooks.enter_field(accept_bot_changes)
         if longer is not None:  # after the bots' check, so a refused resume leaves the store as it was
             store.extend(longer.before, longer.fingerprint, longer.described, longer.total)
             notes.append(longer.note(config.name, len(store.done())))
@@ -271,9 +246,8 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 f"drew a secret master seed at random, kept in {where} for resuming" if first_draw else
                 f"using the secret master seed drawn by its first run (kept in {where})"))
         store.set_meta("rating", config.rating.__dict__)
-        store.set_meta("bots", [] if ladder else [b.name for b in config.bots])
-        if ladder:
-            store.set_meta("ladder", {"placement_matches": config.placement_matches})
+        for key, value in hooks.meta().items():
+            store.set_meta(key, value)
         done = store.done()
         records = store.records()
         earlier_voids = len(store.voided())
@@ -292,27 +266,12 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
              f"{to_play} on {place}; sandbox {sandbox} ({why})")
         specs = players_of(config, schedule)
         progress = Progress(schedule.total, len(done), stream)
-        kept: Kept | None = None
-        finished_at: dict[int, float] = {}  # stored and not yet rated (a ladder keeps ratings as it rates)
-        if ladder:
-            kept = read_kept(store.db, config.rating)
-            with store.db:
-                kept.save(store.db)  # matches a killed run stored beyond its kept ratings
-            live = RatingFold(config.rating, [], [], schedule.unfinished(), initial=kept.ratings, after=kept.through,
-                              on_rate=lambda r: kept.count(r.index, r.bots, finished_at.pop(r.index)))
-            kept.ratings = live.ratings
-        else:
-            live = RatingFold(config.rating, [b.name for b in config.bots], records, schedule.unfinished())
+        live = hooks.fold(schedule, records)  # a schedule that keeps ratings in the store starts from them
         issued: dict[int, ScheduledMatch] = {}  # handed to the pool, not come back yet
         played = failed = voided = 0
         until = None if hours is None else time.monotonic() + hours * 3600
-        refresh = BoardRefresh(store, config) if ladder else None
-        reporting = report(config.output, ladder) if report is not None else None
-        field = ActiveField(config.output) if ladder else None
-
-        def playing() -> frozenset[str] | None:
-            """Whom the progress line names: a ladder's active entries, not its replaced or retired ones."""
-            return None if field is None else field.keys()
+        reporting = report(config.output, hooks.live_report) if report is not None else None
+        playing = hooks.playing  # whom the progress line names: the active field, not players gone from it
 
         def room() -> int | None:
             if until is not None and time.monotonic() >= until:
@@ -335,9 +294,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                     voided += 1
                     live.void(result.index)
                     schedule.finished(scheduled, None)
-                    if kept is not None:
-                        with store.db:
-                            kept.save(store.db)  # matches that waited for this one are rated now
+                    hooks.passed_over()  # matches that waited for this one are rated now
                     tell(f"{news}voided {scheduled.match_id} ({result.reason}): not rated, not played again")
                     progress.update(live.top(among=playing(), provisional=True), live.ahead)
                     continue
@@ -345,21 +302,19 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                     failed += 1
                     live.void(result.index)  # not stored: the store's ratings pass over it too, until a later run
                     schedule.finished(scheduled, None)
-                    if kept is not None:
-                        with store.db:
-                            kept.save(store.db)
+                    hooks.passed_over()
                     tell(f"{news}arena error in match {scheduled.match_id} (not stored; a later run retries it):\n"
                          f"{result.error}")
                     continue
                 record = record_of(scheduled, result.outcome)
-                now = finished_at[scheduled.index] = time.time()
+                now = time.time()
+                hooks.finished(scheduled.index, now)
                 live.add(record)  # rates it, and any stored match that waited for it, before the store writes
-                store.record(scheduled, result.outcome, now, None if kept is None else kept.save)
+                store.record(scheduled, result.outcome, now, hooks.keep)
                 played += 1
                 schedule.finished(scheduled, record)
                 progress.update(live.top(among=playing(), provisional=True), live.ahead)
-                if refresh is not None:
-                    refresh.maybe()
+                hooks.stored()
                 if reporting is not None:
                     reporting.stored()
         except KeyboardInterrupt:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .schedule import ScheduledMatch
+from .schedules.base import ScheduledMatch
 from .store import ResultStore, StoreMismatch
 
 EXTENDABLE = ("cycles", "tables")

@@ -14,7 +14,7 @@ from ..match.runner import SeatStats, stats_json, stats_of_json
 
 if TYPE_CHECKING:
     from ..match.runner import MatchOutcome
-    from .schedule import ScheduledMatch
+    from .schedules.base import ScheduledMatch
 
 
 @dataclass(frozen=True)

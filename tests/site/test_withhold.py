@@ -26,9 +26,9 @@ from arena.site.viewer import build_viewer
 from arena.site.withhold import withheld
 from arena.tournament.store import schema
 from arena.tournament.config import load_config
-from arena.tournament.schedule import round_robin
+from arena.tournament.schedules.round_robin import round_robin
 from arena.tournament.schedules.build import schedule_of
-from arena.tournament.schedules.ladder import table_of
+from arena.tournament.schedules.matchmaking import table_of
 from arena.tournament.schedules.sampled import sampled
 
 from .synthetic import add_match, synthetic_store

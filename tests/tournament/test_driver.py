@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
-from arena.tournament.schedule import schedule_size
+from arena.tournament.schedules.round_robin import schedule_size
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -321,7 +321,7 @@ def test_without_a_seed_a_secret_one_is_drawn_kept_and_reused_on_resume(tmp_path
     finally:
         store.close()
     assert isinstance(drawn, str) and len(drawn) == 32
-    from arena.tournament.schedule import deal_seed
+    from arena.tournament.schedules.seeds import deal_seed
     stored = rows(a.output)
     assert all(row[2] == deal_seed(drawn, row[1].rsplit("/r", 1)[0]) and drawn not in row[2] for row in stored)
     lines.clear()

@@ -13,7 +13,7 @@ from arena.tournament.ladder.entries import Entry
 from arena.tournament.rating import RatingParams
 from arena.tournament.records import MatchRecord
 from arena.tournament.schedules import fairness
-from arena.tournament.schedules.ladder import LadderSchedule
+from arena.tournament.schedules.matchmaking import LadderSchedule
 
 
 def key(name: str) -> str:

@@ -5,7 +5,7 @@ from math import comb
 
 import pytest
 
-from arena.tournament.schedule import round_robin, schedule_size
+from arena.tournament.schedules.round_robin import round_robin, schedule_size
 
 BOTS = ["random", "heuristic", "js-greedy", "c-random", "extra"]
 
@@ -63,7 +63,7 @@ def test_match_ids_never_reveal_the_seed():
 
 
 def test_batches_never_hold_a_deal_twice_and_cover_every_pending_match_once():
-    from arena.tournament.schedule import batches
+    from arena.tournament.schedules.fixed import batches
 
     schedule = list(round_robin(BOTS, [2, 3], 5, 1))
     pending = {m.index for m in schedule if m.index % 7}  # some already played
@@ -78,7 +78,7 @@ def test_batches_never_hold_a_deal_twice_and_cover_every_pending_match_once():
 
 def test_with_many_bots_and_one_cycle_processes_serve_many_matches():
     """A league of dozens of bots plays few cycles: runs follow tables that differ by one bot."""
-    from arena.tournament.schedule import batches
+    from arena.tournament.schedules.fixed import batches
 
     names = [f"bot{i:02d}" for i in range(8)]
     schedule = list(round_robin(names, [4], 1, 1))
@@ -90,7 +90,7 @@ def test_with_many_bots_and_one_cycle_processes_serve_many_matches():
 
 def test_batches_do_not_depend_on_what_was_already_played():
     """A run is cut from the whole schedule, so resuming regroups nothing."""
-    from arena.tournament.schedule import batches
+    from arena.tournament.schedules.fixed import batches
 
     schedule = list(round_robin(BOTS, [3], 4, 1))
     whole = {m.index: tuple(x.index for x in run) for run in batches(schedule, {m.index for m in schedule}, 3)
@@ -151,7 +151,8 @@ def test_a_size_that_cannot_be_filled_is_refused():
 
 
 def test_a_deal_seed_tells_nothing_of_the_master_seed_or_of_other_tables():
-    from arena.tournament.schedule import deal_seed, round_robin
+    from arena.tournament.schedules.seeds import deal_seed
+    from arena.tournament.schedules.round_robin import round_robin
 
     master = "a-secret-master-seed"
     seeds = {m.seed for m in round_robin(["a", "b", "c"], [2, 3], 2, master)}

@@ -23,7 +23,9 @@ from arena.tournament import driver
 from arena.tournament.config import load_config
 from arena.tournament.rating import RatingFold, RatingParams, rate
 from arena.tournament.records import MatchRecord
-from arena.tournament.schedule import ScheduledMatch, batches, round_robin
+from arena.tournament.schedules.base import ScheduledMatch
+from arena.tournament.schedules.fixed import batches
+from arena.tournament.schedules.round_robin import round_robin
 from arena.tournament.schedules.base import Schedule
 from arena.tournament.schedules.fixed import FixedSchedule
 from arena.tournament.store import ResultStore

@@ -1,4 +1,5 @@
-"""Entering bots into a ladder: ``arena submit`` (checked first) and the file's starting field.
+"""Entering bots into a ladder with ``arena submit``, checked first (the file's starting field is entered
+unchecked by a run: :meth:`..schedules.ladder.LadderRun.enter_field`).
 
 A submission past the ladder's size limits (:mod:`.limits`) is refused before anything else.
 A submission is checked with ``check_bot`` before anything is written, so a bot that
@@ -19,6 +20,7 @@ from ...authoring.check import CheckReport, check_bot
 from ...sandbox import resolve_backend
 from ..config import TournamentConfig
 from ..schedules import LADDER
+from ..schedules.ladder import settings_of
 from ..store import DB_NAME, ResultStore
 from .entries import Entered, Entry, NameTaken, enter, entries, playing
 from .limits import refusal
@@ -72,7 +74,8 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
            echo: Callable[[str], None] | None = None) -> Submission:
     """Check the bot in ``directory`` and enter it as ``name`` (default: its manifest's), or say why not."""
     require_ladder(config)
-    too_big = refusal(name or str(directory), str(directory), config.submission, config.path.name) \
+    settings = settings_of(config)
+    too_big = refusal(name or str(directory), str(directory), settings.submission, config.path.name) \
         if Path(directory).is_dir() else None
     if too_big is not None:  # before anything is read, built or copied
         raise Refused(too_big)
@@ -93,35 +96,21 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
     if same is not None:
         return Submission(Entered(same, False), False)
     backend, _ = resolve_backend(config.sandbox)
-    refused = None if config.unsandboxed_builds else unsandboxed_refusal(spec, backend)
+    refused = None if settings.unsandboxed_builds else unsandboxed_refusal(spec, backend)
     if refused:
         raise Refused(refused)
     report = check_bot(spec, backend.name, config.time, CHECK_MATCHES, echo=echo, venue=config.rules,
-                       seats=config.seats, unsandboxed_builds=config.unsandboxed_builds, game=config.game)
+                       seats=config.seats, unsandboxed_builds=settings.unsandboxed_builds, game=config.game)
     if not report.ok:
         raise CheckFailed(report)
     store = ResultStore(config.output)
     try:
         digest, path = snapshot(source, config.output, spec.name, listed)
         try:
-            entered = enter(store.db, spec.name, digest, str(path), source, config.keep_versions)
+            entered = enter(store.db, spec.name, digest, str(path), source, settings.keep_versions)
         except NameTaken as exc:
             raise Refused(str(exc)) from None
     finally:
         store.close()
     return Submission(entered, True)
 
-
-def enter_starting_field(store: ResultStore, config: TournamentConfig) -> list[str]:
-    """Enter each bot of the file's list whose name the ladder does not know yet, unchecked (the
-    operator chose them); a line per bot entered."""
-    known = {e.name for e in entries(store.db)}
-    notes = []
-    for spec in config.bots:
-        if spec.name in known or spec.directory is None:
-            continue
-        source = str(Path(spec.directory).resolve())
-        digest, path = snapshot(source, config.output, spec.name)
-        entered = enter(store.db, spec.name, digest, str(path), source, config.keep_versions)
-        notes.append(f"ladder {config.name}: entered {entered.entry.key} from the file's bots")
-    return notes

@@ -1,4 +1,4 @@
-"""The one interface between the driver and a schedule.
+"""The one interface between the driver and a schedule, and the matches it hands out.
 
 The driver knows nothing of how matches are chosen: it asks for the next batch when a
 worker is free, tells the schedule about every match that came back, and shows
@@ -9,10 +9,28 @@ run) needs no change to the driver, the pool or the store.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Collection, Iterable, Protocol, Sequence
 
 from ..records import MatchRecord
-from ..schedule import ScheduledMatch
+
+
+@dataclass(frozen=True)
+class ScheduledMatch:
+    """One match of the schedule."""
+
+    index: int
+    """Position in the schedule; ratings are applied in this order."""
+    match_id: str
+    """Stable id: cycle, table and rotation (never the seed: bots see the id)."""
+    seed: str
+    """Deal seed, shared by every rotation of the same table and cycle."""
+    bots: tuple[str, ...]
+    """Bot name per seat."""
+    cycle: int
+    """Cycle number, from 1."""
+    rotation: int
+    """Rotation of the table's seats, 0..n-1."""
 
 
 class Schedule(Protocol):

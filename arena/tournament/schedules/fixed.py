@@ -1,18 +1,24 @@
-"""A schedule known in full before the first match: round robin and sampled tables.
+"""A schedule known in full before the first match (round robin, sampled tables), and its kinds' common part.
 
 Every match, with its index, id and deal, is decided by the configuration alone, so a
 resumed run plays exactly the matches a first run would have played and not stored.
-The batches are cut over the whole list (:func:`..schedule.batches`), so resuming
+The batches are cut over the whole list (:func:`batches`), so resuming
 regroups nothing.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Collection, Iterable, Sequence
+from typing import TYPE_CHECKING, Collection, Iterable, Sequence
 
+from ...bounds import MAX_SCHEDULE_MATCHES
+from ...sandbox.backends import Backend
 from ..records import MatchRecord
-from ..schedule import ScheduledMatch, batches
+from .base import Schedule, ScheduledMatch
+from .kind import KeyPath, KeyReader, ScheduleKind
+
+if TYPE_CHECKING:
+    from ..config import TournamentConfig
 
 
 class FixedSchedule:
@@ -51,3 +57,51 @@ class FixedSchedule:
 
     def finished(self, scheduled: ScheduledMatch, record: MatchRecord | None) -> None:
         self._unfinished.discard(scheduled.index)
+
+
+def batches(schedule: Sequence[ScheduledMatch], pending: set[int], size: int) -> list[list[ScheduledMatch]]:
+    """Runs of up to ``size`` matches for bot processes to serve in turn, never a deal twice.
+
+    A run holds matches of one rotation and table size: a table in consecutive cycles,
+    then the next tables in order. Consecutive tables differ by one bot (combinations
+    change one at a time), so most processes serve the whole run even when the field is
+    large and there is a single cycle; a table's rotations, which share its deal, are in
+    different runs. Runs are cut over the *whole* schedule (so a run is the same whatever
+    was already played), then finished matches are dropped. Runs are ordered by their
+    first pending match.
+    """
+    if size < 1:
+        raise ValueError("batch size must be at least 1")
+    by_rotation: dict[tuple[int, int], list[ScheduledMatch]] = {}
+    for scheduled in schedule:
+        by_rotation.setdefault((len(scheduled.bots), scheduled.rotation), []).append(scheduled)
+    runs: list[list[ScheduledMatch]] = []
+    for matches in by_rotation.values():
+        matches.sort(key=lambda m: (sorted(m.bots), m.cycle))  # the table (its sorted bots), then the cycle
+        for start in range(0, len(matches), size):
+            run = [m for m in matches[start:start + size] if m.index in pending]
+            if run:
+                runs.append(run)
+    return sorted(runs, key=lambda run: run[0].index)
+
+
+class FixedKind(ScheduleKind):
+    """A kind known in full before the first match: :meth:`matches` lists them, a :class:`FixedSchedule`
+    hands them out."""
+
+    def build(self, config: TournamentConfig, backend: Backend | None) -> Schedule:
+        return FixedSchedule(self.matches(config), config.matches_per_process)
+
+
+def refuse_oversize(reader: KeyReader, cycles: int, per_cycle: int, source: str, key: KeyPath, lower: str) -> None:
+    """Refuse a schedule of more than :data:`MAX_SCHEDULE_MATCHES` matches (``per_cycle`` each cycle, from
+    ``source``), naming ``key`` and how to ``lower`` it: the run builds the whole schedule before the first
+    match. Counted, not built."""
+    total = per_cycle * cycles
+    if total <= MAX_SCHEDULE_MATCHES:
+        return
+    if per_cycle <= MAX_SCHEDULE_MATCHES:
+        key, lower = ("cycles",), f"lower cycles to at most {MAX_SCHEDULE_MATCHES // per_cycle}"
+    reader.fail(key, f"the schedule would hold {total:,} matches ({source}, every rotation, {cycles} "
+                     f"cycle{'' if cycles == 1 else 's'}), over the {MAX_SCHEDULE_MATCHES:,} a run can build; "
+                     f"{lower}")

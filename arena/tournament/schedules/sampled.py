@@ -19,10 +19,21 @@ number of workers, and on every resume.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from ..schedule import ScheduledMatch, deal_seed
+from ...bounds import MAX_SCHEDULE_MATCHES
+from ..seating import restricted_sizes
+from . import SAMPLED
+from .base import ScheduledMatch
 from .draw import draw_tables
+from .fixed import FixedKind, refuse_oversize
+from .kind import Field, KeyReader
+from .seeds import deal_seed
 from .tiebreak import TieBreaker
+
+if TYPE_CHECKING:
+    from ..config import TournamentConfig
 
 
 def split(tables: int, seats: Sequence[int]) -> dict[int, int]:
@@ -82,3 +93,69 @@ def sampled(bots: Sequence[str], seats: Sequence[int], tables: int, cycles: int,
                 seating = table[rotation:] + table[:rotation]
                 yield ScheduledMatch(index, f"{label}/r{rotation}", seed, seating, cycle, rotation)
                 index += 1
+
+
+@dataclass(frozen=True)
+class SampledSettings:
+    """The keys of ``schedule: sampled``."""
+
+    tables: int
+    """How many tables to play per cycle (each under every rotation)."""
+
+
+class Sampled(FixedKind):
+    """``schedule: sampled``: ``tables`` (required) tables per cycle, fingerprinted."""
+
+    name = SAMPLED
+    shape_keys = ("tables",)
+    only_note = " (a round robin plays every table)"
+
+    def read(self, reader: KeyReader, data: Mapping[str, Any]) -> SampledSettings:
+        if "tables" not in data:
+            reader.missing("tables", ("schedule",), f"required key missing with schedule: {SAMPLED}; give the "
+                                                    "number of tables to play per cycle, an integer >= 1 (e.g. "
+                                                    "tables: 500)")
+        return SampledSettings(reader.required_int(("tables",), data["tables"], 1, MAX_SCHEDULE_MATCHES))
+
+    def check(self, reader: KeyReader, field: Field, options: Any) -> Any:
+        tables = options.tables
+        self.enough_tables(reader, tables, field)
+        per_cycle = sum(count * n for n, count in split(tables, field.seats).items())
+        refuse_oversize(reader, field.cycles, per_cycle, f"{tables} tables of seats {list(field.seats)}", ("tables",),
+                        "lower tables")
+        return options
+
+    @staticmethod
+    def enough_tables(reader: KeyReader, tables: int, field: Field) -> None:
+        """Refuse a ``tables`` too small to seat every bot at each size it plays at least once."""
+        seats = field.seats
+        players = {n: len(names) for n, names in
+                   fields([b.name for b in field.bots], seats,
+                          restricted_sizes(field.bots, field.rules.preset, seats)).items()}
+        least = minimum_tables(players)
+        if tables >= least:
+            return
+        counts = split(tables, seats)
+        n = next(n for n, count in counts.items() if count * n < players[n])
+        at_n = f"{counts[n]} table{'' if counts[n] == 1 else 's'} of {n} seats"
+        if len(counts) == 1:
+            why = f"too few for every bot to play ({at_n}: room for {counts[n] * n} of {players[n]} bots)"
+        else:
+            why = (f"too few for every bot to play at each size it plays (split evenly over seats {list(counts)}, "
+                   f"{tables} tables make {at_n}: room for {counts[n] * n} of the {players[n]} bots that play "
+                   f"{n} seats)")
+        reader.fail(("tables",), f"{why}; give at least {least}")
+
+    def describe(self, options: Any) -> dict[str, Any]:
+        return {"schedule": self.name, "tables": options.tables}
+
+    def matches(self, config: TournamentConfig) -> list[ScheduledMatch]:
+        if config.seed is None:
+            raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
+        sizes = restricted_sizes(config.bots, config.rules.preset, config.seats)
+        settings: SampledSettings = config.schedule_settings
+        return list(sampled([b.name for b in config.bots], config.seats, settings.tables, config.cycles,
+                            config.seed, sizes))
+
+
+KIND = Sampled()

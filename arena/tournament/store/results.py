@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator
 from ...match.runner import MatchOutcome, stats_json
 from . import schema
 from ..records import MatchRecord, SeatLogRecord, VoidRecord, record_of_row
-from ..schedule import ScheduledMatch
+from ..schedules.base import ScheduledMatch
 
 DB_NAME = "results.sqlite"
 REPLAY_DIR = "replays"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from arena.match.runner import stats_of_json
 from arena.tournament.records import MatchRecord
-from arena.tournament.schedule import ScheduledMatch
+from arena.tournament.schedules.base import ScheduledMatch
 from arena.tournament.store import ResultStore
 
 

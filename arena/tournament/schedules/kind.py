@@ -1,0 +1,201 @@
+"""What a schedule kind declares, so that neither the config loader nor the driver names one.
+
+A kind is one value of ``schedule:`` in a tournament file. It owns its keys (names, defaults,
+checks and their messages), its part of the fingerprint, how its :class:`.base.Schedule` is
+built, and the hooks a run calls (:class:`RunHooks`). Every default here is what a schedule
+known in advance wants (round robin, sampled): the file's bots are the players, built before
+the first match and checked for changes on a resume, and the hooks do nothing. A kind that
+differs (one that keeps ratings as it rates, with a field entered while it runs) overrides
+what differs. :mod:`.registry` maps names to kinds; adding a kind is a module and a
+:func:`.registry.register` call.
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, NoReturn, Protocol, Sequence, Union
+
+import trueskill
+
+from ...bots import BotSpec
+from ...sandbox.backends import Backend
+from ..botfiles import check_bot_files
+from ..rating import RatingFold
+from ..records import MatchRecord
+from .base import Schedule, ScheduledMatch
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from ...game.seam import GameRules
+    from ..config import TournamentConfig
+    from ..store import ResultStore
+
+KeyPath = tuple[Union[str, int], ...]
+"""Where a value sits in the file: ``("bots", 2, "path")`` is shown as ``bots[2].path``."""
+
+
+class KeyReader(Protocol):
+    """The config loader's checks as a kind reads its keys with them: each failure is one
+    :class:`..config.ConfigError` naming the file, the line and the key."""
+
+    def line(self, path: KeyPath, at_key: bool = False) -> int | None:
+        """1-based line of the value at ``path``; for a missing key, the line of its section."""
+
+    def fail(self, path: KeyPath, message: str, at_key: bool = False) -> NoReturn:
+        """Refuse the value at ``path``."""
+
+    def missing(self, key: str, near: KeyPath, message: str) -> NoReturn:
+        """Refuse a file that lacks ``key``, at the line of ``near`` (the key that makes it required)."""
+
+    def integer(self, path: KeyPath, value: Any, minimum: int, maximum: int, null: bool = False) -> int | None:
+        """An int in range, or None when ``null`` allows it."""
+
+    def required_int(self, path: KeyPath, value: Any, minimum: int, maximum: int) -> int:
+        """An int in range."""
+
+    def boolean(self, path: KeyPath, value: Any) -> bool:
+        """``true`` or ``false``."""
+
+    def section(self, path: KeyPath, value: Any, allowed: Sequence[str]) -> dict[str, Any]:
+        """An optional mapping of known keys."""
+
+
+@dataclass(frozen=True)
+class Field:
+    """What the loader has read when a kind checks its keys against the bots (:meth:`ScheduleKind.check`)."""
+
+    data: Mapping[str, Any]
+    """The file's top-level mapping, as loaded."""
+    bots: tuple[BotSpec, ...]
+    """The file's bots, checked."""
+    seats: tuple[int, ...]
+    """Table sizes, sorted and unique."""
+    rules: GameRules
+    """The rules, with every option set."""
+    cycles: int
+    """How many times the schedule is played."""
+
+
+@dataclass
+class Players:
+    """Who the leaderboard lists, as a kind sees its stored results."""
+
+    names: list[str]
+    """Player names, each listed even before it has played."""
+    ratings: dict[str, trueskill.Rating] | None = None
+    """Ratings the kind keeps itself; None: rated from the stored records."""
+    left: dict[str, str] = field(default_factory=dict)
+    """Players no longer in the field, with their status, ranked after those still in it."""
+    placement: int = 0
+    """Matches a player plays before it is ranked."""
+
+
+class RunHooks:
+    """What a run asks its schedule kind beyond the schedule itself. These defaults do nothing:
+    the file's bots are the players, and ratings are folded from the stored records."""
+
+    live_report: bool = False
+    """The web report is rebuilt now and then while the run plays (a run that goes on for weeks)."""
+    keep: Callable[[sqlite3.Connection], None] | None = None
+    """Called in the transaction that stores a match: writes ratings the kind keeps in the store."""
+
+    def __init__(self, config: TournamentConfig, store: ResultStore) -> None:
+        self.config = config
+        self.store = store
+
+    def enter_field(self, accept_bot_changes: bool) -> list[str]:
+        """Refuse a resume whose bot files changed (unless accepted); the lines to tell the organiser."""
+        return check_bot_files(self.store, self.config.bots, accept_bot_changes)
+
+    def meta(self) -> dict[str, Any]:
+        """Meta keys stored with the results, which the leaderboard and the report read."""
+        return {"bots": [b.name for b in self.config.bots]}
+
+    def fold(self, schedule: Schedule, records: Sequence[MatchRecord]) -> RatingFold:
+        """The rating fold of this run, with every stored record in it."""
+        return RatingFold(self.config.rating, [b.name for b in self.config.bots], records, schedule.unfinished())
+
+    def finished(self, index: int, when: float) -> None:
+        """Match ``index`` came back with a result at ``when`` (Unix time), just before it is rated and stored."""
+
+    def passed_over(self) -> None:
+        """A match came back without a result (voided, or the arena failed on it)."""
+
+    def stored(self) -> None:
+        """A match was stored."""
+
+    def playing(self) -> frozenset[str] | None:
+        """Whom the progress line names (None: every player)."""
+        return None
+
+
+class ScheduleKind:
+    """One value of ``schedule:``. The defaults are those of a schedule known in advance."""
+
+    name: str = ""
+    """The value of ``schedule:`` that chooses it."""
+    shape_keys: tuple[str, ...] = ()
+    """Top-level keys it reads that decide which matches are played (fingerprinted);
+    listed after ``schedule`` among the allowed keys."""
+    setting_keys: tuple[str, ...] = ()
+    """Top-level keys it reads that change no match already decided; listed after ``bots``."""
+    only_note: str = ""
+    """Said after "only used with schedule: NAME" when a file of another kind gives one of its keys."""
+    builds_up_front: bool = True
+    """The file's bots are the players, built before the first match (else the schedule builds its own)."""
+    board_files: tuple[str, ...] = ()
+    """Files of its own it writes beside the usual leaderboard files at publish."""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Every top-level key it reads."""
+        return self.shape_keys + self.setting_keys
+
+    def read(self, reader: KeyReader, data: Mapping[str, Any]) -> Any:
+        """Its keys checked one by one, as its own settings object (None: it has none)."""
+        return None
+
+    def least_bots(self) -> int:
+        """The fewest bots the file may list (``bots: null`` is allowed when 0)."""
+        return 2
+
+    def check(self, reader: KeyReader, field: Field, options: Any) -> Any:
+        """Its settings checked against the bots, seats and rules; the settings, completed if need be."""
+        return options
+
+    def describe(self, options: Any) -> dict[str, Any]:
+        """Its part of the fingerprint: ``schedule`` and its shape keys (nothing for the default kind,
+        so tournaments begun before ``schedule`` existed keep their fingerprints)."""
+        return {"schedule": self.name}
+
+    def matches(self, config: TournamentConfig) -> list[ScheduledMatch]:
+        """Every match in index order, for a kind known in advance; else ValueError."""
+        raise ValueError(f"schedule {self.name} has no schedule known in advance")
+
+    def build(self, config: TournamentConfig, backend: Backend | None) -> Schedule:
+        """The schedule of ``config`` (master seed resolved), not yet told what is stored; ``backend``:
+        what it builds the bots joining it under (None: ``none``). :class:`.fixed.FixedKind` builds
+        one of :meth:`matches`."""
+        raise NotImplementedError
+
+    def players(self, config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
+        """Name -> bot for the jobs: the file's bots."""
+        return {b.name: b for b in config.bots}
+
+    def run_guard(self, config: TournamentConfig) -> ContextManager[None]:
+        """Held for the whole run (a lock refusing a second run of the same output)."""
+        return nullcontext()
+
+    def hooks(self, config: TournamentConfig, store: ResultStore) -> RunHooks:
+        """The hooks of one run on ``store``."""
+        return RunHooks(config, store)
+
+    def field(self, config: TournamentConfig, store: ResultStore) -> Players:
+        """Who the leaderboard lists, from what is stored."""
+        return Players([b.name for b in config.bots])
+
+    def publish(self, config: TournamentConfig, store: ResultStore) -> None:
+        """Write its own files (:attr:`board_files`) beside the leaderboard's."""
+

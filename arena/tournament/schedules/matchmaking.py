@@ -1,0 +1,296 @@
+"""The ladder's matchmaking: an open-ended schedule drawing one table at a time from the active field.
+
+Before each table it re-reads the field from the store, so bots submitted or retired
+while the run goes are picked up at the next table. A table's size goes round the file's
+``seats`` (a size the field cannot fill is passed over); only bots that play that size
+sit at it. Seats are filled in this order (docs/ladder.md, "Matchmaking"):
+
+1. bots behind the fairness floor (:mod:`.fairness`), the furthest behind first;
+2. else a bot still in placement (fewer than ``placement_matches``), the least played;
+3. else the bot whose rating is most uncertain (largest sigma);
+
+and the other seats go to the bots whose mean rating is closest to the first one's.
+Ties break on a generator seeded with the master seed and the table's first match index.
+
+Ratings used for a draw are those of every match up to :data:`LAG` tables back, waited
+for if need be, never "whatever came back first": so with a fixed field the tables do
+not depend on the number of workers. Each table is played under every rotation of its
+seats with one deal, each rotation a batch of its own (a batch never holds one deal
+twice); a table left incomplete by a stopped run is completed first on the next one.
+A table is named by its first match index: ``L{n}/{bots}/r{k}``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, deque
+from typing import Callable, Collection, Iterable, Sequence
+
+import trueskill
+
+from ...bots import BotConfigError, BotSpec
+from ..ladder.entries import Entry
+from ..rating import RatingFold, RatingParams
+from ..records import MatchRecord
+from .base import ScheduledMatch
+from .seeds import deal_seed
+from .fairness import Floor
+from .nearest import RatingIndex
+
+SpecOf = Callable[[Entry], BotSpec]
+"""How an entry becomes the bot that plays under its player key (raises BotConfigError if it cannot)."""
+
+LAG = 16
+"""Tables drawn ahead of the ratings they use: up to this many tables are in play at once."""
+
+DEFAULT_FLOOR = 0.25
+"""No active bot's matches since joining fall more than this fraction below the field's median."""
+
+
+def ladder_match_id(first: int, table: Sequence[str], rotation: int) -> str:
+    """``L{first index}/{players}/r{rotation}``: names the match, never its deal."""
+    return f"L{first}/{'+'.join(table)}/r{rotation}"
+
+
+def table_of(match_id: str) -> tuple[int, tuple[str, ...], int] | None:
+    """First index, players and rotation of a ladder match id (None for another kind of id)."""
+    head, _, rest = match_id.partition("/")
+    players, _, rotation = rest.rpartition("/r")
+    if not head.startswith("L") or not head[1:].isdigit() or not rotation.isdigit() or not players:
+        return None
+    return int(head[1:]), tuple(players.split("+")), int(rotation)
+
+
+class LadderSchedule:
+    """An open-ended :class:`.base.Schedule` over a field that changes while it runs."""
+
+    def __init__(self, field: Callable[[], list[Entry]], spec_of: SpecOf, seats: Sequence[int], preset: str,
+                 master: int | str, params: RatingParams, placement: int = 5, floor: float = DEFAULT_FLOOR,
+                 kept: Callable[[], tuple[dict[str, trueskill.Rating], int]] | None = None,
+                 history: Callable[[], list[tuple[float, tuple[str, ...]]]] | None = None) -> None:
+        self.field = field
+        """Reads the active field (from the store) before each table."""
+        self.spec_of = spec_of
+        self.sizes = tuple(sorted(set(seats)))
+        self.preset = preset
+        self.master = master
+        self.params = params
+        self.placement = placement
+        self.kept = kept
+        """The ratings kept in the store and the last match index they include (None: rate the
+        records given to :meth:`resume`)."""
+        self.history = history
+        """When each stored match finished and who sat at it: a resumed ladder measures the fairness
+        floor since each bot's submission, not since the run began (None: since the run began)."""
+        self.specs: dict[str, BotSpec] = {}
+        """Player key -> bot, for every entry seen: the driver builds jobs from it."""
+        self.unusable: dict[str, str] = {}
+        """Player key -> why it cannot be played (its snapshot does not build): never seated."""
+        self.floor = Floor(floor)
+        self.index = RatingIndex()
+        """The active field's ratings in order (those of the fold: up to :data:`LAG` tables back)."""
+        self._fold = self._new_fold()
+        self._entries: object = None  # the field as last read: the same object means nothing changed
+        self._keys: list[str] = []
+        self._able: dict[int, list[str]] = {}
+        self._learning: set[str] = set()
+        self._arrived: dict[int, MatchRecord | None] = {}
+        self._queue: deque[ScheduledMatch] = deque()
+        self._issued: set[int] = set()
+        self._firsts: list[int] = []  # first index of each table drawn by this run
+        self._begin = 0
+        self._next = 0
+        self._tables = 0
+        self._short: str | None = None
+
+    @property
+    def total(self) -> None:
+        return None
+
+    def resume(self, done: Collection[int], records: Sequence[MatchRecord]) -> None:
+        """Counts from the stored matches, ratings from the store (or the records), and the rotations of
+        any table a stopped run left incomplete queued first."""
+        self._next = self._begin = max(done, default=-1) + 1
+        if self.kept is not None:
+            ratings, through = self.kept()
+            self._fold = self._new_fold([r for r in records if r.index > through], ratings, through)
+        else:
+            self._fold = self._new_fold(records)
+        for record in records:
+            for key in record.bots:
+                self.floor.counts[key] += 1
+        self._tables = len({r.match_id.split("/", 1)[0] for r in records})
+        self._windows()
+        self._complete(records)
+
+    def _windows(self) -> None:
+        """Reopen the floor's windows of the active field as they were: bots submitted with no match
+        finished in between share one, whose base is everybody's count at that time."""
+        if self.history is None:
+            return
+        field = self.field()
+        usable = set(self._playable(field))
+        joined = sorted((e.submitted_at, e.key) for e in field if e.key in usable)
+        done = sorted(self.history())
+        counts: Counter[str] = Counter()
+        step = 0
+        group: list[str] = []
+        for at, key in joined:
+            if step < len(done) and done[step][0] <= at and group:
+                self.floor.join(group, counts)
+                group = []
+            while step < len(done) and done[step][0] <= at:
+                counts.update(done[step][1])
+                step += 1
+            group.append(key)
+        self.floor.join(group, counts)
+
+    def _new_fold(self, records: Sequence[MatchRecord] = (), initial: dict[str, trueskill.Rating] | None = None,
+                  after: int = -1) -> RatingFold:
+        """The matchmaker's own rating fold, which moves the bots it rates in :attr:`index`."""
+        def moved(record: MatchRecord) -> None:
+            for key in record.bots:
+                if key in self.index.mu:
+                    self.index.set(key, self._fold.ratings[key])
+        return RatingFold(self.params, [], records, initial=initial, after=after, on_rate=moved)
+
+    def _complete(self, records: Sequence[MatchRecord]) -> None:
+        """Queue, under new indices, the rotations never stored of tables whose bots are all still active."""
+        seen: dict[tuple[int, tuple[str, ...]], set[int]] = {}
+        for record in records:
+            parsed = table_of(record.match_id)
+            if parsed is not None:
+                seen.setdefault(parsed[:2], set()).add(parsed[2])
+        active = set(self._usable())
+        for (first, table), rotations in sorted(seen.items()):
+            missing = [r for r in range(len(table)) if r not in rotations]
+            if missing and active.issuperset(table):
+                self._queue_table(first, table, missing)
+
+    def unfinished(self) -> Iterable[int]:
+        return sorted(self._issued)
+
+    def next_batch(self) -> list[ScheduledMatch] | None:
+        if not self._queue:
+            self._draw()
+        if not self._queue:
+            return []  # too few bots for any table, or the ratings it needs are still in play: wait
+        match = self._queue.popleft()
+        self._issued.add(match.index)
+        return [match]
+
+    def finished(self, scheduled: ScheduledMatch, record: MatchRecord | None) -> None:
+        self._issued.discard(scheduled.index)
+        self._arrived[scheduled.index] = record
+
+    def matches_of(self, key: str) -> int:
+        """Matches handed out with ``key`` seated, stored ones included."""
+        return self.floor.counts[key]
+
+    def waiting(self) -> str | None:
+        """Why no table can be drawn now (the run waits for submissions), or None."""
+        return self._short
+
+    def _usable(self) -> list[str]:
+        """The active field's player keys that can be played; when the field changed, the floor, the
+        rating index and the placement set follow it."""
+        entries = self.field()
+        if entries is self._entries:
+            return self._keys
+        keys = self._playable(entries)
+        self._entries, self._keys, self._able = entries, keys, {}
+        for key in sorted(self.floor.present - set(keys)):
+            self.floor.leave(key)
+            self.index.drop(key)
+            self._learning.discard(key)
+        fresh = self._fold.env.create_rating()
+        for key in keys:
+            if key not in self.index.mu:
+                self.index.set(key, self._fold.ratings.get(key, fresh))
+                if self.matches_of(key) < self.placement:
+                    self._learning.add(key)
+        self.floor.join(keys)
+        return self._keys
+
+    def _playable(self, entries: Iterable[Entry]) -> list[str]:
+        """The player keys of ``entries`` that can be played (each entry's bot is built once)."""
+        keys = []
+        for entry in entries:
+            if entry.key not in self.specs and entry.key not in self.unusable:
+                try:
+                    self.specs[entry.key] = self.spec_of(entry)
+                except BotConfigError as exc:
+                    self.unusable[entry.key] = str(exc)
+            if entry.key in self.specs:
+                keys.append(entry.key)
+        return sorted(keys)
+
+    def _able_at(self, size: int) -> list[str]:
+        """The usable bots that play tables of ``size``."""
+        if size not in self._able:
+            self._able[size] = [k for k in self._keys if self.specs[k].supports.plays(self.preset, size)]
+        return self._able[size]
+
+    def _rated_until(self) -> bool:
+        """Feed the fold every result from before the cap of the table about to be drawn; True once
+        all of them are in (the draw may go on)."""
+        drawn = len(self._firsts)
+        cap = self._firsts[drawn - LAG] if drawn >= LAG else self._begin
+        for index in sorted(i for i in self._arrived if i < cap):
+            record = self._arrived.pop(index)
+            if record is None:
+                self._fold.void(index)
+            else:
+                self._fold.add(record)
+        return self._fold.settled(cap)
+
+    def _draw(self) -> None:
+        """Queue every rotation of the next table, if the field can fill one and its ratings are in."""
+        keys = self._usable()
+        for step in range(len(self.sizes)):
+            n = self.sizes[(self._tables + step) % len(self.sizes)]
+            able = self._able_at(n)
+            if len(able) >= n:
+                break
+        else:
+            sizes = " or ".join(str(n) for n in self.sizes)
+            self._short = (f"waiting for bots: {len(keys)} usable in the field ({', '.join(keys) or 'none'}), "
+                           f"a table needs {sizes} that play {self.preset}; add some with arena submit")
+            return
+        self._short = None
+        if not self._rated_until():
+            return
+        first_index = self._next
+        table = self._pick(able, n, random.Random(f"{self.master}/ladder/{first_index}"))
+        self._queue_table(first_index, table, range(n))
+        self._firsts.append(first_index)
+        self._tables += 1
+
+    def _pick(self, able: list[str], n: int, rng: random.Random) -> tuple[str, ...]:
+        """The ``n`` bots of the next table (module docstring: who sits first, who joins them)."""
+        allowed = set(able) if len(able) < len(self._keys) else self.index.mu
+        seated = [k for k in self.floor.behind() if k in allowed][:n]
+        if not seated:
+            learning = sorted(k for k in self._learning if k in allowed)
+            if learning:
+                fewest = min(self.matches_of(k) for k in learning)
+                seated = [rng.choice([k for k in learning if self.matches_of(k) == fewest])]
+            else:
+                seated = [self.index.most_uncertain(allowed, rng)]
+        seated += self.index.nearest(self.index.mu[seated[0]], n - len(seated), allowed, set(seated), rng)
+        return tuple(sorted(seated))
+
+    def _queue_table(self, first: int, table: tuple[str, ...], rotations: Iterable[int]) -> None:
+        """Queue these rotations of ``table`` (first drawn at index ``first``) under the next indices."""
+        seed = deal_seed(self.master, f"L{first}/{'+'.join(table)}")
+        for rotation in rotations:
+            seating = table[rotation:] + table[:rotation]
+            index = self._next
+            self._next += 1
+            self._fold.expect([index])
+            self._queue.append(ScheduledMatch(index, ladder_match_id(first, table, rotation), seed, seating, 1,
+                                              rotation))
+            for key in seating:
+                self.floor.seat(key, 1)
+                if key in self._learning and self.matches_of(key) >= self.placement:
+                    self._learning.discard(key)

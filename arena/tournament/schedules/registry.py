@@ -1,0 +1,48 @@
+"""Schedule kinds by name: the one place that lists them.
+
+The config loader looks up the kind a file's ``schedule:`` names, and the driver the
+kind of a loaded config; neither knows which kinds exist. A kind is a
+:class:`.kind.ScheduleKind` in a module of its own; :func:`register` adds one (a
+plug-in, or a test), and the order of registration is the order in which the
+allowed values and keys are listed to the user.
+"""
+
+from __future__ import annotations
+
+from . import ladder, round_robin, sampled
+from .kind import ScheduleKind
+
+_KINDS: dict[str, ScheduleKind] = {k.name: k for k in (round_robin.KIND, sampled.KIND, ladder.KIND)}
+
+DEFAULT = round_robin.KIND.name
+"""The kind of a file that gives no ``schedule``."""
+
+NOT_YET: tuple[str, ...] = ()
+"""Schedule names kept for schedules to come: refused with a message saying so, not as typos."""
+
+
+def register(kind: ScheduleKind) -> None:
+    """Make ``schedule: NAME`` choose ``kind``; a name already taken is refused."""
+    if not kind.name or kind.name in _KINDS:
+        raise ValueError(f"schedule kind {kind.name!r} is {'taken' if kind.name else 'unnamed'}")
+    _KINDS[kind.name] = kind
+
+
+def unregister(name: str) -> None:
+    """Forget the kind registered as ``name`` (a test's, when it ends)."""
+    _KINDS.pop(name, None)
+
+
+def names() -> tuple[str, ...]:
+    """The values ``schedule`` may take, the default first."""
+    return tuple(_KINDS)
+
+
+def kinds() -> tuple[ScheduleKind, ...]:
+    """Every kind, in registration order."""
+    return tuple(_KINDS.values())
+
+
+def kind_of(name: str) -> ScheduleKind:
+    """The kind registered as ``name``; KeyError for a name no kind has (a loaded config never has one)."""
+    return _KINDS[name]
