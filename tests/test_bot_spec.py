@@ -28,10 +28,10 @@ def test_python_placeholder_in_build_is_the_bots_interpreter(tmp_path: Path) -> 
 
 def test_bundled_python_bots_build_bytecode_a_sandboxed_bot_can_read() -> None:
     """Under bwrap a bot runs as another user: unreadable or missing bytecode means compiling at every start."""
-    for name in ("random", "heuristic"):
+    for name in ("random", "heuristic", "known-p10"):
         build_bot(load_bot(str(ROOT / "bots" / name)))
     tag = sys.implementation.cache_tag if bot_python() == sys.executable else None
-    for module in (ROOT / "bots" / "lib" / "cabo_bot.py", ROOT / "bots" / "heuristic" / "strategy.py"):
+    for module in (ROOT / "bots" / "lib" / "cabo_bot.py", ROOT / "bots" / "lib" / "heuristic_strategy.py"):
         cache = module.parent / "__pycache__"
         compiled = [p for p in cache.glob(f"{module.stem}.*.pyc") if tag is None or tag in p.name]
         assert compiled, f"no bytecode for {module}"
