@@ -216,7 +216,8 @@ def print_schemes(played: dict[tuple[str, str], list[list[tuple[str, Game]]]], a
     figures: dict[tuple[str, str, str], float] = {}
     cells = [(preset, kind) for preset in PRESETS for kind in ("duplicate", "plain")]
     with ProcessPoolExecutor(args.workers) as pool:
-        rows = pool.map(_summary, [(played[kind, preset], scheme.params, args.matches)
+        rows = pool.map(_summary, [(played[kind, preset], scheme.params if kind == "duplicate" else
+                                    as_plain(scheme.params), args.matches)
                                    for scheme in schemes for preset, kind in cells])
         for scheme in schemes:
             shown = []
@@ -225,7 +226,12 @@ def print_schemes(played: dict[tuple[str, str], list[list[tuple[str, Game]]]], a
                 figures[scheme.name, preset, kind] = mean
                 shown.append(f"{mean:.1f} [{unsettled}]")
             print(f"{scheme.name:<44}" + "".join(f"{c:>20}" for c in shown), flush=True)
+    for preset in PRESETS:
+        share = luck_share(played["duplicate", preset], played["plain", preset])
+        print(f"{preset}: the deal and seat explain {share:.0%} of the variance of a place; duplicate deals "
+              f"that took all of it away would need {1 - share:.2f} of the matches")
     dflt = next(s.name for s in schemes if s.params == default)
+    best = next(s.name for s in schemes if s.params == dataclasses.replace(default, method="deal"))
     rr = statistics.fmean(figures[dflt, p, "duplicate"] for p in PRESETS)
     if args.no_ladder:
         print("rating: round-robin/ladder = not measured (--no-ladder)")
@@ -239,10 +245,50 @@ def print_schemes(played: dict[tuple[str, str], list[list[tuple[str, Game]]]], a
                   f"{figures[dflt, preset, 'duplicate']:.1f}")
         print(f"rating: round-robin/ladder = {rr / statistics.fmean(lad):.2f}")
     plain = statistics.fmean(figures[dflt, p, "plain"] for p in PRESETS)
-    print(f"rating: duplicate/plain = {rr / plain:.2f}")
+    print(f"rating: duplicate/plain = {rr / plain:.2f} ({dflt}, each match one game)")
+    deal = statistics.fmean(figures[best, p, "duplicate"] for p in PRESETS)
+    print(f"rating: duplicate/plain = {deal / plain:.2f} (duplicate deals rated by method deal, plain ones by match)")
 
 
-SCHEMES: list[Scheme] = []
+OLD = RatingParams(tau=25 / 300, draw_probability=0.10, beta=25 / 6)
+"""The defaults before this measurement (trueskill's own): skill that drifts between matches."""
+SCHEMES: list[Scheme] = [
+    Scheme("old default: tau 25/300, draw 0.10", OLD),
+    Scheme("psyleague: tau 0.00025, draw 0.0001", RatingParams(tau=0.00025, beta=25 / 6, draw_probability=0.0001)),
+    Scheme("tau 0, draw 0.10", RatingParams(tau=0.0, draw_probability=0.10)),
+    Scheme("default: tau 0, draw 0.01, beta 25/6", RatingParams(tau=0.0, draw_probability=0.01, beta=25 / 6)),
+    Scheme("tau 0, draw 0.01, beta 25/3", RatingParams(tau=0.0, draw_probability=0.01, beta=25 / 3)),
+    Scheme("tau 0, draw 0.01, beta 50/3", RatingParams(tau=0.0, draw_probability=0.01, beta=50 / 3)),
+    Scheme("table (default otherwise)", RatingParams(tau=0.0, draw_probability=0.01, method="table")),
+    Scheme("deal (default otherwise)", RatingParams(tau=0.0, draw_probability=0.01, method="deal")),
+]
+"""Compared on the same games. A fresh deal for every match leaves a deal nothing to compare within,
+so ``plain`` games are rated with method ``match`` whatever the scheme says."""
+
+
+def luck_share(duplicate: Sequence[Sequence[tuple[str, Game]]], plain: Sequence[Sequence[tuple[str, Game]]]) -> float:
+    """The share of a place's variance that the deal and seat explain, from the spread of seat averages.
+
+    Over a table's rotations every bot holds every seat once, so the bots' skills cancel in the average
+    place of a seat; what is left is the seat's luck D plus a quarter of the rest (noise e). With one
+    deal for the rotations that average varies as var(D) + var(e)/4; with a deal for each as
+    var(D)/4 + var(e)/4. So var(D) = 4/3 of the difference: what duplicate deals can take away at best.
+    """
+    def spread(runs: Sequence[Sequence[tuple[str, Game]]]) -> tuple[float, float]:
+        seat_vars, places = [], []
+        for run in runs:
+            for start in range(0, len(run) - SEATS + 1, SEATS):
+                deal = [game for _, game in run[start:start + SEATS]]
+                sums = [sum(places[seat] for _, places in deal) / SEATS for seat in range(SEATS)]
+                seat_vars.append(statistics.variance(sums))
+                places.extend(p for _, ps in deal for p in ps)
+        return statistics.fmean(seat_vars), statistics.pvariance(places)
+    (dup, total), (fresh, _) = spread(duplicate), spread(plain)
+    return max(0.0, 4 / 3 * (dup - fresh)) / total
+
+
+def as_plain(params: RatingParams) -> RatingParams:
+    return dataclasses.replace(params, method="match")
 
 
 if __name__ == "__main__":
