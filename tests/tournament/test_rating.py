@@ -202,3 +202,25 @@ def test_a_voided_match_is_passed_over_and_later_ones_do_not_wait_for_it() -> No
     assert fold.complete
     everything = rate([RECORDS[0], RECORDS[2], record(3, ("a", "b"), (2, 1))], RatingParams(), ["a", "b", "c"])
     assert all(close(fold.ratings[name], everything[name]) for name in "abc")  # a recomputation without it
+
+
+def test_defaults_match_the_keys_table_of_the_docs() -> None:
+    """Every ``rating.*`` row of docs/tournaments.md's Keys table names the default RatingParams has."""
+    import re
+    from dataclasses import fields
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "tournaments.md").read_text()
+    rows = dict(re.findall(r"^\| `rating\.(\w+)` \| [^|]*(?:\\\|[^|]*)* \| ([^|]+) \|", text, re.M))
+    assert set(rows) == {f.name for f in fields(RatingParams)}
+    for name, cell in rows.items():
+        fraction = re.search(r"\((\d+)/(\d+)\)", cell)
+        shown = re.match(r"`([^`]+)`", cell.strip())
+        assert shown, cell
+        value = getattr(RatingParams(), name)
+        if isinstance(value, str):
+            assert shown.group(1) == value
+        elif fraction:
+            assert value == pytest.approx(int(fraction.group(1)) / int(fraction.group(2)))
+        else:
+            assert value == pytest.approx(float(shown.group(1)))
