@@ -140,7 +140,10 @@ def _job(job: tuple[str, str, int, int, dict[str, Any]]) -> list[tuple[str, Game
 def games(cache: Path, kind: str, preset: str, seeds: int, matches: int, workers: int,
           params: RatingParams | None = None) -> list[list[tuple[str, Game]]]:
     """Every seed's games of one kind, from the cache where it has them (played and cached otherwise)."""
-    cache.mkdir(parents=True, exist_ok=True)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SystemExit(f"bench/rating.py: --cache {cache}: cannot make the directory ({exc.strerror})") from None
     tag = "" if params is None else "-" + "-".join(f"{k}{v}" for k, v in sorted(dataclasses.asdict(params).items()))
     paths = [longest(cache, f"v{CACHE_VERSION}-{kind}-{preset}-s{seed}-m", tag, matches) for seed in range(seeds)]
     todo = [seed for seed, path in enumerate(paths) if not path.exists()]
@@ -153,8 +156,12 @@ def games(cache: Path, kind: str, preset: str, seeds: int, matches: int, workers
                 os.replace(tmp, paths[seed])
     out = []
     for path in paths:
-        out.append([(mid, (tuple(bots), tuple(places)))
-                    for mid, (bots, places) in json.loads(path.read_text())[:matches]])
+        try:
+            out.append([(str(mid), (tuple(map(str, bots)), tuple(map(int, places))))
+                        for mid, (bots, places) in json.loads(path.read_text())[:matches]])
+        except (OSError, ValueError, TypeError) as exc:
+            raise SystemExit(f"bench/rating.py: cached games {path} are unreadable ({exc}); delete the file "
+                             "and run again to play them anew") from None
     return out
 
 
@@ -206,8 +213,8 @@ def main() -> None:
                         help="where played games are kept, so a second run only rates")
     parser.add_argument("--no-ladder", action="store_true", help="skip the ladder's matchmaking")
     args = parser.parse_args()
-    if args.seeds < 1 or args.matches < SEATS:
-        parser.error("--seeds must be at least 1 and --matches at least 4")
+    if args.seeds < 1 or args.matches < SEATS or args.workers < 1:
+        parser.error("--seeds and --workers must be at least 1, --matches at least 4")
     print(f"field {', '.join(TRUE_ORDER)} (true order), {SEATS} seats, {args.seeds} seeds x {args.matches} matches")
     start = time.perf_counter()
     played = {(kind, preset): games(args.cache, kind, preset, args.seeds, args.matches, args.workers)
