@@ -21,7 +21,7 @@ from typing import Any, Sequence
 import trueskill
 
 from ..tournament.leaderboard import RANKED, Leaderboard
-from ..tournament.rating import RatingParams, apply, make_env, schedule_order
+from ..tournament.rating import RatingFold, RatingParams, apply, make_env, schedule_order
 from ..tournament.records import MatchRecord, VoidRecord, record_of_row
 from ..tournament.standings import Results, read, standings
 from ..tournament.store import ResultStore
@@ -165,6 +165,9 @@ class RatingHistory:
 
     def update(self, records: Sequence[MatchRecord]) -> None:
         """Bring the ratings up to ``records`` (all finished matches, any order)."""
+        if self.params.method != "match":
+            self._fold(records)
+            return
         ordered = schedule_order(records)
         keys = [(r.index, r.match_id) for r in ordered]
         same = 0
@@ -187,6 +190,28 @@ class RatingHistory:
             self.applied.append((record.index, record.match_id))
             if len(self.applied) % CHECKPOINT == 0:
                 self.checkpoints.append((len(self.applied), dict(self.ratings), dict(self.played)))
+
+    def _fold(self, records: Sequence[MatchRecord]) -> None:
+        """Rate every record again with :class:`RatingFold`, for a method that rates a deal's rotations
+        together (the last deal's changes as its rotations come in, so no checkpoint would hold): each
+        bot's point after a match is its rating once that match's deal is rated."""
+        self.reset(self.params)
+
+        def rated(record: MatchRecord) -> None:
+            for bot in record.bots:
+                self.played[bot] += 1
+                self.history[bot].append(self._point(bot))
+
+        fold = RatingFold(self.params, [], expected=[r.index for r in records], on_rate=rated)
+        self.ratings = fold.ratings
+        for record in schedule_order(records):
+            for bot in record.bots:
+                if bot not in self.played:
+                    self.ratings[bot] = self.env.create_rating()
+                    self.played[bot] = 0
+                    self.history[bot] = [self._point(bot)]
+            fold.add(record)
+        self.ratings = dict(fold.ratings)
 
     def result(self, names: Sequence[str]) -> tuple[dict[str, trueskill.Rating], dict[str, list[list[float]]]]:
         """Every bot's rating and history: those of ``names`` without a match at the start."""

@@ -38,7 +38,7 @@ from ..game.seam import Game, GameRules, RuleError
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from ..suggest import did_you_mean
-from .rating import RatingParams
+from .rating import METHODS, RatingParams
 from .schedules.kind import Field, KeyPath, ScheduleKind
 from .schedules.registry import DEFAULT, NOT_YET, kind_of, kinds, names
 from .schedules.seeds import opaque_match_id
@@ -76,7 +76,7 @@ LIMIT_KEYS = ("cpu_seconds", "memory_mb", "file_size_mb", "open_files", "process
 """Keys of the ``limits`` section (the kernel and sandbox limits of :class:`Limits`)."""
 LATER_LIMITS = ("processes", "tmp_mb")
 """Limits added after the first tournaments: described (fingerprinted) only when not at their default."""
-RATING_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability")
+RATING_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability", "method")
 """Keys of the ``rating`` section (fields of :class:`RatingParams`)."""
 RULES_KEYS = ("preset", "options")
 """Keys of the mapping form of ``rules``."""
@@ -422,6 +422,9 @@ class _Reader:
         max_faults = self.required_int(("max_faults",), data.get("max_faults", 3), 1, MAX_FAULTS)
         tell_opponents = self.boolean(("tell_opponents",), data.get("tell_opponents", False))
         rating = self.rating(data.get("rating"))
+        refused = schedule.refuse_rating(rating)
+        if refused:
+            self.fail(("rating", "method"), refused)
         limits = self.limits(data.get("limits"))
         log_bytes = self.required_int(("log_bytes",), data.get("log_bytes", Limits().log_bytes), 0, MAX_LOG_BYTES)
         limits = dataclasses.replace(limits, log_bytes=log_bytes)
@@ -584,11 +587,14 @@ class _Reader:
             self.fail(("limits",), str(exc))
 
     def rating(self, value: Any) -> RatingParams:
-        """TrueSkill parameters: finite numbers; only the given ones override RatingParams' defaults."""
+        """TrueSkill parameters (finite numbers) and the method; only the given ones override RatingParams' defaults."""
         section = self.section(("rating",), value, RATING_KEYS)
-        chosen: dict[str, float] = {}
+        chosen: dict[str, Any] = {}
         for key, number in section.items():
             path = ("rating", key)
+            if key == "method":
+                chosen[key] = self.choice(path, number, METHODS)
+                continue
             if not isinstance(number, (int, float)) or isinstance(number, bool) or not math.isfinite(number) \
                     or abs(number) > RATING_MAX:
                 self.fail(path, f"expected a number from {-RATING_MAX} to {RATING_MAX}, got {_shown(number)}")

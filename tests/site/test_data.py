@@ -292,3 +292,20 @@ def test_kept_ratings_start_again_when_the_parameters_change(tmp_path):
     computed = data.compute(data.read_snapshot(tmp_path / "p"), kept)
     assert kept.params == RatingParams()
     assert computed.history == data.compute(data.read_snapshot(tmp_path / "p")).history
+
+
+@pytest.mark.parametrize("method", ["deal", "table"])
+def test_a_method_rating_a_deals_rotations_together_gives_the_tournaments_own_ratings(played, method):
+    from dataclasses import replace
+
+    from arena.tournament.rating import rate
+    snapshot = data.read_snapshot(played)
+    snapshot.params = replace(snapshot.params, method=method)
+    computed = data.compute(snapshot)
+    want = rate(snapshot.records, snapshot.params, snapshot.names)
+    assert {s.bot: (s.mu, s.sigma) for s in computed.board.standings} == \
+           {bot: (r.mu, r.sigma) for bot, r in want.items()}
+    for bot, points in computed.history.items():
+        assert len(points) == sum(bot in r.bots for r in snapshot.records) + 1
+        assert points[-1][1:] == [round(want[bot].mu, 3), round(want[bot].sigma, 3)]
+    assert computed.history != data.compute(data.read_snapshot(played)).history  # not rated match by match

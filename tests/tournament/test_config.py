@@ -69,7 +69,7 @@ workers: 3
 fault_policy: fallback
 max_faults: 5
 tell_opponents: true
-rating: {{mu: 30, sigma: 5.5, beta: 3, tau: 0, draw_probability: 0.2}}
+rating: {{mu: 30, sigma: 5.5, beta: 3, tau: 0.5, draw_probability: 0.2, method: deal}}
 limits: {{cpu_seconds: 10, memory_mb: 512, file_size_mb: 4, open_files: 32, processes: 20}}
 output: {tmp_path / 'out'}
 bots:
@@ -91,7 +91,7 @@ bots:
     assert config.workers == 3
     assert config.fault_policy == "fallback" and config.max_faults == 5
     assert config.tell_opponents is True
-    assert config.rating == RatingParams(mu=30.0, sigma=5.5, beta=3.0, tau=0.0, draw_probability=0.2)
+    assert config.rating == RatingParams(mu=30.0, sigma=5.5, beta=3.0, tau=0.5, draw_probability=0.2, method="deal")
     assert config.limits == Limits(cpu_seconds=10, memory_mb=512, file_size_mb=4, open_files=32, processes=20)
     assert config.output == tmp_path / "out"
     assert config.path == path
@@ -320,7 +320,11 @@ BAD_VALUES = [
     ("tell_opponents: 'true'", "tell_opponents", "expected true or false, got 'true'"),
     ("tell_opponents: null", "tell_opponents", "expected true or false, got null"),
     ("tell_opponent: true", "tell_opponent", "unknown key (did you mean 'tell_opponents'?)"),
-    ("rating: [1]", "rating", "expected a mapping with keys among mu, sigma, beta, tau, draw_probability"),
+    ("rating: [1]", "rating", "expected a mapping with keys among mu, sigma, beta, tau, draw_probability, method,"),
+    ("rating: {method: dupe}", "rating.method", "expected one of match | deal | table, got 'dupe'"),
+    ("rating: {method: 1}", "rating.method", "expected one of match | deal | table, got 1"),
+    ("rating: {method: deal}\nschedule: ladder", "rating.method",
+     "expected match: a ladder keeps its ratings match by match, got deal"),
     ("rating: {mu: x}", "rating.mu", "expected a number from -1000000 to 1000000, got 'x'"),
     ("rating: {mu: true}", "rating.mu", "expected a number from -1000000 to 1000000, got true"),
     ("rating: {beta: .nan}", "rating.beta", "expected a number from -1000000 to 1000000, got nan"),
@@ -328,7 +332,7 @@ BAD_VALUES = [
     ("rating: {tau: -1}", "rating.tau", "expected a number >= 0 (at most 1000000), got -1"),
     ("rating: {draw_probability: 1}", "rating.draw_probability", "from 0 up to (not including) 1, got 1"),
     ("rating: {sigmaa: 1}", "rating.sigmaa", "unknown key (did you mean 'sigma'?); allowed keys: mu, sigma, "
-                                             "beta, tau, draw_probability"),
+                                             "beta, tau, draw_probability, method"),
     ("limits: {memory_mb: 0}", "limits.memory_mb", "expected an integer from 1 to 1048576, got 0"),
     ("limits: {cpu_seconds: 1.5}", "limits.cpu_seconds", "expected an integer from 1 to 86400, got 1.5"),
     ("limits: {stack_mb: 8}", "limits.stack_mb", "unknown key; allowed keys: cpu_seconds, memory_mb, file_size_mb, "

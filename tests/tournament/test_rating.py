@@ -32,22 +32,36 @@ RECORDS = [
 
 def test_two_player_win_literal_numbers() -> None:
     ratings = rate([record(0, ("w", "l"), (1, 2))], RatingParams(), ["w", "l"])
+    assert ratings["w"].mu == pytest.approx(29.224, abs=1e-3)
+    assert ratings["w"].sigma == pytest.approx(7.192, abs=1e-3)
+    assert ratings["l"].mu == pytest.approx(20.776, abs=1e-3)
+    assert ratings["l"].sigma == pytest.approx(7.192, abs=1e-3)
+    assert exposure(ratings["w"]) == pytest.approx(29.224 - 3 * 7.192, abs=1e-2)
+
+
+def test_two_player_win_literal_numbers_with_drifting_skill() -> None:
+    """trueskill's own defaults (tau 25/300, draw 10%), which ``rating: {tau: 0.0833, draw_probability: 0.1}`` gives."""
+    ratings = rate([record(0, ("w", "l"), (1, 2))], RatingParams(tau=25 / 300, draw_probability=0.1), ["w", "l"])
     assert ratings["w"].mu == pytest.approx(29.396, abs=1e-3)
     assert ratings["w"].sigma == pytest.approx(7.171, abs=1e-3)
     assert ratings["l"].mu == pytest.approx(20.604, abs=1e-3)
-    assert ratings["l"].sigma == pytest.approx(7.171, abs=1e-3)
-    assert exposure(ratings["w"]) == pytest.approx(29.396 - 3 * 7.171, abs=1e-2)
 
 
 def test_two_player_draw_literal_numbers() -> None:
     ratings = rate([record(0, ("x", "y"), (1, 1))], RatingParams(), ["x", "y"])
     for name in ("x", "y"):
         assert ratings[name].mu == pytest.approx(25.0, abs=1e-9)
-        assert ratings[name].sigma == pytest.approx(6.458, abs=1e-3)
+        assert ratings[name].sigma == pytest.approx(6.455, abs=1e-3)
+
+
+def test_defaults_are_the_documented_ones() -> None:
+    """docs/tournaments.md, "Ratings": a skill that does not drift (tau 0) and the draw rate Cabo shows."""
+    assert RatingParams() == RatingParams(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=0.0, draw_probability=0.01,
+                                          method="match")
 
 
 def test_matches_trueskill_step_by_step() -> None:
-    env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.1)
+    env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=0.0, draw_probability=0.01)
     a = b = c = env.create_rating()
     (a,), (b,), (c,) = env.rate([(a,), (b,), (c,)], ranks=[0, 1, 2])
     (c,), (a,) = env.rate([(c,), (a,)], ranks=[0, 1])
@@ -188,3 +202,25 @@ def test_a_voided_match_is_passed_over_and_later_ones_do_not_wait_for_it() -> No
     assert fold.complete
     everything = rate([RECORDS[0], RECORDS[2], record(3, ("a", "b"), (2, 1))], RatingParams(), ["a", "b", "c"])
     assert all(close(fold.ratings[name], everything[name]) for name in "abc")  # a recomputation without it
+
+
+def test_defaults_match_the_keys_table_of_the_docs() -> None:
+    """Every ``rating.*`` row of docs/tournaments.md's Keys table names the default RatingParams has."""
+    import re
+    from dataclasses import fields
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "tournaments.md").read_text()
+    rows = dict(re.findall(r"^\| `rating\.(\w+)` \| [^|]*(?:\\\|[^|]*)* \| ([^|]+) \|", text, re.M))
+    assert set(rows) == {f.name for f in fields(RatingParams)}
+    for name, cell in rows.items():
+        fraction = re.search(r"\((\d+)/(\d+)\)", cell)
+        shown = re.match(r"`([^`]+)`", cell.strip())
+        assert shown, cell
+        value = getattr(RatingParams(), name)
+        if isinstance(value, str):
+            assert shown.group(1) == value
+        elif fraction:
+            assert value == pytest.approx(int(fraction.group(1)) / int(fraction.group(2)))
+        else:
+            assert value == pytest.approx(float(shown.group(1)))

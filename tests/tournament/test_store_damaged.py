@@ -75,6 +75,9 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
                             "meta 'bots' is not a list of bot names"),
     "meta rating not parameters": (lambda d: sql(d, "UPDATE meta SET value = '{\"sigma\": -1}' WHERE key = 'rating'"),
                                    "meta 'rating' is not rating parameters: rating parameter sigma must be > 0"),
+    "meta rating method unknown": (lambda d: sql(d, "UPDATE meta SET value = '{\"method\": \"dupe\"}' WHERE key = 'rating'"),
+                                   "meta 'rating' is not rating parameters: rating parameter method must be one of "
+                                   "match, deal, table, got 'dupe'"),
     "meta config not an object": (lambda d: sql(d, "UPDATE meta SET value = '3' WHERE key = 'config'"),
                                   "meta 'config' is not an object"),
     "meta ladder_left not a map": (lambda d: sql(d, "INSERT OR REPLACE INTO meta VALUES ('ladder_left', '[1, 2]')"),

@@ -21,7 +21,7 @@ import trueskill
 from ...bots import BotSpec
 from ...sandbox.backends import Backend
 from ..botfiles import check_bot_files
-from ..rating import RatingFold
+from ..rating import RatingFold, RatingParams
 from ..records import MatchRecord
 from .base import Schedule, ScheduledMatch
 
@@ -198,4 +198,8 @@ class ScheduleKind:
 
     def publish(self, config: TournamentConfig, store: ResultStore) -> None:
         """Write its own files (:attr:`board_files`) beside the leaderboard's."""
+
+    def refuse_rating(self, params: RatingParams) -> str | None:
+        """Why it cannot rate with ``params`` (the config's ``rating.method`` error), or None."""
+        return None
 

@@ -34,7 +34,7 @@ from ..ladder.limits import DEFAULT_MAX_FILES, DEFAULT_MAX_MB, MAX_FILES, MAX_MB
 from ..ladder.limits import KEYS as SUBMISSION_KEYS
 from ..ladder.lock import run_lock
 from ..ladder.snapshot import player_spec, snapshot
-from ..rating import RatingFold
+from ..rating import RatingFold, RatingParams
 from ..records import MatchRecord
 from . import LADDER
 from .base import Schedule, ScheduledMatch
@@ -81,6 +81,12 @@ class Ladder(ScheduleKind):
     setting_keys = ("placement_matches", "keep_versions", "fairness_floor", "submission", "unsandboxed_builds")
     builds_up_front = False
     board_files = ("ladder.txt", "ladder.md", "ladder.json", "ladder.csv")
+
+    def refuse_rating(self, params: RatingParams) -> str | None:
+        """Its kept ratings are updated match by match: no method that waits for a deal's rotations."""
+        if params.method != "match":
+            return f"expected match: a ladder keeps its ratings match by match, got {params.method}"
+        return None
 
     def read(self, reader: KeyReader, data: Mapping[str, Any]) -> LadderSettings:
         placement = reader.required_int(("placement_matches",),
