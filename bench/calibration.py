@@ -15,9 +15,10 @@ true one, then the last line::
     calibration: 95% rank intervals contain the true rank in X% of N cases
 
 (target >= 93%). ``--widen`` scales every sigma before the intervals are drawn (1: the
-posterior itself, as the boards use it), to see how much room there is.
+posterior itself, as the boards use it), to see how much room there is; ``--tau`` rates with
+another dynamics factor (0: a skill that never drifts, whose posteriors are the narrowest).
 
-    .venv/bin/python bench/calibration.py [--seeds 20] [--matches 120] [--widen 1.0]
+    .venv/bin/python bench/calibration.py [--seeds 20] [--matches 120] [--widen 1.0] [--tau T]
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from typing import Any, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import trueskill  # noqa: E402
 
 from arena.tournament.confidence import board_order, rank_intervals  # noqa: E402
 from arena.tournament.rating import RatingParams, apply, make_env  # noqa: E402
@@ -49,7 +52,8 @@ def policies() -> dict[str, Any]:
     return {f"known-p{round(p * 100)}": module.known_strength(p) for p in STRENGTHS}
 
 
-def one_field(classes: dict[str, Any], preset: str, seed: int, matches: int, params: RatingParams) -> dict:
+def one_field(classes: dict[str, Any], preset: str, seed: int, matches: int,
+              params: RatingParams) -> dict[str, trueskill.Rating]:
     """Play the first ``matches`` of the round robin with master seed ``seed``; the final ratings."""
     env = make_env(params)
     ratings = {name: env.create_rating() for name in classes}
@@ -63,13 +67,13 @@ def one_field(classes: dict[str, Any], preset: str, seed: int, matches: int, par
     return ratings
 
 
-def measure(preset: str, seeds: Sequence[int], matches: int, widen: float,
-            classes: dict[str, Any]) -> tuple[int, int, float, int]:
+def measure(preset: str, seeds: Sequence[int], matches: int, widen: float, classes: dict[str, Any],
+            params: RatingParams | None = None) -> tuple[int, int, float, int]:
     """(cases whose interval holds the true rank, cases, mean interval width, seeds ranked right)."""
     truth = {name: rank for rank, name in enumerate(classes, start=1)}
     hits = cases = width = exact = 0
     for seed in seeds:
-        ratings = one_field(classes, preset, seed, matches, RatingParams())
+        ratings = one_field(classes, preset, seed, matches, params or RatingParams())
         intervals = rank_intervals(ratings, widen=widen)
         for name, (low, high) in intervals.items():
             cases += 1
@@ -84,20 +88,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=20, help="master seeds per rule set (default 20)")
     parser.add_argument("--matches", type=int, default=120, help="matches per seed (default 120: two cycles)")
     parser.add_argument("--widen", type=float, default=1.0, help="scale every sigma by this (default 1)")
+    parser.add_argument("--tau", type=float, default=None,
+                        help="rate with this TrueSkill tau instead of the arena's default (0: a fixed skill)")
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.matches < 1 or args.widen <= 0:
         parser.error("--seeds and --matches must be at least 1, --widen above 0")
+    try:
+        params = RatingParams() if args.tau is None else RatingParams(tau=args.tau)
+    except ValueError as exc:
+        parser.error(str(exc))
     classes = policies()
     started = time.perf_counter()
     hits_all = cases_all = 0
     for preset in PRESETS:
-        hits, cases, width, exact = measure(preset, range(1, args.seeds + 1), args.matches, args.widen, classes)
+        hits, cases, width, exact = measure(preset, range(1, args.seeds + 1), args.matches, args.widen, classes,
+                                            params)
         hits_all += hits
         cases_all += cases
         print(f"{preset}: {args.seeds} seeds x {args.matches} matches, 95% rank intervals contain the true rank "
               f"in {100 * hits / cases:.1f}% of {cases} cases; mean width {width:.2f} ranks; board order true "
               f"in {exact} of {args.seeds} seeds")
-    print(f"({time.perf_counter() - started:.0f} s; sigma x {args.widen:g})")
+    print(f"({time.perf_counter() - started:.0f} s; tau {params.tau:g}; sigma x {args.widen:g})")
     print(f"calibration: 95% rank intervals contain the true rank in {100 * hits_all / cases_all:.1f}% "
           f"of {cases_all} cases")
 

@@ -32,8 +32,19 @@ SAMPLES = 4000
 estimated tail mass crosses 2.5%; with 4000 draws that estimate has a standard error of
 sqrt(0.025 * 0.975 / 4000) = 0.25 percentage points, so an end can only differ from the exact one
 when a rank's tail mass lies within about half a point of 2.5%: rare, and then either answer is
-fair. More draws cost time on every board refresh (a ladder refreshes after each match) and buy
-nothing a reader could see."""
+fair. More draws cost time on every board refresh and buy nothing a reader could see."""
+DRAW_BUDGET = 200_000
+"""Skills drawn at most per board (draws times players), so that a large ladder's board still takes a
+fraction of a second to make in pure Python (a ladder rewrites its board every few seconds while it
+runs): up to 50 ranked players get :data:`SAMPLES` draws, more get fewer."""
+MIN_SAMPLES = 200
+"""The fewest draws however large the field: the 2.5% tail is then 5 draws, so a very large ladder's interval
+ends may be a rank off the exact ones (still the same on every run)."""
+
+
+def samples_for(players: int) -> int:
+    """Draws for a field of ``players``: :data:`SAMPLES` within :data:`DRAW_BUDGET`, never below :data:`MIN_SAMPLES`."""
+    return max(MIN_SAMPLES, min(SAMPLES, DRAW_BUDGET // max(players, 1)))
 SEED = 22
 """Seed of the draws: the same ratings give the same intervals, run after run."""
 LEVEL = 0.95
@@ -74,7 +85,7 @@ def settled(ratings: Mapping[str, trueskill.Rating], p: float,
     return all(value is None or value >= p for value in ahead_of_next(ratings, order).values())
 
 
-def rank_intervals(ratings: Mapping[str, trueskill.Rating], level: float = LEVEL, samples: int = SAMPLES,
+def rank_intervals(ratings: Mapping[str, trueskill.Rating], level: float = LEVEL, samples: int | None = None,
                    seed: int = SEED, widen: float = 1.0) -> dict[str, tuple[int, int]]:
     """A ``level`` interval (lowest, highest rank; 1 is best) for each player's rank among ``ratings``.
 
@@ -82,9 +93,10 @@ def rank_intervals(ratings: Mapping[str, trueskill.Rating], level: float = LEVEL
     which have probability zero, by name); a player's interval runs from the rank below which
     fewer than (1 - level) / 2 of its draws fall to the rank above which as few do. ``widen``
     scales every sigma: 1 is the posterior itself; the calibration bench measures whether more
-    is needed."""
+    is needed. ``samples``: draws (default :func:`samples_for` the field)."""
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
+    samples = samples_for(len(ratings)) if samples is None else samples
     if samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples!r}")
     names = sorted(ratings)
@@ -92,26 +104,19 @@ def rank_intervals(ratings: Mapping[str, trueskill.Rating], level: float = LEVEL
         return {}
     if len(names) == 1:
         return {names[0]: (1, 1)}
-    rng = random.Random(seed)
+    gauss = random.Random(seed).gauss
     params = [(float(ratings[n].mu), widen * float(ratings[n].sigma)) for n in names]
-    counts = [[0] * len(names) for _ in names]  # counts[player][rank - 1]
+    ranks: list[list[int]] = [[] for _ in names]  # each player's rank (1 is best) in each draw
+    players = range(len(names))
     for _ in range(samples):
-        draw = [(-rng.gauss(mu, sigma), i) for i, (mu, sigma) in enumerate(params)]
-        draw.sort()
-        for rank, (_, player) in enumerate(draw):
-            counts[player][rank] += 1
-    tail = (1.0 - level) / 2.0 * samples
+        draw = [-gauss(mu, sigma) for mu, sigma in params]
+        for rank, player in enumerate(sorted(players, key=draw.__getitem__), start=1):  # stable: ties by name
+            ranks[player].append(rank)
+    tail = math.floor((1.0 - level) / 2.0 * samples)  # draws each end may leave out
     out = {}
-    for i, name in enumerate(names):
-        low, seen = 0, 0
-        while seen + counts[i][low] <= tail:  # ranks whose draws, with all better ones, stay within the tail
-            seen += counts[i][low]
-            low += 1
-        high, seen = len(names) - 1, 0
-        while seen + counts[i][high] <= tail:
-            seen += counts[i][high]
-            high -= 1
-        out[name] = (low + 1, high + 1)
+    for name, drawn in zip(names, ranks):
+        drawn.sort()
+        out[name] = (drawn[tail], drawn[samples - 1 - tail])
     return out
 
 
