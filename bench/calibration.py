@@ -4,9 +4,10 @@ The known-strength field (the heuristic playing a uniformly random legal action 
 probability p = 0, 0.1, 0.2, 0.35, 0.5, 1; true order p0 first, p100 last) plays in-process,
 4 seats, under each rule set, ``--seeds`` times (20) with a different master seed each time:
 the arena's own round-robin schedule (every table of 4 under every rotation of one deal) cut
-after ``--matches`` (120: two cycles, enough to rank but, as the figures show, not to settle
-every neighbour), rated with the arena's own rating code and parameters (``RatingParams()``),
-then ranked with the boards' own :func:`arena.tournament.confidence.rank_intervals`.
+after ``--matches`` (60: one cycle, each of the 15 tables under its 4 rotations; enough to
+rank, and, as the figures show, not to settle every neighbour under the standard rules),
+rated with the arena's own rating code and parameters (``RatingParams()``), then ranked with
+the boards' own :func:`arena.tournament.confidence.rank_intervals`.
 
 A case is one (seed, bot): does its interval contain its true rank? Per rule set one line
 with that fraction, the mean interval width and how often the board order was already the
@@ -18,7 +19,7 @@ true one, then the last line::
 posterior itself, as the boards use it), to see how much room there is; ``--tau`` rates with
 another dynamics factor (0: a skill that never drifts, whose posteriors are the narrowest).
 
-    .venv/bin/python bench/calibration.py [--seeds 20] [--matches 120] [--widen 1.0] [--tau T]
+    .venv/bin/python bench/calibration.py [--seeds 20] [--matches 60] [--widen 1.0] [--tau T]
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def measure(preset: str, seeds: Sequence[int], matches: int, widen: float, class
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=20, help="master seeds per rule set (default 20)")
-    parser.add_argument("--matches", type=int, default=120, help="matches per seed (default 120: two cycles)")
+    parser.add_argument("--matches", type=int, default=60, help="matches per seed (default 60: one cycle)")
     parser.add_argument("--widen", type=float, default=1.0, help="scale every sigma by this (default 1)")
     parser.add_argument("--tau", type=float, default=None,
                         help="rate with this TrueSkill tau instead of the arena's default (0: a fixed skill)")

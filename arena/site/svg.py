@@ -146,9 +146,9 @@ MAX_INTERVAL_ROWS = 40
 def rank_intervals_chart(rows: Sequence[dict[str, Any]], ranked: int, prefix: str = "bots/") -> str:
     """One line per ranked bot of :func:`data.leaderboard_rows` (board order): its 95% rank interval as a bar over
     the ranks 1 .. ``ranked``, its board rank as a dot, hover for the numbers."""
-    line, label = 18, min(max((len(r["bot"]) for r in rows), default=4) * 7 + 12, 220)
+    line, label = 20, min(max((len(r["bot"]) for r in rows), default=4) * 7 + 12, 220)
     top, bottom, right = 8, 30, 16
-    plot_w = max(240, min(40 * ranked, 600))
+    plot_w = max(360, min(40 * ranked, 640))
     width, height = label + plot_w + right, top + line * len(rows) + bottom
     step = plot_w / max(ranked, 1)
 
