@@ -3,7 +3,9 @@
 Everything here is a pure function of the records, the voided matches and the ratings,
 ordered deterministically, so two runs over the same results write byte-identical
 files. (The timing columns come from the records too, but they measure how a run went:
-two runs of one tournament agree on every column but those.) Voided matches count nowhere in the standings; every output lists them.
+two runs of one tournament agree on every column but those.) The rank intervals are drawn
+from a fixed seed (:mod:`.confidence`), so they too are the same for the same ratings.
+Voided matches count nowhere in the standings; every output lists them.
 
 Which players are ranked, and in what order, is one rule (:func:`ranking`) that every board
 follows: these files, a ladder's own board (:mod:`.ladder.board`) and the report
