@@ -4,14 +4,18 @@ The known-strength field (the heuristic playing a uniformly random legal action 
 probability p = 0, 0.1, 0.2, 0.35, 0.5, 1; true order p0 first, p100 last) plays in-process,
 4 seats, under each rule set, ``--seeds`` times (20) with a different master seed each time:
 the arena's own round-robin schedule (every table of 4 under every rotation of one deal) cut
-after ``--matches`` (60: one cycle, each of the 15 tables under its 4 rotations; enough to
-rank, and, as the figures show, not to settle every neighbour under the standard rules),
-rated with the arena's own rating code and parameters (``RatingParams()``), then ranked with
-the boards' own :func:`arena.tournament.confidence.rank_intervals`.
+after each number of ``--matches`` (20 and 60), rated with the arena's own rating code and
+parameters (``RatingParams()``), then ranked with the boards' own
+:func:`arena.tournament.confidence.rank_intervals`. Why two lengths: after one cycle (60
+matches, each of the 15 tables under its 4 rotations) the board's mu-3σ order is still wrong
+in some seeds, but the order of mu is all but always the true one, so any interval around it
+holds the true rank (even sigma x 0.1 does); after 20 the order of mu is often wrong, and
+only intervals as wide as the uncertainty hold the truth. The first shows the intervals are
+honest where it matters, the second that they narrow as the matches come in.
 
-A case is one (seed, bot): does its interval contain its true rank? Per rule set one line
-with that fraction, the mean interval width and how often the board order was already the
-true one, then the last line::
+A case is one (seed, bot): does its interval contain its true rank? Per rule set and length
+one line with that fraction, the mean interval width and how often the board order was
+already the true one, then the last line, over every case::
 
     calibration: 95% rank intervals contain the true rank in X% of N cases
 
@@ -19,7 +23,7 @@ true one, then the last line::
 posterior itself, as the boards use it), to see how much room there is; ``--tau`` rates with
 another dynamics factor (0: a skill that never drifts, whose posteriors are the narrowest).
 
-    .venv/bin/python bench/calibration.py [--seeds 20] [--matches 60] [--widen 1.0] [--tau T]
+    .venv/bin/python bench/calibration.py [--seeds 20] [--matches 20,60] [--widen 1.0] [--tau T]
 """
 
 from __future__ import annotations
@@ -87,13 +91,18 @@ def measure(preset: str, seeds: Sequence[int], matches: int, widen: float, class
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=20, help="master seeds per rule set (default 20)")
-    parser.add_argument("--matches", type=int, default=60, help="matches per seed (default 60: one cycle)")
+    parser.add_argument("--matches", default="20,60",
+                        help="matches per seed, one or more separated by commas (default 20,60; 60 is one cycle)")
     parser.add_argument("--widen", type=float, default=1.0, help="scale every sigma by this (default 1)")
     parser.add_argument("--tau", type=float, default=None,
                         help="rate with this TrueSkill tau instead of the arena's default (0: a fixed skill)")
     args = parser.parse_args(argv)
-    if args.seeds < 1 or args.matches < 1 or args.widen <= 0:
-        parser.error("--seeds and --matches must be at least 1, --widen above 0")
+    try:
+        lengths = [int(part) for part in str(args.matches).split(",")]
+    except ValueError:
+        parser.error(f"--matches takes whole numbers separated by commas, got {args.matches!r}")
+    if args.seeds < 1 or min(lengths) < 1 or args.widen <= 0:
+        parser.error("--seeds and every --matches must be at least 1, --widen above 0")
     try:
         params = RatingParams() if args.tau is None else RatingParams(tau=args.tau)
     except ValueError as exc:
@@ -101,14 +110,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     classes = policies()
     started = time.perf_counter()
     hits_all = cases_all = 0
-    for preset in PRESETS:
-        hits, cases, width, exact = measure(preset, range(1, args.seeds + 1), args.matches, args.widen, classes,
-                                            params)
-        hits_all += hits
-        cases_all += cases
-        print(f"{preset}: {args.seeds} seeds x {args.matches} matches, 95% rank intervals contain the true rank "
-              f"in {100 * hits / cases:.1f}% of {cases} cases; mean width {width:.2f} ranks; board order true "
-              f"in {exact} of {args.seeds} seeds")
+    for matches in lengths:
+        for preset in PRESETS:
+            hits, cases, width, exact = measure(preset, range(1, args.seeds + 1), matches, args.widen, classes,
+                                                params)
+            hits_all += hits
+            cases_all += cases
+            print(f"{preset}: {args.seeds} seeds x {matches} matches, 95% rank intervals contain the true rank "
+                  f"in {100 * hits / cases:.1f}% of {cases} cases; mean width {width:.2f} ranks; board order true "
+                  f"in {exact} of {args.seeds} seeds", flush=True)
     print(f"({time.perf_counter() - started:.0f} s; tau {params.tau:g}; sigma x {args.widen:g})")
     print(f"calibration: 95% rank intervals contain the true rank in {100 * hits_all / cases_all:.1f}% "
           f"of {cases_all} cases")
