@@ -199,3 +199,12 @@ class ScheduleKind:
     def publish(self, config: TournamentConfig, store: ResultStore) -> None:
         """Write its own files (:attr:`board_files`) beside the leaderboard's."""
 
+    def settle_unit(self, scheduled: ScheduledMatch) -> int:
+        """The unit at whose end ``arena run --until settled`` may stop (:mod:`..settle`), never
+        decreasing in schedule order: here the cycle, so a run stops after whole cycles."""
+        return scheduled.cycle
+
+    def settle_name(self, scheduled: ScheduledMatch) -> str:
+        """The unit of ``scheduled`` in words, for the run's last line."""
+        return f"cycle {scheduled.cycle}"
+
