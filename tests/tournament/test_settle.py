@@ -156,3 +156,15 @@ def test_the_cli_prints_the_verdict_last_and_refuses_a_bad_value(tmp_path):
     assert result.output.rstrip().splitlines()[-1].startswith("until settled=0.9: settled after")
     bad = CliRunner().invoke(main, ["run", str(path), "--until", "forever"])
     assert bad.exit_code == 2 and "--until" in bad.output and "expected settled or settled=P" in bad.output
+
+
+def test_a_ladder_stops_after_a_table_once_settled(tmp_path):
+    path = tmp_path / "lad.yaml"
+    path.write_text("\n".join(["name: lad", "schedule: ladder", "rules: standard", "seats: 2", "seed: 5",
+                               "sandbox: none", "workers: 2", "placement_matches: 0", f"output: {tmp_path / 'lad'}",
+                               "bots:"] + [f"  - {b}" for b in FAR_APART]) + "\n")
+    config = load_config(path)
+    summary = run_tournament(config, out=open(os.devnull, "w"), max_matches=400, until_settled=0.95)
+    played = stored(config.output)
+    assert "settled after" in summary.settled and "at the end of the table of match" in summary.settled
+    assert 0 < len(played) < 400 and len(played) % 2 == 0  # whole tables of two rotations
