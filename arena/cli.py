@@ -343,8 +343,12 @@ def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> 
 @click.option("--report/--no-report", default=True, show_default=True,
               help="Write the web report (RESULTS/report/index.html) at the end, and every few minutes "
                    "while a ladder plays.")
+@click.option("--until", "until", metavar="settled[=P]", default=None,
+              help="Stop once every adjacent pair of the board is ordered with probability at least P "
+                   "(default 0.95), after whole cycles (a ladder: after any table), or at cycles or --matches, "
+                   "whichever comes first; the last line says which. See docs/tournaments.md.")
 def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, max_matches: int | None,
-            hours: float | None, report: bool, dask: str | None = None) -> None:
+            hours: float | None, report: bool, dask: str | None = None, until: str | None = None) -> None:
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
     from . import cluster  # noqa: F401  registers the Dask executor that --dask and `executor: {dask: ...}` choose
     from .execute import PoolFailure
@@ -353,8 +357,13 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
     from .tournament.driver import run_tournament
     from .tournament.ladder.lock import AlreadyRunning
     from .tournament.leaderboard import text, voided_summary
+    from .tournament.settle import UntilError, parse_until
     from .tournament.store import StoreMismatch
 
+    try:
+        until_settled = None if until is None else parse_until(until)
+    except UntilError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--until'") from None
     try:
         config = load_config(config_file)
     except ConfigError as exc:
@@ -362,7 +371,7 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
     try:
         summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes,
                                  max_matches=max_matches, hours=hours, report=RunReport if report else None,
-                                 dask=dask)
+                                 dask=dask, until_settled=until_settled)
     except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning, PoolFailure) as exc:
         raise click.ClickException(str(exc)) from None
     own = config.kind.board_files  # a schedule kind's own board, shown instead of the leaderboard
@@ -375,7 +384,9 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
     click.echo(f"results: {config.output} ({own_files}leaderboard.md, leaderboard.json, leaderboard.csv, "
                f"head_to_head.csv, voided.csv, results.sqlite, replays/{site})")
     if summary.leaderboard.voided:
-        click.echo(voided_summary(summary.leaderboard.voided))  # the last line: what is not rated, and why
+        click.echo(voided_summary(summary.leaderboard.voided))  # what is not rated, and why
+    if summary.settled:
+        click.echo(summary.settled)  # the last line: settled, or where the run stopped instead
     if summary.interrupted:
         raise SystemExit(130)
     if summary.stopped:

@@ -254,6 +254,8 @@ def leaderboard_rows(board: Leaderboard) -> list[dict[str, Any]]:
         "faults": dict(s.faults), "fault_count": sum(s.faults.values()), "forfeits": s.forfeits,
         "voided": s.voided, "mean_ms": _round(s.mean_ms), "max_ms": _round(s.max_ms),
         "startup_ms": _round(s.startup_ms),
+        "rank_interval": None if s.rank_interval is None else list(s.rank_interval),
+        "p_ahead_next": _round(s.p_ahead_next),
     } for s in board.standings]
 
 

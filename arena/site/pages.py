@@ -13,7 +13,9 @@ import json
 from typing import Any, Sequence
 from urllib.parse import quote
 
-from ..tournament.leaderboard import EXPOSURE_LABEL, RANKING_NOTE, UNRANKED_NOTE, rank_text
+from ..tournament.confidence import interval_text, probability_text
+from ..tournament.leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, RANKING_NOTE,
+                                      UNRANKED_NOTE, rank_text)
 from . import data, svg
 from .svg import esc
 
@@ -81,7 +83,8 @@ def _faults_text(faults: dict[str, int]) -> str:
 
 
 LEADERBOARD_HEAD = (("rank", "rank", "num"), ("bot", "bot", "text"), ("mu", "mu ± 3σ", "num"),
-                    ("exposure", EXPOSURE_LABEL, "num"), ("matches", "matches", "num"), ("wins", "wins", "num"),
+                    ("exposure", EXPOSURE_LABEL, "num"), ("rank_interval", INTERVAL_LABEL, "num"),
+                    ("p_ahead_next", AHEAD_LABEL, "num"), ("matches", "matches", "num"), ("wins", "wins", "num"),
                     ("average_place", "avg place", "num"), ("average_total", "avg total", "num"),
                     ("forfeits", "forfeits", "num"), ("fault_count", "faults", "num"),
                     ("mean_ms", "ms/decision", "num"), ("max_ms", "max ms", "num"),
@@ -100,6 +103,9 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], up: str = "") -> str:
              + (f' <span class="status">{esc(r["status"])}</span>' if r.get("status") else "")),
             (r["mu"], f'{fmt(r["mu"])} <span class="pm">± {fmt(3 * r["sigma"])}</span>'),
             (r["exposure"], fmt(r["exposure"])),
+            (None if r["rank_interval"] is None else r["rank_interval"][0] * 100_000 + r["rank_interval"][1],
+             interval_text(r["rank_interval"])),  # sorted by the best rank, then the worst
+            (r["p_ahead_next"], probability_text(r["p_ahead_next"])),
             (r["matches"], str(r["matches"])),
             (r["wins"], str(r["wins"])),
             (r["average_place"], fmt(r["average_place"])),
@@ -121,9 +127,19 @@ def index_page(rows: Sequence[dict[str, Any]], summary: dict[str, Any], version:
     order = RANKING_NOTE[0].upper() + RANKING_NOTE[1:] + ("; " + UNRANKED_NOTE if unranked else "")
     note = (f'<p class="note">{esc(order)}. The mu ± 3σ column shows the spread. Click a column heading to '
             "sort. ms/decision: mean time from asking a bot to reading its reply; start ms: from starting its "
-            "process to its ready.</p>")
+            f"process to its ready. {esc(CONFIDENCE_NOTE)}.</p>")
     empty = "" if rows else '<p class="empty">No bots yet.</p>'
-    return layout("Leaderboard", leaderboard_table(rows) + empty + note, summary, version)
+    ranked = [r for r in rows if r["rank_interval"] is not None]
+    chart = ""
+    if ranked:
+        shown = ranked[:svg.MAX_INTERVAL_ROWS]
+        more = (f" Only the best {len(shown)} of {len(ranked)} ranked bots are drawn."
+                if len(shown) < len(ranked) else "")
+        chart = ("<h2>How sure is this ranking</h2>\n"
+                 f'<p class="note">Each ranked bot\'s 95% rank interval (bar) and its rank on the board (dot): '
+                 f"where bars overlap, the board cannot yet tell those bots apart.{esc(more)}</p>\n"
+                 f'<div class="scroll">{svg.rank_intervals_chart(shown, len(ranked))}</div>')
+    return layout("Leaderboard", leaderboard_table(rows) + empty + note + chart, summary, version)
 
 
 def headtohead_page(matrix: dict[str, Any], summary: dict[str, Any], version: str) -> str:

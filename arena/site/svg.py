@@ -137,3 +137,45 @@ def heat_map(matrix: dict[str, Any], prefix: str = "bots/") -> str:
                          f'text-anchor="middle">{round(share * 100)}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+MAX_INTERVAL_ROWS = 40
+"""The rank interval chart draws the best this many ranked bots: a ladder of 1,000 would make a page of bars."""
+
+
+def rank_intervals_chart(rows: Sequence[dict[str, Any]], ranked: int, prefix: str = "bots/") -> str:
+    """One line per ranked bot of :func:`data.leaderboard_rows` (board order): its 95% rank interval as a bar over
+    the ranks 1 .. ``ranked``, its board rank as a dot, hover for the numbers."""
+    line, label = 20, min(max((len(r["bot"]) for r in rows), default=4) * 7 + 12, 220)
+    top, bottom, right = 8, 30, 16
+    plot_w = max(360, min(40 * ranked, 640))
+    width, height = label + plot_w + right, top + line * len(rows) + bottom
+    step = plot_w / max(ranked, 1)
+
+    def x(rank: float) -> float:
+        return label + step * (rank - 0.5)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart intervals" viewBox="0 0 {width} {height}" '
+             f'width="{width}" height="{height}" role="img" aria-label="95% rank interval of each ranked bot">',
+             "<title>95% rank interval (bar) and board rank (dot) of each ranked bot</title>"]
+    ticks = [t for t in _ticks(1, ranked, min(ranked, 10)) if t == int(t)] if ranked > 1 else [1.0]
+    for tick in ticks:
+        parts.append(f'<line class="grid" x1="{_n(x(tick))}" x2="{_n(x(tick))}" y1="{top}" '
+                     f'y2="{top + line * len(rows)}"/><text class="tick" x="{_n(x(tick))}" '
+                     f'y="{top + line * len(rows) + 14}" text-anchor="middle">{int(tick)}</text>')
+    for i, r in enumerate(rows):
+        low, high = r["rank_interval"]
+        cy = top + line * i + line / 2
+        p = r["p_ahead_next"]
+        tip = (f"{r['bot']}: rank {r['rank']}, 95% interval {low}-{high}"
+               + ("" if p is None else f", P(ahead of the next) {p:.3f}"))
+        parts.append(f'<a href="{esc(prefix + r["page"])}.html"><text class="name" x="{label - 6}" y="{_n(cy + 4)}" '
+                     f'text-anchor="end">{esc(r["bot"])}</text></a>')
+        parts.append(f'<g><title>{esc(tip)}</title>'
+                     f'<rect class="band" x="{_n(x(low) - step * 0.4)}" y="{_n(cy - 5)}" '
+                     f'width="{_n(x(high) - x(low) + step * 0.8)}" height="10" rx="3"/>'
+                     f'<circle class="rank" cx="{_n(x(r["rank"]))}" cy="{_n(cy)}" r="4"/></g>')
+    parts.append(f'<text class="axis" x="{label + plot_w / 2:.0f}" y="{height - 2}" text-anchor="middle">'
+                 "rank (1 is best)</text>")
+    parts.append("</svg>")
+    return "".join(parts)

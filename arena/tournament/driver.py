@@ -34,6 +34,7 @@ from .schedules.build import players_of, schedule_for
 from .schedules.build import schedule_of as schedule_of
 from .schedules.fixed import FixedSchedule
 from .seating import refusal
+from .settle import SettleGate
 from .standings import read as read_results
 from .standings import standings
 from .store import ResultStore
@@ -61,6 +62,8 @@ class RunSummary:
     """Matches voided by this invocation (the leaderboard lists every voided match)."""
     stopped: str = ""
     """Why the run stopped before the end without a Ctrl-C (workers could not be kept alive), or ""."""
+    settled: str = ""
+    """With a stop rule (``until_settled``): the run's last line, settled or not, and where."""
 
 
 def resolve_seed(config: TournamentConfig, store: ResultStore) -> TournamentConfig:
@@ -95,7 +98,7 @@ def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: Mapping[str
                     wire_id=config.wire_id(scheduled.match_id), game=config.game)
 
 
-def _jobs(schedule: Schedule, live: RatingFold, issued: dict[int, ScheduledMatch],
+def _jobs(schedule: Schedule | SettleGate, live: RatingFold, issued: dict[int, ScheduledMatch],
           job: Callable[[ScheduledMatch], MatchJob],
           room: Callable[[], int | None] = lambda: None,
           say: Callable[[str], None] = lambda line: None) -> Iterator[list[tuple[int, MatchJob]]]:
@@ -170,7 +173,7 @@ ReportFactory = Callable[[Path, bool], Report]
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
                    say: Callable[[str], None] | None = None, accept_bot_changes: bool = False,
                    max_matches: int | None = None, hours: float | None = None, report: ReportFactory | None = None,
-                   dask: str | None = None) -> RunSummary:
+                   dask: str | None = None, until_settled: float | None = None) -> RunSummary:
     """Play every match of ``config`` not stored yet in its output directory (at most ``max_matches``
     of them, and none begun after ``hours``), then publish (``report``: the web report too, also every few
     minutes while a schedule that asks for it plays; the CLI passes :class:`arena.site.refresh.RunReport`).
@@ -182,6 +185,9 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     ``dask`` (else the file's ``executor``): play on that Dask cluster instead of local worker processes,
     with the executor :mod:`arena.cluster` registers when imported (:mod:`arena.execute.registry`; ``arena run``
     imports it); :class:`PoolFailure` says how to install Dask when it is missing.
+    ``until_settled``: stop once every adjacent pair of the board is ordered with at least this
+    probability, at the end of a unit of the schedule (:mod:`.settle`: whole cycles, a ladder's tables),
+    or at the schedule's end or ``max_matches``, whichever comes first.
     """
     if dask is not None:
         registered(DASK).require()
@@ -192,7 +198,7 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     elif config.executor is not None:
         registered(config.executor.name).require()
     with config.kind.run_guard(config):
-        return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report)
+        return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report, until_settled)
 
 
 def _builder(sandbox: str) -> Backend:
@@ -207,7 +213,7 @@ def _builder(sandbox: str) -> Backend:
 
 def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say: Callable[[str], None] | None,
          accept_bot_changes: bool, max_matches: int | None, hours: float | None = None,
-         report: ReportFactory | None = None) -> RunSummary:
+         report: ReportFactory | None = None, until_settled: float | None = None) -> RunSummary:
     kind = config.kind
     up_front = kind.builds_up_front  # else the file's bots are only a starting field, built as they join
     why = refusal(config.bots, config.rules.preset, config.seats) if up_front else None  # load_config refuses it too
@@ -277,7 +283,10 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             if until is not None and time.monotonic() >= until:
                 return 0
             return None if max_matches is None else max_matches - played - len(issued)
-        jobs = _jobs(schedule, live, issued, lambda s: _job(config, s, specs, sandbox), room, tell)
+        gate = None if until_settled is None else SettleGate(
+            schedule, until_settled, kind.settle_unit, kind.settle_name, lambda: live.ratings, playing,
+            lambda: len(issued), lambda: len(done) + played + voided)
+        jobs = _jobs(gate or schedule, live, issued, lambda s: _job(config, s, specs, sandbox), room, tell)
         interrupted = False
         stopped = ""
         news = "\n" if progress.live else ""  # off the live progress line
@@ -327,12 +336,14 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         if interrupted:
             tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played + voided} in all; "
                  "run the same command again to resume")
+        if gate is not None and not gate.verdict.settled and not issued:
+            gate.check()  # stopped by the schedule's end, --matches or --hours: how sure is it there
         board = publish(store, config, live)
         if reporting is not None:
             reporting.close(wait=not interrupted)
             # every ending: a run stopped by Ctrl-C, --hours or --matches has results the report must show
             reporting.final(interrupted, tell)
         return RunSummary(schedule.total, played, len(done), failed, interrupted, sandbox, board, voided,
-                          stopped)
+                          stopped, "" if gate is None else gate.verdict.line())
     finally:
         store.close()

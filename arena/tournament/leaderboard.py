@@ -3,7 +3,9 @@
 Everything here is a pure function of the records, the voided matches and the ratings,
 ordered deterministically, so two runs over the same results write byte-identical
 files. (The timing columns come from the records too, but they measure how a run went:
-two runs of one tournament agree on every column but those.) Voided matches count nowhere in the standings; every output lists them.
+two runs of one tournament agree on every column but those.) The rank intervals are drawn
+from a fixed seed (:mod:`.confidence`), so they too are the same for the same ratings.
+Voided matches count nowhere in the standings; every output lists them.
 
 Which players are ranked, and in what order, is one rule (:func:`ranking`) that every board
 follows: these files, a ladder's own board (:mod:`.ladder.board`) and the report
@@ -26,6 +28,7 @@ import trueskill
 
 from ..match.faults import FaultKind
 from ..match.runner import SeatStats
+from .confidence import ahead_of_next, interval_text, probability_text, rank_intervals
 from .rating import exposure, roster, schedule_order
 from .records import MatchRecord, VoidRecord
 from .table import aligned
@@ -41,8 +44,10 @@ VOIDED_NAME = "voided.csv"
 
 STANDING_COLUMNS: tuple[str, ...] = ("rank", "bot", "exposure", "mu", "sigma", "matches", "wins",
                                      "average_place", "average_total", "forfeits", "faults", "voided",
-                                     "mean_ms", "max_ms", "startup_ms", "status")
-"""Column order of ``leaderboard.csv``."""
+                                     "mean_ms", "max_ms", "startup_ms", "status", "rank_low", "rank_high",
+                                     "p_ahead_next")
+"""Column order of ``leaderboard.csv`` (the confidence columns last, so that readers of the older
+columns by position still read them)."""
 HEAD_TO_HEAD_COLUMNS: tuple[str, ...] = ("bot", "opponent", "shared", "ahead", "behind", "level")
 """Column order of ``head_to_head.csv``."""
 VOIDED_COLUMNS: tuple[str, ...] = ("index", "match", "bots", "reason")
@@ -145,6 +150,12 @@ class Standing:
     bot (a process that serves several matches is counted once); None when none was timed."""
     status: str = RANKED
     """``ranked``; a ladder's entries also ``placement``, ``replaced`` or ``retired`` (:func:`status_of`)."""
+    rank_interval: tuple[int, int] | None = None
+    """95% interval of the rank among the ranked players (:func:`.confidence.rank_intervals`); None when not
+    ranked."""
+    p_ahead_next: float | None = None
+    """Probability that this player is truly ahead of the next ranked one (:func:`.confidence.p_ahead`);
+    None for the last ranked player and for one not ranked."""
 
 
 @dataclass(frozen=True)
@@ -218,6 +229,21 @@ def _fault_key(kind: str) -> tuple[int, str]:
     return (FAULT_ORDER.index(kind), "") if kind in FAULT_ORDER else (len(FAULT_ORDER), kind)
 
 
+@dataclass(frozen=True)
+class Confidence:
+    """The confidence columns of a board: each ranked player's rank interval and P(ahead of the next)."""
+
+    intervals: Mapping[str, tuple[int, int]]
+    ahead: Mapping[str, float | None]
+
+    @classmethod
+    def of(cls, ratings: Mapping[str, trueskill.Rating], ranked: Sequence[str]) -> "Confidence":
+        """Over the ``ranked`` players in board order only: a player in placement or out of the field
+        competes for no rank, so it widens nobody's interval."""
+        field = {name: ratings[name] for name in ranked}
+        return cls(rank_intervals(field), ahead_of_next(field, ranked))
+
+
 def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating],
           bots: Sequence[str], voided: Iterable[VoidRecord] = (), left: Mapping[str, str] | None = None,
           placement: int = 0) -> Leaderboard:
@@ -267,6 +293,8 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
     void_counts = {name: sum(name in v.bots for v in void) for name in names}
 
     status = {name: status_of((left or {}).get(name), played[name], placement) for name in names}
+    order = ranking({name: (exposure(ratings[name]), status[name]) for name in names})
+    confidence = Confidence.of(ratings, [name for rank, name in order if rank is not None])
     standings = tuple(
         Standing(
             rank=rank,
@@ -285,8 +313,10 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
             max_ms=timing[name].max_ms(),
             startup_ms=timing[name].startup_ms(),
             status=status[name],
+            rank_interval=confidence.intervals.get(name),
+            p_ahead_next=confidence.ahead.get(name),
         )
-        for rank, name in ranking({name: (exposure(ratings[name]), status[name]) for name in names})
+        for rank, name in order
     )
     head_to_head = tuple(HeadToHead(bot, other, *counts) for (bot, other), counts in sorted(pairs.items()))
     return Leaderboard(standings=standings, head_to_head=head_to_head, matches=len(ordered), voided=void)
@@ -309,8 +339,16 @@ def rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 3) + 0.0
 
 
-TEXT_HEADER: tuple[str, ...] = ("rank", "bot", EXPOSURE_LABEL, "mu", "sigma", "matches", "wins",
-                                "avg place", "avg total", "forfeits", "ms/move", "max ms", "start ms", "faults")
+INTERVAL_LABEL = "95% rank"
+"""The title of the rank interval column on every board."""
+AHEAD_LABEL = "P(>next)"
+"""The title of the P(ahead of the next row) column on every board."""
+CONFIDENCE_NOTE = (f"{INTERVAL_LABEL}: the ranks the bot holds in 95% of draws of every skill from its rating; "
+                   f"{AHEAD_LABEL}: the probability that it is truly ahead of the next ranked row")
+"""Under every board: what the two confidence columns mean (docs/tournaments.md, "How sure is this ranking")."""
+TEXT_HEADER: tuple[str, ...] = ("rank", "bot", EXPOSURE_LABEL, "mu", "sigma", INTERVAL_LABEL, AHEAD_LABEL, "matches",
+                                "wins", "avg place", "avg total", "forfeits", "ms/move", "max ms", "start ms",
+                                "faults")
 """Column titles of the terminal and Markdown tables (a ladder's add ``status``: :func:`_header`)."""
 TIMES_NOTE = ("ms/move: mean time per decision (act sent to reply read); max ms: the slowest; "
               "start ms: mean time from process start to ready")
@@ -334,7 +372,8 @@ def _header(lb: Leaderboard) -> list[str]:
 def _rows(lb: Leaderboard) -> list[list[str]]:
     extra = _statuses(lb)
     return [[rank_text(s.rank), s.bot, number_cell(s.exposure, 2), number_cell(s.mu, 2), number_cell(s.sigma, 2),
-             str(s.matches), str(s.wins), number_cell(s.average_place, 2), number_cell(s.average_total, 2),
+             interval_text(s.rank_interval), probability_text(s.p_ahead_next), str(s.matches), str(s.wins),
+             number_cell(s.average_place, 2), number_cell(s.average_total, 2),
              str(s.forfeits), number_cell(s.mean_ms, 1), number_cell(s.max_ms, 1), number_cell(s.startup_ms, 1),
              faults_text(s.faults)] + ([s.status] if extra else [])
             for s in lb.standings]
@@ -373,6 +412,7 @@ def text(lb: Leaderboard, voided: bool = True) -> str:
     left = {1, len(TEXT_HEADER) - 1, len(header) - 1}  # bot, faults and status read better left-aligned
     lines = aligned([header] + _rows(lb), left)
     lines.append(TIMES_NOTE)
+    lines.append(CONFIDENCE_NOTE)
     lines.append(f"{lb.matches} matches; {ranking_note(lb)}")
     if voided and lb.voided:
         lines.append(voided_summary(lb.voided))
@@ -389,7 +429,8 @@ def to_json(lb: Leaderboard) -> dict[str, Any]:
              "average_place": rounded(s.average_place), "average_total": rounded(s.average_total),
              "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided,
              "mean_ms": rounded(s.mean_ms), "max_ms": rounded(s.max_ms), "startup_ms": rounded(s.startup_ms),
-             "status": s.status}
+             "status": s.status, "rank_interval": None if s.rank_interval is None else list(s.rank_interval),
+             "p_ahead_next": rounded(s.p_ahead_next)}
             for s in lb.standings
         ],
         "head_to_head": [
@@ -420,7 +461,8 @@ def standings_csv(lb: Leaderboard) -> str:
     rows.extend(("" if s.rank is None else s.rank, s.bot, _csv_cell(s.exposure), _csv_cell(s.mu),
                  _csv_cell(s.sigma), s.matches, s.wins, _csv_cell(s.average_place), _csv_cell(s.average_total),
                  s.forfeits, faults_text(s.faults, ";") if s.faults else "", s.voided, _csv_cell(s.mean_ms),
-                 _csv_cell(s.max_ms), _csv_cell(s.startup_ms), s.status)
+                 _csv_cell(s.max_ms), _csv_cell(s.startup_ms), s.status,
+                 *(("", "") if s.rank_interval is None else s.rank_interval), _csv_cell(s.p_ahead_next))
                 for s in lb.standings)
     return csv_text(rows)
 
@@ -457,7 +499,7 @@ def markdown(lb: Leaderboard) -> str:
     lines.append("|" + "|".join("---:" if col not in (1, len(TEXT_HEADER) - 1, len(header) - 1) else "---"
                                 for col in range(len(header))) + "|")
     lines.extend(markdown_row(row) for row in _rows(lb))
-    lines += ["", TIMES_NOTE]
+    lines += ["", TIMES_NOTE, "", CONFIDENCE_NOTE]
     names = [s.bot for s in lb.standings]
     lookup = {(h.bot, h.opponent): h for h in lb.head_to_head}
     lines += ["", "## Head to head", "",

@@ -287,7 +287,8 @@ def test_a_ladder_report_names_every_version(tmp_path):
     synthetic_store(results, 60, ["ace@v1", "ace@v2", "bee@v1"], voided=0, ladder=True)
     out = build_report(results)
     text = (out / "index.html").read_text()
-    assert "ladder <b>synthetic standard</b>" in text and "60 matches ·" in text and " of " not in text
+    facts = text.split('<p class="facts">', 1)[1].split("</p>", 1)[0]
+    assert "ladder <b>synthetic standard</b>" in facts and "60 matches ·" in facts and " of " not in facts  # open-ended
     for name in ("ace@v1", "ace@v2", "bee@v1"):
         assert (out / "bots" / f"{name}.html").is_file() and f'href="bots/{name}.html"' in text
 
@@ -333,3 +334,28 @@ def test_a_ladders_report_marks_the_versions_that_left_the_field(tmp_path):
     assert '<span class="status">replaced</span>' in row["ann@v1"]
     assert '<span class="status">retired</span>' in row["cy@v1"]
     assert "status" not in row["bob@v1"]
+
+
+def test_the_leaderboard_page_shows_how_sure_the_ranking_is(site):
+    """Each row's rank interval and P(ahead of the next), and one chart of every ranked bot's interval, names
+    read back exactly."""
+    results, out = site
+    rows = data.leaderboard_rows(data.compute(data.read_snapshot(results)).board)
+    text = (out / "index.html").read_text(encoding="utf-8")
+    index = parse(out / "index.html")
+    heads = [attrs.get("title") for tag, attrs in index.tags if tag == "th"]
+    assert heads[4:6] == ["sort by 95% rank", "sort by P(>next)"]
+    cells = [attrs.get("data-v") for tag, attrs in index.tags if tag == "td"]
+    width = len(pages.LEADERBOARD_HEAD)
+    for i, row in enumerate(rows):
+        low, high = row["rank_interval"]
+        assert cells[i * width + 4] == str(low * 100_000 + high)
+        assert cells[i * width + 5] == ("" if row["p_ahead_next"] is None else str(row["p_ahead_next"]))
+    assert rows[-1]["p_ahead_next"] is None and all(r["p_ahead_next"] is not None for r in rows[:-1])
+    charts = re.findall(r'<svg[^>]*class="chart intervals".*?</svg>', text, re.S)
+    assert len(charts) == 1
+    chart = ET.fromstring(charts[0])
+    svg_ns = "{http://www.w3.org/2000/svg}"
+    assert len(list(chart.iter(svg_ns + "circle"))) == len(rows)  # one dot per ranked bot
+    names = [("".join(t.itertext())) for t in chart.iter(svg_ns + "text") if t.get("class") == "name"]
+    assert names == [r["bot"] for r in rows]  # board order, hostile names read back exactly

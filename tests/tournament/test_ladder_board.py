@@ -23,8 +23,8 @@ NOON = 1796040000.0
 """2026-11-30T12:00:00Z."""
 
 BOARD = [
-    LadderRow("ann", 2, 21.23456, 30.0, 2.9218, 12, NOON, "ranked", 1),
-    LadderRow("bob", 1, 15.5, 25.0, 3.1667, 9, NOON + 61.9, "ranked", 2),
+    LadderRow("ann", 2, 21.23456, 30.0, 2.9218, 12, NOON, "ranked", 1, (1, 2), 0.87654),
+    LadderRow("bob", 1, 15.5, 25.0, 3.1667, 9, NOON + 61.9, "ranked", 2, (1, 2)),
     LadderRow("cid", 1, 2.1, 25.5, 7.8, 1, NOON + 120, "placement"),
     LadderRow("ann", 1, 18.0, 27.0, 3.0, 7, NOON - 3600, "replaced"),
     LadderRow("bob", 0, 0.5, 20.0, 6.5, 0, None, "replaced"),
@@ -48,11 +48,15 @@ def test_text_prints_the_rows_given_ranks_only_ranked_ones_and_says_what_is_hidd
     shown = view(BOARD)
     assert cells(shown) == [("1", "ann", "v2", "ranked"), ("2", "bob", "v1", "ranked"),
                             ("-", "cid", "v1", "placement"), ("-", "dan", "v1", "retired")]
-    assert shown.splitlines()[0].split() == ["#", "bot", "version", "mu-3σ", "matches", "last", "played", "(UTC)",
-                                             "status"]
-    assert shown.splitlines()[-2] == ("#: ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name; "
+    assert shown.splitlines()[0].split() == ["#", "bot", "version", "mu-3σ", "95%", "rank", "P(>next)", "matches",
+                                             "last", "played", "(UTC)", "status"]
+    assert shown.splitlines()[1].split()[3:7] == ["21.23", "1-2", "0.88", "12"]
+    assert shown.splitlines()[2].split()[3:6] == ["15.50", "1-2", "9"]  # the last ranked row: P(>next) blank
+    assert shown.splitlines()[3].split()[3:6] == ["2.10", "-", "1"]  # in placement: no interval, no P
+    assert shown.splitlines()[-3] == ("#: ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name; "
                                       "entries in placement and versions that left the field (replaced, retired) are "
                                       "listed after the ranked ones, unranked")
+    assert shown.splitlines()[-2].startswith("95% rank: the ranks the bot holds in 95% of draws")
     assert shown.splitlines()[-1] == "(2 older versions hidden: --all shows them)"
     everything = view(BOARD, everything=True)
     assert cells(everything)[3:5] == [("-", "ann", "v1", "replaced"), ("-", "bob", "v0", "replaced")]
@@ -65,11 +69,14 @@ def test_text_prints_the_rows_given_ranks_only_ranked_ones_and_says_what_is_hidd
 
 def test_csv_holds_every_row_with_iso_times_and_an_empty_rank_when_unranked():
     rows = list(csv.reader(io.StringIO(to_csv(BOARD))))
-    assert rows[0] == ["rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played", "status"]
-    assert rows[1] == ["1", "ann", "2", "21.235", "30.0", "2.922", "12", "2026-11-30T12:00:00Z", "ranked"]
+    assert rows[0] == ["rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played", "status",
+                       "rank_low", "rank_high", "p_ahead_next"]
+    assert rows[1] == ["1", "ann", "2", "21.235", "30.0", "2.922", "12", "2026-11-30T12:00:00Z", "ranked",
+                       "1", "2", "0.877"]
+    assert rows[2][-3:] == ["1", "2", ""]
     assert rows[2][7] == "2026-11-30T12:01:01Z"
     assert [r[0] for r in rows[1:]] == ["1", "2", "", "", "", ""]
-    assert rows[5] == ["", "bob", "0", "0.5", "20.0", "6.5", "0", "", "replaced"]
+    assert rows[5] == ["", "bob", "0", "0.5", "20.0", "6.5", "0", "", "replaced", "", "", ""]
     assert len(rows) == 1 + len(BOARD)
 
 
@@ -79,7 +86,9 @@ def test_markdown_shows_the_current_field_then_the_older_versions_in_their_own_s
     assert lines[0] == "# Ladder"
     assert lines[2].startswith("2 ranked, 1 in placement, 1 retired")
     top, older = md.split("## Older versions")
-    assert "| 1 | ann | v2 | 21.23 |" in top and "| - | dan | v1 | 14.00 | 8 | 2026-11-30 11:59 | retired |" in top
+    assert "| 1 | ann | v2 | 21.23 | 1-2 | 0.88 | 12 |" in top and "| 2 | bob | v1 | 15.50 | 1-2 |  | 9 |" in top
+    assert "| - | dan | v1 | 14.00 | - |  | 8 | 2026-11-30 11:59 | retired |" in top
+    assert "P(>next): the probability that it is truly ahead of the next ranked row." in top
     assert "| replaced |" not in top
     assert "| - | ann | v1 | 18.00 |" in older and "| - | bob | v0 |" in older and "ranked" not in older
     assert "## Older versions" not in markdown(current(BOARD))
@@ -92,6 +101,8 @@ def test_json_holds_every_row_with_the_fields_of_a_row_rounded():
     assert all(list(d) == [f.name for f in fields(LadderRow)] for d in data)
     assert (data[0]["exposure"], data[0]["sigma"], data[4]["last_played"]) == (21.235, 2.922, None)
     assert (data[0]["rank"], data[2]["rank"]) == (1, None)
+    assert (data[0]["rank_interval"], data[0]["p_ahead_next"]) == ([1, 2], 0.877)
+    assert (data[1]["p_ahead_next"], data[2]["rank_interval"], data[2]["p_ahead_next"]) == (None, None, None)
     assert '"exposure": 0.0,' in to_json([replace(BOARD[0], exposure=-0.0001)])  # never -0.0
 
 

@@ -25,6 +25,22 @@ def rank(cell: str) -> int | None:
     return None if cell == "-" else int(cell)
 
 
+def confident(cells: list[str], at: int) -> tuple[str, str, list[str]]:
+    """(rank interval, P(>next), the cells after them) of a printed board row whose interval is cell ``at``:
+    the last ranked row's P(>next) is blank, so it is no cell of ``line.split()``."""
+    if "." in cells[at + 1]:
+        return cells[at], cells[at + 1], cells[at + 2:]
+    return cells[at], "", cells[at + 1:]
+
+
+def printed_p(value: object) -> str:
+    """P(>next) of a file as the terminal prints it."""
+    if value is None:
+        return ""
+    p = float(str(value))
+    return ">0.99" if p >= 0.995 else "<0.01" if p < 0.005 else f"{p:.2f}"
+
+
 def files(output: Path) -> list[dict[str, object]]:
     return list(json.loads((output / "leaderboard.json").read_text())["standings"])
 
@@ -44,8 +60,13 @@ def test_a_tournament_has_one_set_of_standings(played_round_robin: Path) -> None
                for s in written]
     assert numbers == [(s["rank"], s["bot"], s["exposure"], s["mu"], s["sigma"], s["matches"], s["wins"],
                         s["forfeits"]) for s in shown]
-    assert [(rank(p[0]), p[1], int(p[5]), int(p[6])) for p in printed] == \
+    assert [(rank(p[0]), p[1], int(confident(p, 5)[2][0]), int(confident(p, 5)[2][1])) for p in printed] == \
         [(s["rank"], s["bot"], s["matches"], s["wins"]) for s in written]
+    sure = [(s["rank_interval"], s["p_ahead_next"]) for s in written]
+    assert sure == [(s["rank_interval"], s["p_ahead_next"]) for s in shown]
+    assert [confident(p, 5)[:2] for p in printed] == [(f"{low}-{high}", printed_p(p_next))
+                                                     for (low, high), p_next in sure]
+    assert sure[-1][1] is None and all(p_next is not None for _, p_next in sure[:-1])
     for cells, standing in zip(printed, written):  # two decimals printed, three written
         assert abs(float(cells[2]) - float(standing["exposure"])) <= 0.0051
     assert {s["bot"] for s in written} == {"random", "heuristic", "illegal", "writer"}
@@ -61,9 +82,13 @@ def test_a_ladder_has_one_set_of_standings(played_ladder: Path) -> None:
     shown: list[Line] = [(s["rank"], s["bot"], s["matches"], s["status"] or "ranked") for s in site(output)]
     lines = cli("leaderboard", str(output), "--all")
     assert lines[0].startswith("ladder: ") and lines[1].split()[:3] == ["#", "bot", "version"]
-    printed: list[Line] = [(rank(cells[0]), f"{cells[1]}@{cells[2]}", int(cells[4]), cells[-1])
+    printed: list[Line] = [(rank(cells[0]), f"{cells[1]}@{cells[2]}", int(confident(cells, 4)[2][0]), cells[-1])
                            for cells in (line.split() for line in lines[2:2 + len(own)])]
     assert written == own == shown == printed
+    sure = [(s["rank_interval"], s["p_ahead_next"]) for s in files(output)]
+    assert sure == [(r["rank_interval"], r["p_ahead_next"]) for r in json.loads((output / "ladder.json").read_text())]
+    assert sure == [(s["rank_interval"], s["p_ahead_next"]) for s in site(output)]
+    assert [bool(interval) for interval, _ in sure] == [r == "ranked" for *_, r in written]
     statuses = {player: status for _, player, _, status in written}
     assert statuses["ann@v1"] == "replaced" and statuses["carl@v1"] == "retired" and statuses["bob@v1"] == "ranked"
     assert statuses["dan@v1"] in ("placement", "ranked")  # joined late: placed once it has 4 matches

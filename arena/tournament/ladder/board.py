@@ -21,8 +21,10 @@ from typing import Mapping, Sequence
 
 import trueskill
 
-from ..leaderboard import (EXPOSURE_LABEL, PLACEMENT, RANKED, RANKING_NOTE, REPLACED, RETIRED, UNRANKED_NOTE,
-                           csv_text, markdown_row, number_cell, rank_text, ranking, rounded, status_of, write_atomic)
+from ..confidence import interval_text, probability_text
+from ..leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, PLACEMENT, RANKED,
+                           RANKING_NOTE, REPLACED, RETIRED, UNRANKED_NOTE, Confidence, csv_text, markdown_row,
+                           number_cell, rank_text, ranking, rounded, status_of, write_atomic)
 from ..rating import RatingParams, exposure
 from ..table import aligned
 from .entries import ACTIVE, Entry, entries
@@ -32,13 +34,14 @@ JSON_NAME = "ladder.json"
 TEXT_NAME = "ladder.txt"
 CSV_NAME = "ladder.csv"
 MARKDOWN_NAME = "ladder.md"
-TEXT_HEADER: tuple[str, ...] = ("#", "bot", "version", EXPOSURE_LABEL, "matches", "last played (UTC)", "status")
+TEXT_HEADER: tuple[str, ...] = ("#", "bot", "version", EXPOSURE_LABEL, INTERVAL_LABEL, AHEAD_LABEL, "matches",
+                                "last played (UTC)", "status")
 """Column titles of the terminal board and of ``ladder.md``."""
-LEFT = frozenset({1, 5, 6})
+LEFT = frozenset({1, 7, 8})
 """Columns that read better left-aligned (name, time, status); numbers are right-aligned."""
 CSV_COLUMNS: tuple[str, ...] = ("rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played",
-                                "status")
-"""Column order of ``ladder.csv``."""
+                                "status", "rank_low", "rank_high", "p_ahead_next")
+"""Column order of ``ladder.csv`` (the confidence columns last, as in ``leaderboard.csv``)."""
 EMPTY = "(no bot entered yet: arena submit LADDER.yaml BOT_DIR)"
 NOTE = f"#: {RANKING_NOTE}; {UNRANKED_NOTE}"
 """Under the terminal board and ``ladder.md``: what ``#`` and the number mean (the same words as the report's)."""
@@ -61,6 +64,10 @@ class LadderRow:
     """``ranked``, ``placement`` (fewer than ``placement_matches``), ``replaced`` or ``retired``."""
     rank: int | None = None
     """Place among the ranked entries (None: not ranked), as :func:`..leaderboard.ranking` gives it."""
+    rank_interval: tuple[int, int] | None = None
+    """95% interval of the rank among the ranked entries (:mod:`..confidence`); None when not ranked."""
+    p_ahead_next: float | None = None
+    """Probability that the entry is truly ahead of the next ranked one; None for the last and the unranked."""
 
 
 def rows(field: Sequence[Entry], ratings: Mapping[str, trueskill.Rating], counts: Mapping[str, int],
@@ -75,7 +82,10 @@ def rows(field: Sequence[Entry], ratings: Mapping[str, trueskill.Rating], counts
         out[entry.key] = LadderRow(entry.name, entry.version, exposure(rating), float(rating.mu),
                                    float(rating.sigma), played, last.get(entry.key), status)
     order = ranking({key: (row.exposure, row.status) for key, row in out.items()})
-    return [replace(out[key], rank=rank) for rank, key in order]
+    sure = Confidence.of({key: ratings.get(key, fresh) for key in out},
+                         [key for rank, key in order if rank is not None])
+    return [replace(out[key], rank=rank, rank_interval=sure.intervals.get(key),
+                    p_ahead_next=sure.ahead.get(key)) for rank, key in order]
 
 
 def when(stamp: float | None) -> str:
@@ -97,7 +107,8 @@ def _cells(board: Sequence[LadderRow]) -> list[list[str]]:
     """A row's place is its own (replaced rows are never ranked), so it is the same whether or not the
     older versions are shown."""
     return [[rank_text(row.rank), row.name, f"v{row.version}", number_cell(row.exposure, 2),
-             str(row.matches), when(row.last_played), row.status] for row in board]
+             interval_text(row.rank_interval), probability_text(row.p_ahead_next), str(row.matches),
+             when(row.last_played), row.status] for row in board]
 
 
 def text(board: Sequence[LadderRow], hidden: int = 0) -> str:
@@ -106,6 +117,7 @@ def text(board: Sequence[LadderRow], hidden: int = 0) -> str:
     lines = aligned([list(TEXT_HEADER)] + _cells(board), LEFT)
     if board:
         lines.append(NOTE)
+        lines.append(CONFIDENCE_NOTE)
     if hidden:
         lines.append(f"({hidden} older version{'s' if hidden > 1 else ''} hidden: "
                      f"--all shows {'them' if hidden > 1 else 'it'})")
@@ -122,7 +134,8 @@ def view(board: Sequence[LadderRow], everything: bool = False) -> str:
 
 def to_json(board: Sequence[LadderRow]) -> str:
     """``ladder.json``: every row, floats rounded to 3 decimals."""
-    data = [{**asdict(r), "exposure": rounded(r.exposure), "mu": rounded(r.mu), "sigma": rounded(r.sigma)}
+    data = [{**asdict(r), "exposure": rounded(r.exposure), "mu": rounded(r.mu), "sigma": rounded(r.sigma),
+             "p_ahead_next": rounded(r.p_ahead_next)}
             for r in board]
     return json.dumps(data, indent=2) + "\n"
 
@@ -131,7 +144,10 @@ def to_csv(board: Sequence[LadderRow]) -> str:
     """``ladder.csv``: every row, older versions too; rank empty for rows not ranked."""
     rows: list[Sequence[object]] = [CSV_COLUMNS]
     rows.extend(("" if r.rank is None else r.rank, r.name, r.version, rounded(r.exposure), rounded(r.mu),
-                 rounded(r.sigma), r.matches, iso(r.last_played), r.status) for r in board)
+                 rounded(r.sigma), r.matches, iso(r.last_played), r.status,
+                 *(("", "") if r.rank_interval is None else r.rank_interval),
+                 "" if r.p_ahead_next is None else rounded(r.p_ahead_next))
+                for r in board)
     return csv_text(rows)
 
 
@@ -146,7 +162,7 @@ def markdown(board: Sequence[LadderRow]) -> str:
     field, older = current(board), [r for r in board if r.status == REPLACED]
     count = {status: sum(r.status == status for r in field) for status in (RANKED, PLACEMENT, RETIRED)}
     lines = ["# Ladder", "", f"{count[RANKED]} ranked, {count[PLACEMENT]} in placement, {count[RETIRED]} retired. "
-             f"{NOTE}.", "", *_md_table(field)]
+             f"{NOTE}.", "", *_md_table(field), "", CONFIDENCE_NOTE + "."]
     if not board:
         lines += ["", EMPTY]
     if older:

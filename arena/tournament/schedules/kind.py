@@ -203,3 +203,12 @@ class ScheduleKind:
         """Why it cannot rate with ``params`` (the config's ``rating.method`` error), or None."""
         return None
 
+    def settle_unit(self, scheduled: ScheduledMatch) -> int:
+        """The unit at whose end ``arena run --until settled`` may stop (:mod:`..settle`), never
+        decreasing in schedule order: here the cycle, so a run stops after whole cycles."""
+        return scheduled.cycle
+
+    def settle_name(self, scheduled: ScheduledMatch) -> str:
+        """The unit of ``scheduled`` in words, for the run's last line."""
+        return f"cycle {scheduled.cycle}"
+

@@ -88,6 +88,14 @@ class Ladder(ScheduleKind):
             return f"expected match: a ladder keeps its ratings match by match, got {params.method}"
         return None
 
+    def settle_unit(self, scheduled: ScheduledMatch) -> int:
+        """A table: its rotations are consecutive matches, so its first index names it. A ladder runs
+        without end, and may stop after any table."""
+        return scheduled.index - scheduled.rotation
+
+    def settle_name(self, scheduled: ScheduledMatch) -> str:
+        return f"the table of match {scheduled.match_id}"
+
     def read(self, reader: KeyReader, data: Mapping[str, Any]) -> LadderSettings:
         placement = reader.required_int(("placement_matches",),
                                         data.get("placement_matches", DEFAULT_PLACEMENT_MATCHES), 0,

@@ -1,0 +1,144 @@
+"""How sure a ranking is: the chance one bot is truly ahead of another, and a 95% interval for each rank.
+
+Both are read from the rating model's posteriors: TrueSkill keeps, for every bot, a normal belief
+about its skill (mean mu, spread sigma) given every match it played. The chance that A's skill is
+above B's is then exact for two independent normals, and a rank interval follows from drawing
+every bot's skill from its belief many times and ranking each draw.
+
+Why the posteriors and not a bootstrap over matches: the posteriors are what the board already
+ranks by, they need no second pass over the matches (a ladder's board is refreshed after every
+match from its kept ratings, without the matches), and a bootstrap over matches of a rating that
+depends on match order (TrueSkill is an online update) measures the spread of the update, not of
+the skill. Whether the posteriors are honest about their spread is an empirical question, so it is
+measured: ``bench/calibration.py`` plays bots of known strength and counts how often the 95% rank
+interval holds the true rank (docs/tournaments.md, "How sure is this ranking", gives the figure).
+
+Everything here is deterministic: the draws come from a fixed seed, the bots are drawn in name
+order, so the same ratings (the same store) always give the same intervals.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from statistics import NormalDist
+from typing import Mapping, Sequence
+
+import trueskill
+
+from .rating import exposure
+
+SAMPLES = 4000
+"""Draws of the whole field behind each rank interval. An interval end is the rank at which the
+estimated tail mass crosses 2.5%; with 4000 draws that estimate has a standard error of
+sqrt(0.025 * 0.975 / 4000) = 0.25 percentage points, so an end can only differ from the exact one
+when a rank's tail mass lies within about half a point of 2.5%: rare, and then either answer is
+fair. More draws cost time on every board refresh and buy nothing a reader could see."""
+DRAW_BUDGET = 200_000
+"""Skills drawn at most per board (draws times players), so that a large ladder's board still takes a
+fraction of a second to make in pure Python (a ladder rewrites its board every few seconds while it
+runs): up to 50 ranked players get :data:`SAMPLES` draws, more get fewer."""
+MIN_SAMPLES = 200
+"""The fewest draws however large the field: the 2.5% tail is then 5 draws, so a very large ladder's interval
+ends may be a rank off the exact ones (still the same on every run)."""
+
+
+def samples_for(players: int) -> int:
+    """Draws for a field of ``players``: :data:`SAMPLES` within :data:`DRAW_BUDGET`, never below :data:`MIN_SAMPLES`."""
+    return max(MIN_SAMPLES, min(SAMPLES, DRAW_BUDGET // max(players, 1)))
+SEED = 22
+"""Seed of the draws: the same ratings give the same intervals, run after run."""
+LEVEL = 0.95
+"""Coverage of the rank intervals."""
+TINY = 1e-300
+"""Drawn instead of a uniform 0.0, whose normal inverse is minus infinity."""
+
+
+def p_ahead(a: trueskill.Rating, b: trueskill.Rating) -> float:
+    """The probability that ``a``'s true skill is above ``b``'s, from their posteriors:
+    Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2)). Symmetric: p_ahead(a, b) + p_ahead(b, a) == 1."""
+    spread = math.sqrt(float(a.sigma) ** 2 + float(b.sigma) ** 2)
+    gap = float(a.mu) - float(b.mu)
+    if spread == 0:
+        return 0.5 if gap == 0 else float(gap > 0)
+    return 0.5 * math.erfc(-gap / (spread * math.sqrt(2.0)))
+
+
+def board_order(ratings: Mapping[str, trueskill.Rating]) -> list[str]:
+    """The players in the order a board ranks them: mu - 3 sigma descending, then name
+    (as :func:`.leaderboard.ranking` orders ranked players)."""
+    return sorted(ratings, key=lambda name: (-exposure(ratings[name]), name))
+
+
+def ahead_of_next(ratings: Mapping[str, trueskill.Rating],
+                  order: Sequence[str] | None = None) -> dict[str, float | None]:
+    """For each player in ``order`` (default :func:`board_order`), :func:`p_ahead` of it against the next
+    one; None for the last."""
+    names = list(order) if order is not None else board_order(ratings)
+    out: dict[str, float | None] = {}
+    for here, below in zip(names, names[1:] + [None]):
+        out[here] = None if below is None else p_ahead(ratings[here], ratings[below])
+    return out
+
+
+def settled(ratings: Mapping[str, trueskill.Rating], p: float,
+            order: Sequence[str] | None = None) -> bool:
+    """True when every adjacent pair of the ranked order (``order``, default :func:`board_order`) is
+    ordered with probability at least ``p``. A field of fewer than two is settled."""
+    return all(value is None or value >= p for value in ahead_of_next(ratings, order).values())
+
+
+def rank_intervals(ratings: Mapping[str, trueskill.Rating], level: float = LEVEL, samples: int | None = None,
+                   seed: int = SEED, widen: float = 1.0) -> dict[str, tuple[int, int]]:
+    """A ``level`` interval (lowest, highest rank; 1 is best) for each player's rank among ``ratings``.
+
+    Each draw takes every player's skill from N(mu, (widen * sigma)^2) and ranks the draw (ties,
+    which have probability zero, by name); a player's interval runs from the rank below which
+    fewer than (1 - level) / 2 of its draws fall to the rank above which as few do. ``widen``
+    scales every sigma: 1 is the posterior itself; the calibration bench measures whether more
+    is needed. ``samples``: draws (default :func:`samples_for` the field)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    samples = samples_for(len(ratings)) if samples is None else samples
+    if samples < 1:
+        raise ValueError(f"samples must be at least 1, got {samples!r}")
+    names = sorted(ratings)
+    if not names:
+        return {}
+    if len(names) == 1:
+        return {names[0]: (1, 1)}
+    uniform = random.Random(seed).random
+    # A skill drawn by the inverse of its normal CDF: the same normal draws as random.gauss gives, about four
+    # times faster (the inverse is C code), which a board of a thousand players notices.
+    skill = [NormalDist(float(ratings[n].mu), widen * float(ratings[n].sigma)).inv_cdf for n in names]
+    ranks: list[list[int]] = [[] for _ in names]  # each player's rank (1 is best) in each draw
+    players = range(len(names))
+    for _ in range(samples):
+        draw = [-inverse(uniform() or TINY) for inverse in skill]
+        for rank, player in enumerate(sorted(players, key=draw.__getitem__), start=1):  # stable: ties by name
+            ranks[player].append(rank)
+    tail = math.floor((1.0 - level) / 2.0 * samples)  # draws each end may leave out
+    out = {}
+    for name, drawn in zip(names, ranks):
+        drawn.sort()
+        out[name] = (drawn[tail], drawn[samples - 1 - tail])
+    return out
+
+
+def interval_text(interval: tuple[int, int] | None) -> str:
+    """A rank interval as a board shows it: ``2-4``, ``1-1`` when it is sure of one rank, ``-`` for none."""
+    if interval is None:
+        return "-"
+    return f"{interval[0]}-{interval[1]}"
+
+
+def probability_text(value: float | None) -> str:
+    """A probability for a table cell, two decimals; ``>0.99`` and ``<0.01`` rather than a rounded
+    ``1.00`` or ``0.00`` that would claim certainty; blank for none (the last ranked row)."""
+    if value is None:
+        return ""
+    if value >= 0.995:
+        return ">0.99"
+    if value < 0.005:
+        return "<0.01"
+    return f"{value:.2f}"

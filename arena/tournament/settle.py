@@ -1,0 +1,165 @@
+"""``arena run --until settled[=P]``: stop once the ranking is settled, at a point the results alone decide.
+
+A run that stops "when the order is sure" must stop at the same match however many workers
+play it, or the same file and seed would give different tournaments. So the schedule is handed
+out one *unit* at a time (a cycle of a round robin, a table of a ladder: the kind says which,
+:meth:`.ScheduleKind.settle_unit`), and at each unit's end the gate waits until every match handed
+out is back and rated. Only then does it ask whether every adjacent pair of the board is ordered
+with probability at least P (:func:`.confidence.settled`); if so it hands out nothing more. The
+wait costs the few seconds in which the last matches of a unit play while a worker idles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import trueskill
+
+from .confidence import ahead_of_next, board_order, settled
+from .schedules.base import Schedule, ScheduledMatch
+
+DEFAULT_P = 0.95
+"""``--until settled`` without a probability."""
+
+
+class UntilError(ValueError):
+    """A ``--until`` value that is not ``settled`` or ``settled=P``."""
+
+
+def parse_until(text: str) -> float:
+    """The probability P of ``settled`` (:data:`DEFAULT_P`) or ``settled=P``, with 0.5 < P < 1."""
+    word, sep, value = text.partition("=")
+    if word.strip() != "settled":
+        raise UntilError(f"expected settled or settled=P (P a probability such as 0.95), got {text!r}")
+    if not sep:
+        return DEFAULT_P
+    try:
+        p = float(value)
+    except ValueError:
+        raise UntilError(f"settled={value}: expected a probability such as 0.95") from None
+    if not 0.5 < p < 1:
+        raise UntilError(f"settled={value}: P must be above 0.5 (a coin flip) and below 1 (never reached)")
+    return p
+
+
+@dataclass
+class Verdict:
+    """Where a run with a stop rule ended, for its last line."""
+
+    p: float
+    settled: bool = False
+    at: int = 0
+    """Matches rated when it was decided."""
+    unit: str = ""
+    """The unit at whose end it was decided (``cycle 3``, ``table at match 40``)."""
+    weakest: tuple[str, str, float] | None = None
+    """The adjacent pair least sure of its order, and its probability."""
+
+    def line(self) -> str:
+        """The last line of the run: settled, or why it stopped before."""
+        head = f"until settled={self.p:g}: "
+        pair = "" if self.weakest is None else \
+            f"; the least sure pair: {self.weakest[0]} ahead of {self.weakest[1]} with P = {self.weakest[2]:.3f}"
+        if self.settled:
+            return head + f"settled after {self.at} rated matches, at the end of {self.unit}{pair}"
+        return head + f"not settled when the run stopped ({self.at} rated matches){pair}"
+
+
+class SettleGate:
+    """The schedule seen through the stop rule: :meth:`next_batch` and :meth:`waiting` as the
+    schedule's, but one unit at a time, with a wait at each unit's end and no more batches once
+    the ranking is settled. A batch that spans units (a round robin's run of one table over several
+    cycles) is handed out a unit's part at a time."""
+
+    def __init__(self, schedule: Schedule, p: float, unit: Callable[[ScheduledMatch], int],
+                 unit_name: Callable[[ScheduledMatch], str], ratings: Callable[[], Mapping[str, trueskill.Rating]],
+                 among: Callable[[], frozenset[str] | None], in_play: Callable[[], int],
+                 counted: Callable[[], int]) -> None:
+        self.schedule = schedule
+        self.verdict = Verdict(p)
+        self._unit = unit
+        self._unit_name = unit_name
+        self._ratings = ratings
+        self._among = among
+        self._in_play = in_play
+        self._counted = counted
+        self._held: list[list[ScheduledMatch]] = []
+        self._current: int | None = None
+        self._unit_taken = False  # every match of the current unit has come from the schedule
+        self._schedule_done = False
+        self._last: ScheduledMatch | None = None
+
+    def waiting(self) -> str | None:
+        return self.schedule.waiting()
+
+    def next_batch(self) -> list[ScheduledMatch] | None:
+        while True:
+            if self.verdict.settled:
+                return None
+            batch = self._take_current()
+            if batch is not None:
+                return batch
+            if self._current is None and self.schedule.total is not None:
+                self._take_all()  # a schedule known in advance: its batches need not come in unit order
+                continue
+            if not self._unit_taken:
+                fresh = self.schedule.next_batch()
+                if fresh == []:
+                    return []  # the schedule waits (a ladder's field, ratings in play)
+                if fresh is None:
+                    self._schedule_done = self._unit_taken = True
+                    continue
+                if self._current is None:
+                    self._current = self._unit(fresh[0])
+                # Batches come in order of their first match: one that starts past the unit means the
+                # schedule has no more of it.
+                self._unit_taken = self._unit(fresh[0]) != self._current
+                self._held.append(fresh)
+                continue
+            if self._in_play():
+                return []  # the unit's last matches are in play: wait until they are rated
+            if self.check() or not self._held:
+                return None  # settled, or the schedule's end (its verdict made)
+            self._current = min(self._unit(s) for b in self._held for s in b)
+            self._unit_taken = self._schedule_done
+
+    def check(self) -> bool:
+        """Decide on the ratings now (call it when every match handed out is rated): settled or not."""
+        ratings = dict(self._ratings())
+        among = self._among()
+        if among is not None:
+            ratings = {name: r for name, r in ratings.items() if name in among}
+        order = board_order(ratings)
+        ahead = ahead_of_next(ratings, order)
+        pairs = [(a, b, float(ahead[a] or 0.0)) for a, b in zip(order, order[1:])]
+        self.verdict.weakest = min(pairs, key=lambda pair: pair[2]) if pairs else None
+        self.verdict.at = self._counted()
+        if self._last is not None:
+            self.verdict.unit = self._unit_name(self._last)
+        self.verdict.settled = settled(ratings, self.verdict.p, order)
+        return self.verdict.settled
+
+    def _take_all(self) -> None:
+        """Hold every batch of a finite schedule (a round robin's runs each hold one table over many
+        cycles, in order of their first match only), and start at the lowest unit."""
+        while (batch := self.schedule.next_batch()) is not None:
+            if batch:
+                self._held.append(batch)
+        self._schedule_done = self._unit_taken = True
+        self._current = min((self._unit(s) for b in self._held for s in b), default=0)
+
+    def _take_current(self) -> list[ScheduledMatch] | None:
+        """The current unit's part of the first held batch that has one; the rest stays held."""
+        for position, batch in enumerate(self._held):
+            if all(self._unit(s) != self._current for s in batch):
+                continue
+            now = [s for s in batch if self._unit(s) == self._current]
+            later = [s for s in batch if self._unit(s) != self._current]
+            if later:
+                self._held[position] = later
+            else:
+                del self._held[position]
+            self._last = now[-1]
+            return now
+        return None
