@@ -28,3 +28,4 @@ bench: venv
 	$(BIN)/python bench/ladder.py
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/cluster.py
+	$(BIN)/python bench/calibration.py

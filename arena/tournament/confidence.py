@@ -6,8 +6,8 @@ above B's is then exact for two independent normals, and a rank interval follows
 every bot's skill from its belief many times and ranking each draw.
 
 Why the posteriors and not a bootstrap over matches: the posteriors are what the board already
-ranks by, they need no second pass over the matches (a ladder's board is refreshed after every
-match from its kept ratings, without the matches), and a bootstrap over matches of a rating that
+ranks by, they need no second pass over the matches (a running ladder's board is rewritten every
+few seconds from its kept ratings, without reading the matches), and a bootstrap over matches of a rating that
 depends on match order (TrueSkill is an online update) measures the spread of the update, not of
 the skill. Whether the posteriors are honest about their spread is an empirical question, so it is
 measured: ``bench/calibration.py`` plays bots of known strength and counts how often the 95% rank
@@ -42,16 +42,18 @@ MIN_SAMPLES = 200
 """The fewest draws however large the field: the 2.5% tail is then 5 draws, so a very large ladder's interval
 ends may be a rank off the exact ones (still the same on every run)."""
 
-
-def samples_for(players: int) -> int:
-    """Draws for a field of ``players``: :data:`SAMPLES` within :data:`DRAW_BUDGET`, never below :data:`MIN_SAMPLES`."""
-    return max(MIN_SAMPLES, min(SAMPLES, DRAW_BUDGET // max(players, 1)))
 SEED = 22
 """Seed of the draws: the same ratings give the same intervals, run after run."""
 LEVEL = 0.95
 """Coverage of the rank intervals."""
 TINY = 1e-300
 """Drawn instead of a uniform 0.0, whose normal inverse is minus infinity."""
+
+
+def samples_for(players: int) -> int:
+    """Draws for a field of ``players``: :data:`SAMPLES` within :data:`DRAW_BUDGET`, never below
+    :data:`MIN_SAMPLES`."""
+    return max(MIN_SAMPLES, min(SAMPLES, DRAW_BUDGET // max(players, 1)))
 
 
 def p_ahead(a: trueskill.Rating, b: trueskill.Rating) -> float:
@@ -93,10 +95,10 @@ def rank_intervals(ratings: Mapping[str, trueskill.Rating], level: float = LEVEL
     """A ``level`` interval (lowest, highest rank; 1 is best) for each player's rank among ``ratings``.
 
     Each draw takes every player's skill from N(mu, (widen * sigma)^2) and ranks the draw (ties,
-    which have probability zero, by name); a player's interval runs from the rank below which
-    fewer than (1 - level) / 2 of its draws fall to the rank above which as few do. ``widen``
-    scales every sigma: 1 is the posterior itself; the calibration bench measures whether more
-    is needed. ``samples``: draws (default :func:`samples_for` the field)."""
+    which have probability zero, by name); a player's interval runs from its best to its worst
+    rank once the best and the worst (1 - level) / 2 of its draws are left out. ``widen`` scales
+    every sigma: 1 is the posterior itself, as the boards use it; the calibration bench tries
+    others. ``samples``: draws (default :func:`samples_for` the field)."""
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     samples = samples_for(len(ratings)) if samples is None else samples
@@ -108,8 +110,8 @@ def rank_intervals(ratings: Mapping[str, trueskill.Rating], level: float = LEVEL
     if len(names) == 1:
         return {names[0]: (1, 1)}
     uniform = random.Random(seed).random
-    # A skill drawn by the inverse of its normal CDF: the same normal draws as random.gauss gives, about four
-    # times faster (the inverse is C code), which a board of a thousand players notices.
+    # A skill drawn through the inverse of its normal CDF: normal draws as random.gauss makes them, about
+    # four times faster (the inverse is C code), which a board of a thousand players notices.
     skill = [NormalDist(float(ratings[n].mu), widen * float(ratings[n].sigma)).inv_cdf for n in names]
     ranks: list[list[int]] = [[] for _ in names]  # each player's rank (1 is best) in each draw
     players = range(len(names))

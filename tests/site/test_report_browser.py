@@ -45,10 +45,13 @@ def test_leaderboard_sorts_by_clicking_a_heading(page, site):
     rows = data.leaderboard_rows(data.compute(data.read_snapshot(results)).board)
     assert column(page, "table.board", 1) == [r["bot"] for r in rows]  # names as written, never as HTML
     page.click("table.board th:has-text('wins')")
-    wins = [int(v) for v in column(page, "table.board", 5)]
+    wins = [int(v) for v in column(page, "table.board", 7)]
     assert wins == sorted(wins)
     page.click("table.board th:has-text('wins')")
-    assert [int(v) for v in column(page, "table.board", 5)] == sorted(wins, reverse=True)
+    assert [int(v) for v in column(page, "table.board", 7)] == sorted(wins, reverse=True)
+    page.click("table.board th:has-text('95% rank')")  # by the best rank, then the worst, as numbers
+    intervals = [tuple(int(end) for end in v.split("-")) for v in column(page, "table.board", 4)]
+    assert intervals == sorted(intervals)
     page.click("table.board th:has-text('bot')")
     assert column(page, "table.board", 1) == page.evaluate(
         "names => names.slice().sort((a, b) => a.localeCompare(b))", [r["bot"] for r in rows])
