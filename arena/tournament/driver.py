@@ -186,7 +186,7 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     with the executor :mod:`arena.cluster` registers when imported (:mod:`arena.execute.registry`; ``arena run``
     imports it); :class:`PoolFailure` says how to install Dask when it is missing.
     ``until_settled``: stop once every adjacent pair of the board is ordered with at least this
-    probability, at the end of a unit of the schedule (:mod:`.settle`: whole cycles, a ladder's tables),
+    probability, at the end of a unit of the schedule (:meth:`.ScheduleKind.settle_unit`: whole cycles by default),
     or at the schedule's end or ``max_matches``, whichever comes first.
     """
     if dask is not None:
