@@ -199,6 +199,12 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
                    "beside its moves")
 
 
+def _error_rate(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    if not 0 < value < 0.5:  # nan fails this too
+        raise click.BadParameter(f"{value} is not an error rate: give one above 0 and below 0.5 (0.05: one in twenty)")
+    return value
+
+
 @main.command("compare")
 @click.argument("new", metavar="NEW")
 @click.argument("old", metavar="OLD")
@@ -209,9 +215,9 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help=OPTION_HELP)
 @click.option("--seats", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=4, show_default=True,
               help="Players per match.")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
+@click.option("--alpha", type=float, default=0.05, show_default=True, callback=_error_rate,
               help="Chance of calling an equal version better or worse.")
-@click.option("--beta", type=float, default=0.05, show_default=True,
+@click.option("--beta", type=float, default=0.05, show_default=True, callback=_error_rate,
               help="Chance of missing a difference of --margin places per match.")
 @click.option("--margin", type=float, default=0.1, show_default=True,
               help="The difference that matters, in places per match.")
@@ -240,10 +246,7 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
         raise click.BadParameter(f"{margin} is not a margin in places per match: give one above 0 and below "
                                  f"{seats - 1} (the most a {seats}-seat match can separate two places)",
                                  param_hint="'--margin'")
-    try:
-        plan = Plan(alpha, beta, margin)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="'--alpha' or '--beta'") from None
+    plan = Plan(alpha, beta, margin)
     rules = _rules_from(preset, options)
     backend = _sandbox(sandbox)
     try:
