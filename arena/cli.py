@@ -269,7 +269,9 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
     master: int | str = int(seed) if seed.lstrip("-").isdigit() else seed
     count = workers or os.cpu_count() or 1
     setup = Setup(new_spec, old_spec, tuple(field), rules, seats, master, backend)
-    say = lambda line: click.echo(line, err=True)  # noqa: E731
+    def say(line: str) -> None:
+        click.echo(line, err=True)
+
     say(f"compare: NEW {new_spec.name} against OLD {old_spec.name}, {preset}, {seats} seats, field "
         f"{', '.join(s.name for s in field)}; seed {seed}; alpha {alpha:g}, beta {beta:g}, margin {margin:g}; "
         f"sandbox {backend}, {count} worker(s)")

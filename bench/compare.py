@@ -44,7 +44,8 @@ sys.path.insert(0, str(ROOT))
 
 from arena.compare.sprt import BETTER, NO_DIFFERENCE, WORSE, Plan, Sequential, Verdict  # noqa: E402
 from tests.bots_examples.driver import PolicySeat, play  # noqa: E402
-from tests.bots_examples.measure import BOTS, load_module, random_class  # noqa: E402
+from tests.bots_examples.driver import BOTS  # noqa: E402
+from tests.bots_examples.measure import load_module, random_class  # noqa: E402
 
 SEATS = 4
 PRESET = "standard"
