@@ -180,8 +180,8 @@ def pairs(setup: Setup, deals: int, workers: int, play: Play | None = None) -> G
             elif isinstance(result, Done):
                 if result.outcome is None:
                     last = result.error.strip().splitlines()[-1:] or ["no detail"]
-                    raise ArenaFailure(f"the arena failed on match {result.index // 2} "
-                                       f"({'NEW' if result.index % 2 == 0 else 'OLD'}'s): {last[0]}")
+                    raise ArenaFailure(f"the arena failed on {'NEW' if result.index % 2 == 0 else 'OLD'}'s match of "
+                                       f"deal {result.index // 2}: {last[0]}")
                 outcomes[result.index] = result.outcome
             while 2 * nxt in outcomes and 2 * nxt + 1 in outcomes:
                 seat, _ = table_of(setup, nxt)

@@ -77,7 +77,7 @@ def test_an_arena_failure_stops_the_comparison_with_one_line():
         raise RuntimeError("the engine broke")
         yield  # pragma: no cover
 
-    with pytest.raises(ArenaFailure, match="the arena failed on match 0 .*RuntimeError: the engine broke"):
+    with pytest.raises(ArenaFailure, match="the arena failed on NEW's match of deal 0: RuntimeError: the engine broke"):
         list(pairs(setup(), 4, workers=1, play=play))
 
 
