@@ -20,7 +20,7 @@ Why these choices:
 
 * A SPRT stops as early as any test with the same error rates can on average (Wald and
   Wolfowitz), and authors know it from chess engine testing. An anytime-valid confidence
-  sequence would also allow any stopping, but needs markedly more deals for the same power.
+  sequence would also allow any stopping, but usually needs more deals for the same power.
 * Two one-sided tests, not one two-sided one: a verdict has three values, and each direction
   gets half of ``alpha``, so a bot compared with an equal one is called better or worse at most
   ``alpha`` of the time in all.
