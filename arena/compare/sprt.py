@@ -33,7 +33,7 @@ Why these choices:
 * The variance is estimated, with a weak prior of :data:`PRIOR_DEALS` deals of variance
   :data:`PRIOR_VARIANCE`: two identical bots give only zeros, and a variance of 0 would call
   "no difference" after the first deals although versions that differ on one deal in twenty
-  would look the same. With the prior, zeros alone give "no difference" after 48 deals
+  would look the same. With the prior, zeros alone give "no difference" after 73 deals
   at margin 0.1. No verdict comes before :data:`MIN_DEALS` deals, where the normal
   approximation of a mean of places is still poor.
 
@@ -54,12 +54,12 @@ from enum import Enum
 __all__ = ["BETTER", "MIN_DEALS", "NO_DIFFERENCE", "PRIOR_DEALS", "PRIOR_VARIANCE", "Plan", "Sequential", "Tally",
            "Verdict", "WORSE", "Z95"]
 
-MIN_DEALS = 10
+MIN_DEALS = 20
 """No verdict before this many deals: a mean of a few places is far from normal."""
 PRIOR_VARIANCE = 1.0
 """Variance (places squared) the estimate starts from: about that of a paired place difference at four seats."""
-PRIOR_DEALS = 4
-"""Weight of that prior, in deals: enough to keep a run of zeros from deciding at once, soon outweighed."""
+PRIOR_DEALS = 10
+"""Weight of that prior, in deals: enough to keep a run of zeros from deciding early, soon outweighed."""
 Z95 = 1.959963984540054
 """The standard normal's 97.5% quantile: a two-sided 95% interval."""
 
