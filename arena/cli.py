@@ -221,7 +221,7 @@ def _error_rate(ctx: click.Context, param: click.Parameter, value: float) -> flo
               help="Chance of missing a difference of --margin places per match.")
 @click.option("--margin", type=float, default=0.1, show_default=True,
               help="The difference that matters, in places per match.")
-@click.option("--max-matches", type=click.IntRange(20, MAX_RUN_MATCHES), default=4000, show_default=True,
+@click.option("--max-matches", type=click.IntRange(1, MAX_RUN_MATCHES), default=4000, show_default=True,
               help="Stop undecided after this many matches (two per deal).")
 @click.option("--seed", default=None, help="Master seed of the deals (default: a random one, printed).")
 @click.option("--sandbox", type=click.Choice(BACKEND_NAMES), default="auto", show_default=True, help=SANDBOX_HELP)
@@ -239,8 +239,12 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
 
     from .compare.play import ArenaFailure, Setup, bundled_field
     from .compare.run import EXIT_CODES, UNDECIDED_EXIT, compare, progress_line, verdict_line
-    from .compare.sprt import Plan
+    from .compare.sprt import MIN_DEALS, Plan
     from .execute import PoolFailure
+
+    if max_matches < 2 * MIN_DEALS:
+        raise click.BadParameter(f"{max_matches} matches cannot end in a verdict: none comes before {MIN_DEALS} "
+                                 f"deals ({2 * MIN_DEALS} matches)", param_hint="'--max-matches'")
 
     if not 0 < margin < seats - 1:  # nan fails this too
         raise click.BadParameter(f"{margin} is not a margin in places per match: give one above 0 and below "

@@ -32,10 +32,10 @@ def test_a_version_against_itself_is_no_difference_at_the_margin():
 
 
 def test_max_matches_ends_an_open_comparison_undecided():
-    result = run("bots/known-p0", "bots/known-p0", "--max-matches", "20", *FAST)
+    result = run("bots/known-p0", "bots/known-p0", "--max-matches", "41", *FAST)
     assert result.exit_code == 5, result.output
     assert result.stdout.strip().splitlines()[-1].startswith("undecided")
-    assert "20 matches used (10 deals)" in result.stdout
+    assert "40 matches used (20 deals)" in result.stdout
 
 
 @pytest.mark.parametrize("args, message", [
@@ -46,7 +46,7 @@ def test_max_matches_ends_an_open_comparison_undecided():
     (("bots/known-p0", "bots/known-p10", "--seats", "2", "--margin", "1"), "below 1 (the most a 2-seat match"),
     (("bots/known-p0", "bots/known-p10", "--alpha", "0.7"), "'--alpha': 0.7 is not an error rate"),
     (("bots/known-p0", "bots/known-p10", "--beta", "nan"), "'--beta': nan is not an error rate"),
-    (("bots/known-p0", "bots/known-p10", "--max-matches", "10"), "'--max-matches': 10 is not in the range"),
+    (("bots/known-p0", "bots/known-p10", "--max-matches", "39"), "'--max-matches': 39 matches cannot end in a verdict"),
     (("bots/known-p0", "bots/known-p10", "-o", "nope=1"), "unknown option 'nope'"),
     (("bots/known-p0",), "Missing argument 'OLD'"),
 ])
