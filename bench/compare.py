@@ -177,12 +177,36 @@ def main() -> None:
     parser.add_argument("--margin", type=float, default=0.1)
     parser.add_argument("--self-margin", type=float, default=0.3)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--only", choices=("self", "family", "ratio"), action="append", default=None,
+                        help="Run only this part (repeatable; default: all three).")
     args = parser.parse_args()
     plan = Plan(margin=args.margin)
     start = time.time()
     print(f"compare bench: {PRESET}, {SEATS} seats, field random, heuristic, known-p50; alpha {plan.alpha}, "
           f"beta {plan.beta}; at most {2 * MAX_DEALS} matches a comparison", flush=True)
 
+    parts = set(args.only or ("self", "family", "ratio"))
+    if "self" in parts:
+        equal_bots(args, plan)
+    if "family" in parts:
+        family(args, plan)
+    if "ratio" in parts:
+        means: dict[bool, float] = {}
+        for paired in (True, False):
+            tasks = [("ratio", 0.1, 0.2, False, args.margin, paired, f"ratio{'p' if paired else 'u'}{i}")
+                     for i in range(args.ratio_reps)]
+            runs = _runs(tasks, args.jobs)
+            means[paired] = statistics.mean(r.matches for r in runs)
+            print(f"p10 against p20 on {'paired' if paired else 'independent'} deals, margin {args.margin:g}: "
+                  f"{_count(runs, BETTER)} better, {_count(runs, WORSE)} worse, {_count(runs, NO_DIFFERENCE)} no "
+                  f"difference, {_count(runs, None)} undecided; {_summary(runs)}", flush=True)
+    print(f"bench time {time.time() - start:.0f} s")
+    if "ratio" in parts:
+        print(f"compare: paired/unpaired = {means[True] / means[False]:.2f}")
+
+
+def equal_bots(args: argparse.Namespace, plan: Plan) -> None:
+    """Part 1: equal bots, played and resampled."""
     exact = [compare(known(0.1), known(0.1), Plan(margin=args.margin), f"exact{i}") for i in range(3)]
     print(f"exact copy (known-p10 against itself, margin {args.margin:g}): "
           + ", ".join(f"{r.verdict.value if r.verdict else 'undecided'} after {r.matches}" for r in exact), flush=True)
@@ -203,6 +227,9 @@ def main() -> None:
         print(f"equal bots, resampled from {len(pools) * args.pool} played deals, margin {margin:g}: 2000 tests, "
               f"false verdicts {rate:.3f} (alpha {plan.alpha}); mean {used:.0f} matches to a verdict", flush=True)
 
+
+def family(args: argparse.Namespace, plan: Plan) -> None:
+    """Part 2: neighbours of the known-strength family, each way round."""
     right_total, pair_total = 0, 0
     for strong, weak in zip(FAMILY, FAMILY[1:]) if args.reps else ():
         tasks = []
@@ -218,18 +245,6 @@ def main() -> None:
               f"place difference of the stronger {effect:+.3f} per match; {_summary(runs)}", flush=True)
     print(f"family: {right_total}/{max(pair_total, 1)} = {right_total / pair_total:.3f} in the right direction "
           f"(1 - beta = {1 - plan.beta})" if pair_total else "family: not run (--reps 0)", flush=True)
-
-    means = {}
-    for paired in (True, False):
-        tasks = [("ratio", 0.1, 0.2, False, args.margin, paired, f"ratio{'p' if paired else 'u'}{i}")
-                 for i in range(args.ratio_reps)]
-        runs = _runs(tasks, args.jobs)
-        means[paired] = statistics.mean(r.matches for r in runs)
-        print(f"p10 against p20 on {'paired' if paired else 'independent'} deals, margin {args.margin:g}: "
-              f"{_count(runs, BETTER)} better, {_count(runs, WORSE)} worse, {_count(runs, NO_DIFFERENCE)} no "
-              f"difference, {_count(runs, None)} undecided; {_summary(runs)}", flush=True)
-    print(f"bench time {time.time() - start:.0f} s")
-    print(f"compare: paired/unpaired = {means[True] / means[False]:.2f}")
 
 
 if __name__ == "__main__":
