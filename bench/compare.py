@@ -171,6 +171,8 @@ def _count(runs: list[Run], verdict: Verdict | None) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--self", dest="self_runs", type=int, default=200)
+    parser.add_argument("--self-from", type=int, default=0, help="Number of the first equal-bot comparison "
+                        "(each has deals of its own: --self-from 200 plays 200 others).")
     parser.add_argument("--pool", type=int, default=250)
     parser.add_argument("--reps", type=int, default=8)
     parser.add_argument("--ratio-reps", type=int, default=8)
@@ -207,12 +209,13 @@ def main() -> None:
 
 def equal_bots(args: argparse.Namespace, plan: Plan) -> None:
     """Part 1: equal bots, played and resampled."""
-    exact = [compare(known(0.1), known(0.1), Plan(margin=args.margin), f"exact{i}") for i in range(3)]
+    exact = [compare(known(0.1), known(0.1), Plan(margin=args.margin), f"exact{i}") for i in range(3 if args.pool else 0)]
     print(f"exact copy (known-p10 against itself, margin {args.margin:g}): "
           + ", ".join(f"{r.verdict.value if r.verdict else 'undecided'} after {r.matches}" for r in exact), flush=True)
 
-    tasks = [("self", p, p, True, args.self_margin, True, f"self{i}")
-             for i, p in zip(range(args.self_runs), SELF_PS * args.self_runs)]
+    first = args.self_from
+    tasks = [("self", SELF_PS[i % len(SELF_PS)], SELF_PS[i % len(SELF_PS)], True, args.self_margin, True, f"self{i}")
+             for i in range(first, first + args.self_runs)]
     runs = _runs(tasks, args.jobs)
     better, worse, same = _count(runs, BETTER), _count(runs, WORSE), _count(runs, NO_DIFFERENCE)
     held = sum(r.low <= 0.0 <= r.high for r in runs)
@@ -222,7 +225,7 @@ def equal_bots(args: argparse.Namespace, plan: Plan) -> None:
           f"{_summary(runs)}", flush=True)
 
     pools = twin_pool(args.pool)
-    for margin in (0.1, 0.2, 0.3):
+    for margin in (0.1, 0.2, 0.3) if args.pool else ():
         rate, used = resampled(pools, margin, 2000, seed=round(margin * 10))
         print(f"equal bots, resampled from {len(pools) * args.pool} played deals, margin {margin:g}: 2000 tests, "
               f"false verdicts {rate:.3f} (alpha {plan.alpha}); mean {used:.0f} matches to a verdict", flush=True)
