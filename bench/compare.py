@@ -12,7 +12,8 @@ the bundled bots that run in-process: random, heuristic, and known-p50. Standard
    exact copy plays the same moves and is reported apart (``no difference`` after 146 matches).
    The same at other margins, cheaply: ``--pool`` (250) played twin deals per p, their paired
    differences (and their negatives, so that the mean is exactly 0) drawn at random as a test's
-   deals, 2,000 tests per margin (0.1, 0.2, 0.3).
+   deals, 2,000 tests per margin (0.1, 0.2, 0.3). ``--pool 0 --self-from 200`` plays 200 further
+   played comparisons alone (deals of their own), to narrow the played rate.
 2. The family: ``--reps`` (8) comparisons of each neighbouring pair (p0/p10, p10/p20, p20/p35,
    p35/p50, p50/p100), half with the stronger one as NEW: the fraction in the right direction
    (should be at least 1 - beta when the pair's difference is at least the margin).
@@ -209,9 +210,11 @@ def main() -> None:
 
 def equal_bots(args: argparse.Namespace, plan: Plan) -> None:
     """Part 1: equal bots, played and resampled."""
-    exact = [compare(known(0.1), known(0.1), Plan(margin=args.margin), f"exact{i}") for i in range(3 if args.pool else 0)]
-    print(f"exact copy (known-p10 against itself, margin {args.margin:g}): "
-          + ", ".join(f"{r.verdict.value if r.verdict else 'undecided'} after {r.matches}" for r in exact), flush=True)
+    if args.pool:
+        exact = [compare(known(0.1), known(0.1), Plan(margin=args.margin), f"exact{i}") for i in range(3)]
+        print(f"exact copy (known-p10 against itself, margin {args.margin:g}): "
+              + ", ".join(f"{r.verdict.value if r.verdict else 'undecided'} after {r.matches}" for r in exact),
+              flush=True)
 
     first = args.self_from
     tasks = [("self", SELF_PS[i % len(SELF_PS)], SELF_PS[i % len(SELF_PS)], True, args.self_margin, True, f"self{i}")
