@@ -245,7 +245,6 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
     if max_matches < 2 * MIN_DEALS:
         raise click.BadParameter(f"{max_matches} matches cannot end in a verdict: none comes before {MIN_DEALS} "
                                  f"deals ({2 * MIN_DEALS} matches)", param_hint="'--max-matches'")
-
     if not 0 < margin < seats - 1:  # nan fails this too
         raise click.BadParameter(f"{margin} is not a margin in places per match: give one above 0 and below "
                                  f"{seats - 1} (the most a {seats}-seat match can separate two places)",
@@ -273,6 +272,7 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
     master: int | str = int(seed) if seed.lstrip("-").isdigit() else seed
     count = workers or os.cpu_count() or 1
     setup = Setup(new_spec, old_spec, tuple(field), rules, seats, master, backend)
+
     def say(line: str) -> None:
         click.echo(line, err=True)
 
