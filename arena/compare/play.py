@@ -150,7 +150,9 @@ def deal_jobs(setup: Setup, deal: int) -> tuple[MatchJob, MatchJob]:
 
 
 def _batches(setup: Setup, deals: int) -> Iterator[Batch]:
-    """NEW's matches of a run of deals, then OLD's of the same; match index ``2k`` is NEW's of deal k, ``2k+1`` OLD's."""
+    """NEW's matches of a run of deals, then OLD's of the same deals.
+
+    Match index ``2k`` is NEW's match of deal k, ``2k+1`` OLD's."""
     for start in range(0, deals, CHUNK_DEALS):
         chunk = [(deal, deal_jobs(setup, deal)) for deal in range(start, min(start + CHUNK_DEALS, deals))]
         yield [(2 * deal, jobs[0]) for deal, jobs in chunk]
