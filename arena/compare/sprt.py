@@ -28,7 +28,8 @@ Why these choices:
 * The upper bound is ``ln(2 / alpha)``, not Wald's ``ln((1 - beta) / (alpha / 2))``: with it
   the chance that a ratio ever reaches its bound under H0 is at most ``alpha / 2`` however long
   the test runs (Ville's inequality for the likelihood ratio of normal values of known
-  variance), so neither the other test nor ``--max-matches`` can spend more than the error rate. The two bounds differ by 0.05.
+  variance), so neither the other test nor ``--max-matches`` can spend more than the error
+  rate. The two bounds differ by 0.05.
 * "No difference" needs both ratios low at the same time (no test is frozen once it accepts H0):
   a verdict always rests on the deals seen so far, never on a direction given up earlier.
 * The variance is estimated, with a weak prior of :data:`PRIOR_DEALS` deals of variance
