@@ -199,6 +199,105 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
                    "beside its moves")
 
 
+def _error_rate(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    if not 0 < value < 0.5:  # nan fails this too
+        raise click.BadParameter(f"{value} is not an error rate: give one above 0 and below 0.5 (0.05: one in twenty)")
+    return value
+
+
+@main.command("compare")
+@click.argument("new", metavar="NEW")
+@click.argument("old", metavar="OLD")
+@click.option("--field", "field_refs", multiple=True, metavar="BOT",
+              help="An opponent (repeatable; default: the bundled random, heuristic, js-greedy and c-random).")
+@click.option("--rules", "preset", type=click.Choice(preset_names()), default="standard", show_default=True,
+              help="Rule preset.")
+@click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help=OPTION_HELP)
+@click.option("--seats", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=4, show_default=True,
+              help="Players per match.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, callback=_error_rate,
+              help="Chance of calling an equal version better or worse.")
+@click.option("--beta", type=float, default=0.05, show_default=True, callback=_error_rate,
+              help="Chance of missing a difference of --margin places per match.")
+@click.option("--margin", type=float, default=0.1, show_default=True,
+              help="The difference that matters, in places per match.")
+@click.option("--max-matches", type=click.IntRange(1, MAX_RUN_MATCHES), default=4000, show_default=True,
+              help="Stop undecided after this many matches (two per deal).")
+@click.option("--seed", default=None, help="Master seed of the deals (default: a random one, printed).")
+@click.option("--sandbox", type=click.Choice(BACKEND_NAMES), default="auto", show_default=True, help=SANDBOX_HELP)
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=None,
+              help="Worker processes (default: the number of cores).")
+def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, options: tuple[str, ...], seats: int,
+                alpha: float, beta: float, margin: float, max_matches: int, seed: str | None, sandbox: str,
+                workers: int | None) -> None:
+    """Is NEW better than OLD? Play both on the same deals, seats and opponents until a verdict holds.
+
+    Exit status: 0 better, 3 worse, 4 no difference at the margin, 5 undecided at --max-matches
+    (1 and 2: errors). See docs/bots.md, "Is my new version better?".
+    """
+    import os
+
+    from .compare.play import ArenaFailure, Setup, bundled_field
+    from .compare.run import EXIT_CODES, UNDECIDED_EXIT, compare, progress_line, verdict_line
+    from .compare.sprt import MIN_DEALS, Plan
+    from .execute import PoolFailure
+
+    if max_matches < 2 * MIN_DEALS:
+        raise click.BadParameter(f"{max_matches} matches cannot end in a verdict: none comes before {MIN_DEALS} "
+                                 f"deals ({2 * MIN_DEALS} matches)", param_hint="'--max-matches'")
+    if not 0 < margin < seats - 1:  # nan fails this too
+        raise click.BadParameter(f"{margin} is not a margin in places per match: give one above 0 and below "
+                                 f"{seats - 1} (the most a {seats}-seat match can separate two places)",
+                                 param_hint="'--margin'")
+    plan = Plan(alpha, beta, margin)
+    rules = _rules_from(preset, options)
+    backend = _sandbox(sandbox)
+    try:
+        refs = list(field_refs) or [str(path) for path in bundled_field()]
+        new_spec, old_spec, *field = [load_bot(ref) for ref in (new, old, *refs)]
+    except BotConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    for role, spec in [("NEW", new_spec), ("OLD", old_spec)] + [("--field", spec) for spec in field]:
+        why = spec.supports.why_not(preset, seats)
+        if why:
+            raise click.ClickException(f"{role} bot {spec.name} ({spec.directory}) does not play this table: {why}; "
+                                       "choose --rules and --seats it supports")
+    for spec in {s.directory or s.name: s for s in (new_spec, old_spec, *field)}.values():
+        try:
+            build_bot(spec, get_backend(backend))
+        except BotConfigError as exc:
+            raise click.ClickException(str(exc)) from None
+    if seed is None:
+        seed = str(secrets.randbelow(2**53))
+    master: int | str = int(seed) if seed.lstrip("-").isdigit() else seed
+    count = workers or os.cpu_count() or 1
+    setup = Setup(new_spec, old_spec, tuple(field), rules, seats, master, backend)
+
+    def say(line: str) -> None:
+        click.echo(line, err=True)
+
+    say(f"compare: NEW {new_spec.name} against OLD {old_spec.name}, {preset}, {seats} seats, field "
+        f"{', '.join(s.name for s in field)}; seed {seed}; alpha {alpha:g}, beta {beta:g}, margin {margin:g}; "
+        f"sandbox {backend}, {count} worker(s)")
+    try:
+        done = compare(setup, plan, max_matches // 2, count, say)
+    except (ArenaFailure, PoolFailure) as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt as exc:
+        so_far = getattr(exc, "comparison", None)
+        if so_far is not None and so_far.test.deals:
+            click.echo(f"interrupted: {progress_line(so_far).strip()}")
+        raise SystemExit(130)
+    if done.dropped:
+        click.echo(f"{len(done.dropped)} deal(s) not counted: {'; '.join(done.dropped[:3])}"
+                   + (" ..." if len(done.dropped) > 3 else ""))
+    if any(done.forfeits):
+        click.echo(f"forfeited (placed last): NEW in {done.forfeits[0]} match(es), OLD in {done.forfeits[1]}; "
+                   "`arena play` with the same bots shows why")
+    click.echo(verdict_line(done))
+    raise SystemExit(UNDECIDED_EXIT if done.verdict is None else EXIT_CODES[done.verdict])
+
+
 @main.group("bot")
 def bot_group() -> None:
     """Tools for bot authors."""

@@ -1,0 +1,64 @@
+"""arena compare from the command line: real matches of bots of known strength, and bad input."""
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.compare.play import DEFAULT_FIELD, bundled_field
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["compare", *args])
+
+
+FAST = ("--field", "bots/random", "--sandbox", "none", "--workers", "1", "--seed", "3")
+
+
+@pytest.mark.parametrize("new, old, verdict, code", [("known-p0", "known-p100", "better", 0),
+                                                     ("known-p100", "known-p0", "worse", 3)])
+def test_the_stronger_version_is_called_better_and_the_weaker_worse(new, old, verdict, code):
+    result = run(f"bots/{new}", f"bots/{old}", "--margin", "0.3", "--max-matches", "100", *FAST)
+    assert result.exit_code == code, result.output
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith(f"{verdict}: place NEW-OLD ")
+    assert "95% intervals" in last and "matches used" in last
+    assert "compare: NEW " + new in result.stderr  # the header and progress go to stderr
+
+
+def test_a_version_against_itself_is_no_difference_at_the_margin():
+    result = run("bots/known-p0", "bots/known-p0", "--margin", "0.5", "--max-matches", "60", *FAST)
+    assert result.exit_code == 4, result.output
+    assert result.stdout.strip().splitlines()[-1].startswith("no difference at margin 0.5: place NEW-OLD +0.000 ")
+
+
+def test_max_matches_ends_an_open_comparison_undecided():
+    result = run("bots/known-p0", "bots/known-p0", "--max-matches", "41", *FAST)
+    assert result.exit_code == 5, result.output
+    assert result.stdout.strip().splitlines()[-1].startswith("undecided")
+    assert "40 matches used (20 deals)" in result.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("bots/nope", "bots/known-p0"), "bot 'bots/nope': no such directory"),
+    (("bots/known-p0", "bots/known-p10", "--field", "bots/nope"), "bot 'bots/nope': no such directory"),
+    (("bots/known-p0", "bots/known-p10", "--margin", "0"), "'--margin': 0.0 is not a margin"),
+    (("bots/known-p0", "bots/known-p10", "--margin", "nan"), "'--margin': nan is not a margin"),
+    (("bots/known-p0", "bots/known-p10", "--seats", "2", "--margin", "1"), "below 1 (the most a 2-seat match"),
+    (("bots/known-p0", "bots/known-p10", "--alpha", "0.7"), "'--alpha': 0.7 is not an error rate"),
+    (("bots/known-p0", "bots/known-p10", "--beta", "nan"), "'--beta': nan is not an error rate"),
+    (("bots/known-p0", "bots/known-p10", "--max-matches", "39"), "'--max-matches': 39 matches cannot end in a verdict"),
+    (("bots/known-p0", "bots/known-p10", "-o", "nope=1"), "unknown option 'nope'"),
+    (("bots/known-p0",), "Missing argument 'OLD'"),
+])
+def test_bad_input_is_one_line_without_a_traceback(args, message):
+    result = run(*args, "--sandbox", "none")
+    assert result.exit_code in (1, 2)
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert [line for line in result.output.splitlines() if line.startswith("Error:")] == \
+        [result.output.strip().splitlines()[-1]]
+
+
+def test_the_default_field_is_the_bundled_bots():
+    assert [path.name for path in bundled_field()] == list(DEFAULT_FIELD)
+    assert all((path / "bot.yaml").is_file() for path in bundled_field())
