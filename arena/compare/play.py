@@ -35,7 +35,7 @@ from ..game.seam import GameRules
 from ..match.link import TimeControl
 from ..match.runner import MatchJob, MatchOutcome
 from ..sandbox import Limits
-from ..tournament.schedule import deal_seed, opaque_match_id
+from ..tournament.schedules.seeds import deal_seed, opaque_match_id
 
 __all__ = ["ArenaFailure", "CHUNK_DEALS", "DEFAULT_FIELD", "Pair", "Setup", "bundled_field", "deal_jobs", "pairs",
            "table_of"]
