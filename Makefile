@@ -29,3 +29,4 @@ bench: venv
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/cluster.py
 	$(BIN)/python bench/calibration.py
+	$(BIN)/python bench/settle.py

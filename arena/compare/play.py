@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Generator, Iterator, Sequence
 
@@ -107,11 +108,16 @@ class ArenaFailure(RuntimeError):
 
 def bundled_field() -> list[Path]:
     """The directories of :data:`DEFAULT_FIELD` in ``bots/``, looked up from the current directory, then
-    beside the package (a checkout or an editable install)."""
+    beside the package (a checkout or an editable install). An installed arena has no ``bots/``: its
+    field is then the random opponent it ships (the one ``arena bot check`` plays against), in every
+    seat, which the comparison's first line names."""
     for root in (Path.cwd(), Path(__file__).resolve().parents[2]):
         dirs = [root / "bots" / name for name in DEFAULT_FIELD]
         if all(d.is_dir() for d in dirs):
             return dirs
+    shipped = Path(str(resources.files("arena.kits").joinpath("opponent")))
+    if (shipped / "bot.yaml").is_file():
+        return [shipped]
     names = ", ".join(f"bots/{name}" for name in DEFAULT_FIELD)
     raise BotConfigError(f"the bundled bots of the default field ({names}) were not found: run from the "
                          "repository root or name the opponents with --field BOT")

@@ -62,3 +62,12 @@ def test_bad_input_is_one_line_without_a_traceback(args, message):
 def test_the_default_field_is_the_bundled_bots():
     assert [path.name for path in bundled_field()] == list(DEFAULT_FIELD)
     assert all((path / "bot.yaml").is_file() for path in bundled_field())
+
+
+def test_an_installed_arena_without_bots_plays_against_the_opponent_it_ships(monkeypatch, tmp_path):
+    from arena.compare import play
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(play, "DEFAULT_FIELD", ("not-a-bundled-bot",))  # as if no bots/ folder were near
+    field = bundled_field()
+    assert [path.parent.name for path in field] == ["kits"] and (field[0] / "bot.yaml").is_file()
