@@ -8,6 +8,7 @@ as text, each seat's view exactly as :meth:`~.seam.Game.observe` gave it to that
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence, cast
 
@@ -128,7 +129,7 @@ def plain_frames(game: Game, header: dict[str, Any], records: list[dict[str, Any
             "seed": header["seed"], "wire_id": header.get("wire_id"), "result": result, "steps": steps}
 
 
-class PlainGame:
+class PlainGame(abc.ABC):
     """The parts of :class:`~.seam.Game` a game without its own drawing shares; a subclass sets ``name``,
     ``min_players``, ``max_players``, ``default_preset`` and ``presets`` and writes :meth:`new_match`,
     :meth:`observe` and :meth:`result`, and :meth:`events_for` when some events are hidden from some seats."""
@@ -151,14 +152,17 @@ class PlainGame:
     def make_rules(self, preset: str, options: Mapping[str, Any] | None = None) -> PlainRules:
         return plain_rules(self.presets, preset, options)
 
+    @abc.abstractmethod
     def new_match(self, rules: GameRules, players: int, seed: int | str) -> PlainState:
-        raise NotImplementedError
+        """A new match of ``players`` under ``rules``, dealt from ``seed``."""
 
+    @abc.abstractmethod
     def observe(self, state: GameState, seat: int) -> dict[str, Any]:
-        raise NotImplementedError
+        """What ``seat`` may know of ``state`` now: the ``state`` object of its ``act``."""
 
+    @abc.abstractmethod
     def result(self, state: GameState) -> GameResult:
-        raise NotImplementedError
+        """Totals, places and the reason the match ended."""
 
     def events_for(self, state: GameState, seat: int, start: int = 0) -> list[dict[str, Any]]:
         """Every event from ``start`` on: by default a game hides no event from anyone."""

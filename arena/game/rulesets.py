@@ -15,6 +15,7 @@ sets are frozen dataclasses without fields, so two of the same class are equal a
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
 
@@ -27,7 +28,7 @@ Options = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
-class RuleSet:
+class RuleSet(abc.ABC):
     """One preset's rules. Subclasses set the class attributes and the methods without a default."""
 
     name: ClassVar[str]
@@ -39,9 +40,9 @@ class RuleSet:
     powers: ClassVar[Mapping[str, str]]
     """Rank -> power of a card drawn from the deck (``peek``, ``spy``, ``blind_swap``, ``look``)."""
 
+    @abc.abstractmethod
     def card_value(self, code: str, options: Options) -> int:
         """Score value of the card ``code`` under ``options``."""
-        raise NotImplementedError
 
     def values(self, options: Options) -> tuple[int, ...]:
         """Score value of each card id of :attr:`deck`."""
@@ -59,19 +60,19 @@ class RuleSet:
         """Seats whose cards ``seat`` may look at with a ``spy`` power, in seat order."""
         return [s for s in range(players) if s != seat]
 
+    @abc.abstractmethod
     def first_seats(self, first: int, players: int) -> tuple[int, int]:
         """``(starter, dealer)`` of the first round, from the seeded ``first`` seat."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def next_seats(self, scores: Sequence[int], starter: int, dealer: int) -> tuple[int, int]:
         """``(starter, dealer)`` of the next round, from this round's scores."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def score_round(
         self, options: Options, hands: Sequence[Sequence[str]], sums: tuple[int, ...], caller: int | None
     ) -> RoundScore:
         """Score the revealed ``hands`` with card sums ``sums`` for ``caller`` (or None)."""
-        raise NotImplementedError
 
     def resets(self, totals: list[int], used: list[bool]) -> list[int]:
         """Apply the preset's total resets in place to the new ``totals``; return the seats reset."""

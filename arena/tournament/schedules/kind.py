@@ -12,6 +12,7 @@ what differs. :mod:`.registry` maps names to kinds; adding a kind is a module an
 
 from __future__ import annotations
 
+import abc
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, NoReturn, Protocol, Sequence, Union
@@ -131,7 +132,7 @@ class RunHooks:
         return None
 
 
-class ScheduleKind:
+class ScheduleKind(abc.ABC):
     """One value of ``schedule:``. The defaults are those of a schedule known in advance."""
 
     name: str = ""
@@ -174,11 +175,11 @@ class ScheduleKind:
         """Every match in index order, for a kind known in advance; else ValueError."""
         raise ValueError(f"schedule {self.name} has no schedule known in advance")
 
+    @abc.abstractmethod
     def build(self, config: TournamentConfig, backend: Backend | None) -> Schedule:
         """The schedule of ``config`` (master seed resolved), not yet told what is stored; ``backend``:
         what it builds the bots joining it under (None: ``none``). :class:`.fixed.FixedKind` builds
         one of :meth:`matches`."""
-        raise NotImplementedError
 
     def players(self, config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
         """Name -> bot for the jobs: the file's bots."""
