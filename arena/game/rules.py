@@ -9,7 +9,7 @@ frozen and picklable so a match can be shipped to another process as a self-cont
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from .cards import Deck
 from .options import Option, RuleError
@@ -52,12 +52,12 @@ class Rules:
     """The physical deck."""
     values: tuple[int, ...] = field(repr=False)
     """Score value of each card id under these options."""
-    ruleset: RuleSet = field(default_factory=RuleSet, repr=False, compare=False)
+    ruleset: RuleSet = field(default=cast(RuleSet, None), repr=False, compare=False)
     """What the preset decides (:mod:`arena.game.rulesets`): the engine asks it, never the preset's name.
     Left out, it is the preset's registered rule set, so ``Rules(preset, options, deck, values)`` still works."""
 
     def __post_init__(self) -> None:
-        if type(self.ruleset) is RuleSet:
+        if self.ruleset is None:
             object.__setattr__(self, "ruleset", _ruleset(self.preset))
 
     def value_map(self) -> dict[str, int]:
