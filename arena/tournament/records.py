@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..execute.results import Voided
 from ..match.runner import SeatStats, stats_json, stats_of_json
 
 if TYPE_CHECKING:
@@ -56,22 +57,10 @@ def record_of_row(row: Mapping[str, Any]) -> MatchRecord:
                        tuple(stats_of_json(s) for s in row["stats"]))
 
 
-@dataclass(frozen=True)
-class VoidRecord:
-    """A match that was not played to the end because it killed its worker process twice.
-
-    It counts as done (a resume does not play it again) but is never rated: its
-    result, if it had one, is unknown.
-    """
-
-    index: int
-    """Position in the schedule."""
-    match_id: str
-    """Stable id, unique in the tournament."""
-    bots: tuple[str, ...]
-    """Bot name per seat."""
-    reason: str
-    """Why it was voided."""
+VoidRecord = Voided
+"""A match that was not played to the end because it killed its worker process twice: the executor's
+:class:`~arena.execute.results.Voided` as the store gives it back. It counts as done (a resume does not
+play it again) but is never rated: its result, if it had one, is unknown."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sqlite3
 import threading
 import urllib.error
@@ -27,6 +26,8 @@ from arena.site.withhold import withheld
 from arena.tournament.store import schema
 from arena.tournament.config import load_config
 from arena.tournament.schedules.round_robin import round_robin
+
+from tests.tournament.test_ladder import copy_bot
 from arena.tournament.schedules.build import schedule_of
 from arena.tournament.schedules.matchmaking import table_of
 from arena.tournament.schedules.sampled import sampled
@@ -159,19 +160,8 @@ def test_a_round_robin_cut_short_withholds_its_unfinished_deals(tmp_path):
     assert seen_hidden and seen_both and not hidden and len(shown) == 6
 
 
-def ladder_bot(tmp_path: Path, name: str) -> Path:
-    home = tmp_path / "bots"
-    if not (home / "lib").exists():
-        shutil.copytree(ROOT / "bots" / "lib", home / "lib", ignore=shutil.ignore_patterns("__pycache__"))
-    target = home / name
-    shutil.copytree(ROOT / "bots" / "random", target, ignore=shutil.ignore_patterns("__pycache__"))
-    manifest = target / "bot.yaml"
-    manifest.write_text(manifest.read_text().replace("name: random", f"name: {name}"))
-    return target
-
-
 def test_a_ladder_table_cut_short_is_withheld_until_a_later_run_completes_it(tmp_path):
-    bots = [ladder_bot(tmp_path, name) for name in ("ann", "bob", "cat")]
+    bots = [copy_bot(tmp_path, name) for name in ("ann", "bob", "cat")]
     config = tmp_path / "ladder.yaml"
     config.write_text("\n".join(["name: lad", "schedule: ladder", "seats: [2, 3]", "seed: 5", "sandbox: none",
                                  "workers: 1", "placement_matches: 2", f"output: {tmp_path / 'out'}", "bots:"]

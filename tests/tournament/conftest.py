@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,8 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
+
+from tests.tournament.test_ladder import copy_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,23 +33,12 @@ def played_round_robin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory / "out"
 
 
-def _bot(home: Path, name: str) -> Path:
-    if not (home / "lib").exists():
-        shutil.copytree(ROOT / "bots" / "lib", home / "lib", ignore=shutil.ignore_patterns("__pycache__"))
-    target = home / name
-    shutil.copytree(ROOT / "bots" / "random", target, ignore=shutil.ignore_patterns("__pycache__"))
-    manifest = target / "bot.yaml"
-    manifest.write_text(manifest.read_text().replace("name: random", f"name: {name}"))
-    return target
-
-
 @pytest.fixture(scope="package")
 def played_ladder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A ladder of three bots that played, then a new version of one (replacing the old) and a retirement,
     then more matches: every status a board shows. Returns the ladder file; its output is ``out`` beside it."""
     directory = tmp_path_factory.mktemp("ladder")
-    home = directory / "bots"
-    bots = [_bot(home, name) for name in ("ann", "bob", "carl", "dan")]
+    bots = [copy_bot(directory, name) for name in ("ann", "bob", "carl", "dan")]
     path = directory / "ladder.yaml"
     path.write_text("\n".join([
         "name: lad", "schedule: ladder", "seats: [2, 3]", "seed: 5", "time: {move_ms: 2000, startup_ms: 10000}",
