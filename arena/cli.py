@@ -239,17 +239,19 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
 
     from .compare.play import ArenaFailure, Setup, bundled_field
     from .compare.run import EXIT_CODES, UNDECIDED_EXIT, compare, progress_line, verdict_line
-    from .compare.sprt import MIN_DEALS, Plan
+    from .compare.sprt import Plan, Sequential
     from .execute import PoolFailure
 
-    if max_matches < 2 * MIN_DEALS:
-        raise click.BadParameter(f"{max_matches} matches cannot end in a verdict: none comes before {MIN_DEALS} "
-                                 f"deals ({2 * MIN_DEALS} matches)", param_hint="'--max-matches'")
     if not 0 < margin < seats - 1:  # nan fails this too
         raise click.BadParameter(f"{margin} is not a margin in places per match: give one above 0 and below "
                                  f"{seats - 1} (the most a {seats}-seat match can separate two places)",
                                  param_hint="'--margin'")
     plan = Plan(alpha, beta, margin)
+    least = Sequential(plan, seats - 1).least_deals()
+    if max_matches < 2 * least:
+        raise click.BadParameter(f"{max_matches} matches cannot end in a verdict: at margin {margin:g} and alpha "
+                                 f"{alpha:g} none comes before {least} deals ({2 * least} matches)",
+                                 param_hint="'--max-matches'")
     rules = _rules_from(preset, options)
     backend = _sandbox(sandbox)
     try:

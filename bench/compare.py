@@ -17,13 +17,13 @@ the bundled bots that run in-process: random, heuristic, and known-p50. Standard
 2. The family: ``--reps`` (8) comparisons of each neighbouring pair (p0/p10, p10/p20, p20/p35,
    p35/p50, p50/p100), half with the stronger one as NEW: the fraction in the right direction
    (should be at least 1 - beta when the pair's difference is at least the margin).
-3. Pairing: ``--ratio-reps`` (8) comparisons of p = 0.1 against p = 0.2 on paired deals, and as
+3. Pairing: ``--ratio-reps`` (24) comparisons of p = 0.1 against p = 0.2 on paired deals, and as
    many on independent deals (NEW and OLD each on a deal of its own), same test otherwise.
 
 Every figure is printed; the last line is ``compare: paired/unpaired = R``, the mean matches to a
 verdict on paired deals over the mean on independent deals (target R <= 0.5).
 
-    .venv/bin/python bench/compare.py [--self 200] [--pool 250] [--reps 8] [--ratio-reps 8] [--margin 0.1]
+    .venv/bin/python bench/compare.py [--self 200] [--pool 250] [--reps 8] [--ratio-reps 24] [--margin 0.1]
         [--self-margin 0.3] [--jobs 1]
 
 The equal-bot comparisons run at ``--self-margin`` (0.3): a larger margin stops sooner, on fewer
@@ -56,6 +56,8 @@ PRESET = "standard"
 MAX_DEALS = 3000
 """Deals before a comparison is left undecided (6,000 matches)."""
 SELF_PS = (0.1, 0.2, 0.35, 0.5)
+RATIO_REPS = 24
+"""Comparisons each way behind ``compare: paired/unpaired`` (the matches to a verdict vary by half their mean)."""
 FAMILY = (0.0, 0.1, 0.2, 0.35, 0.5, 1.0)
 
 _strategy = load_module("bench_compare_heuristic_strategy", BOTS / "lib" / "heuristic_strategy.py")
@@ -176,7 +178,7 @@ def main() -> None:
                         "(each has deals of its own: --self-from 200 plays 200 others).")
     parser.add_argument("--pool", type=int, default=250)
     parser.add_argument("--reps", type=int, default=8)
-    parser.add_argument("--ratio-reps", type=int, default=8)
+    parser.add_argument("--ratio-reps", type=int, default=RATIO_REPS)
     parser.add_argument("--margin", type=float, default=0.1)
     parser.add_argument("--self-margin", type=float, default=0.3)
     parser.add_argument("--jobs", type=int, default=1)
@@ -193,19 +195,24 @@ def main() -> None:
         equal_bots(args, plan)
     if "family" in parts:
         family(args, plan)
-    if "ratio" in parts:
-        means: dict[bool, float] = {}
-        for paired in (True, False):
-            tasks = [("ratio", 0.1, 0.2, False, args.margin, paired, f"ratio{'p' if paired else 'u'}{i}")
-                     for i in range(args.ratio_reps)]
-            runs = _runs(tasks, args.jobs)
-            means[paired] = statistics.mean(r.matches for r in runs)
-            print(f"p10 against p20 on {'paired' if paired else 'independent'} deals, margin {args.margin:g}: "
-                  f"{_count(runs, BETTER)} better, {_count(runs, WORSE)} worse, {_count(runs, NO_DIFFERENCE)} no "
-                  f"difference, {_count(runs, None)} undecided; {_summary(runs)}", flush=True)
+    ratio = pairing(args.ratio_reps, args.margin, args.jobs) if "ratio" in parts else None
     print(f"bench time {time.time() - start:.0f} s")
-    if "ratio" in parts:
-        print(f"compare: paired/unpaired = {means[True] / means[False]:.2f}")
+    if ratio is not None:
+        print(f"compare: paired/unpaired = {ratio:.2f}")
+
+
+def pairing(reps: int, margin: float, jobs: int) -> float:
+    """Part 3: ``reps`` comparisons of p10 against p20 on paired deals and as many on independent ones,
+    each line printed; the mean matches to a verdict paired over the mean unpaired."""
+    means: dict[bool, float] = {}
+    for paired in (True, False):
+        tasks = [("ratio", 0.1, 0.2, False, margin, paired, f"ratio{'p' if paired else 'u'}{i}") for i in range(reps)]
+        runs = _runs(tasks, jobs)
+        means[paired] = statistics.mean(r.matches for r in runs)
+        print(f"p10 against p20 on {'paired' if paired else 'independent'} deals, margin {margin:g}: "
+              f"{_count(runs, BETTER)} better, {_count(runs, WORSE)} worse, {_count(runs, NO_DIFFERENCE)} no "
+              f"difference, {_count(runs, None)} undecided; {_summary(runs)}", flush=True)
+    return means[True] / means[False]
 
 
 def equal_bots(args: argparse.Namespace, plan: Plan) -> None:

@@ -21,11 +21,14 @@ default parameters, on the same number of matches and seeds; its games depend on
 so they are played for that one setting only.
 
 Before the last lines, the share of a place's variance that the deal and seat explain (what
-duplicate deals could take away at best: :func:`luck_share`). Last two lines:
+duplicate deals could take away at best: :func:`luck_share`). Last three lines:
 ``rating: round-robin/ladder = R`` (default parameters) and ``rating: duplicate/plain = R``
 (duplicate deals rated by method ``deal`` against fresh deals rated match by match, the
-default parameters otherwise; the target was R <= 0.7). Both ratios are of the means over
-the two rule sets.
+default parameters otherwise; the target was R <= 0.7), both ratios of the means over the
+two rule sets; then ``compare: paired/unpaired = R``: matches until ``arena compare``'s test
+calls p = 0.1 better than p = 0.2, on paired deals against independent ones
+(``--compare-reps`` comparisons each way, ``pairing`` in ``bench/compare.py``, which
+``bench/compare.py`` also runs; the target was R <= 0.5).
 
 Cost: about 15,000 in-process matches (30-50 ms each) the first time, 12 minutes on two
 busy cores; then about a minute and a half of rating from the cache.
@@ -53,13 +56,20 @@ from arena.tournament.ladder.entries import ACTIVE, Entry  # noqa: E402
 from arena.tournament.rating import RatingFold, RatingParams, exposure  # noqa: E402
 from arena.tournament.records import MatchRecord  # noqa: E402
 from arena.tournament.schedules.matchmaking import LadderSchedule  # noqa: E402
+from arena.compare.sprt import Plan  # noqa: E402
+from tests.bots_examples.measure import load_module  # noqa: E402
+
+_compare = load_module("bench_compare", ROOT / "bench" / "compare.py")
+sys.modules["bench_compare"] = _compare  # its worker processes find its functions by module name
+RATIO_REPS: int = _compare.RATIO_REPS
 
 PCTS = (0, 10, 20, 35, 50, 100)
 TRUE_ORDER = tuple(f"known-p{p}" for p in PCTS)
 """Best first: a bot that plays randomly more often is weaker."""
 SEATS = 4
 PRESETS = ("standard", "espanola")
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+"""Bumped whenever the games would differ (2: the known-strength bots draw from the match's stream alone)."""
 
 Game = tuple[tuple[str, ...], tuple[int, ...]]
 """Bots by seat and their places."""
@@ -212,6 +222,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "cabo-arena" / "bench-rating",
                         help="where played games are kept, so a second run only rates")
     parser.add_argument("--no-ladder", action="store_true", help="skip the ladder's matchmaking")
+    parser.add_argument("--compare-reps", type=int, default=RATIO_REPS,
+                        help=f"comparisons each way behind the compare: line (default {RATIO_REPS}; 0 skips it)")
     args = parser.parse_args()
     if args.seeds < 1 or args.matches < SEATS or args.workers < 1:
         parser.error("--seeds and --workers must be at least 1, --matches at least 4")
@@ -221,6 +233,10 @@ def main() -> None:
               for preset in PRESETS for kind in ("duplicate", "plain")}
     print(f"games ready in {time.perf_counter() - start:.0f} s (cache {args.cache})")
     print_schemes(played, args)
+    if args.compare_reps > 0:
+        print(f"compare: paired/unpaired = {_compare.pairing(args.compare_reps, Plan().margin, args.workers):.2f}")
+    else:
+        print("compare: paired/unpaired = not measured (--compare-reps 0)")
 
 
 def print_schemes(played: dict[tuple[str, str], list[list[tuple[str, Game]]]], args: argparse.Namespace) -> None:

@@ -95,9 +95,11 @@ def effect_text(test: Sequential) -> str:
 
 def progress_line(done: Comparison) -> str:
     better, worse = done.test.ratios()
+    above, below = done.test.within()
     plan = done.test.plan
-    return (f"  {done.test.deals} deals: {effect_text(done.test)}; log-likelihood ratio better {better:+.2f}, "
-            f"worse {worse:+.2f} (a verdict at {plan.upper:.2f}, no difference with both at {plan.lower:.2f})")
+    return (f"  {done.test.deals} deals: {effect_text(done.test)}; log-wealth better {better:+.2f}, "
+            f"worse {worse:+.2f} (a verdict at {plan.upper:.2f}), within the margin {min(above, below):+.2f} "
+            f"(no difference at {plan.lower:.2f})")
 
 
 def verdict_line(done: Comparison) -> str:
@@ -111,6 +113,6 @@ def verdict_line(done: Comparison) -> str:
     else:
         better, worse = test.ratios()
         lean = "better" if better > worse else "worse"
-        head = (f"undecided (leaning {lean}: log-likelihood ratio {max(better, worse):+.2f} of {test.plan.upper:.2f})"
+        head = (f"undecided (leaning {lean}: log-wealth {max(better, worse):+.2f} of {test.plan.upper:.2f})"
                 if test.deals else "undecided")
     return f"{head}: {effect_text(test)}; {done.used} matches used ({test.deals} deals)"

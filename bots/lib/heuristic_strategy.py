@@ -30,8 +30,10 @@ How it plays, in short:
 Decisions take well under a millisecond.
 
 ``known_strength(p)`` is the same player diluted: with probability ``p`` it plays a uniformly
-random legal action instead (seeded by the match, seat and ``p``, so a replayed match is the
-same). A family of them (the ``known-p*`` bots) has a true order known by construction, for
+random legal action instead, drawn from a generator seeded by the match id and seat alone: a
+replayed match is the same, and two strengths in the same seat of the same match draw the same
+numbers, so where p = 0.1 plays at random p = 0.2 does too (as for any bot seeded by the match
+id, ``arena compare`` then sees them differ only where their strengths make them). A family of them (the ``known-p*`` bots) has a true order known by construction, for
 testing a rating scheme, a stop rule or ``arena compare``.
 """
 
@@ -659,7 +661,7 @@ def known_strength(p: float) -> type[HeuristicPolicy]:
 
         def __init__(self, hello: dict[str, Any], params: dict[str, float] | None = None) -> None:
             super().__init__(hello, params)
-            self.rng = random.Random(f"{hello.get('match', '')}/{hello.get('seat', 0)}/{p}")
+            self.rng = random.Random(f"{hello.get('match', '')}/{hello.get('seat', 0)}")
 
         def act(self, state: dict[str, Any], legal: list[dict[str, Any]], events: list[dict[str, Any]]) -> int:
             if len(legal) > 1 and self.rng.random() < p:

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from arena.compare.sprt import BETTER, MIN_DEALS, NO_DIFFERENCE, WORSE, Plan, Sequential, Tally
+from arena.compare.sprt import BETTER, NO_DIFFERENCE, WORSE, Plan, Sequential, Tally
 
 
 def run(diffs, plan=None):
@@ -19,11 +19,66 @@ def run(diffs, plan=None):
 
 def test_identical_plays_end_in_no_difference_never_better_or_worse():
     test = Sequential(Plan(margin=0.1))
-    verdicts = [test.add(0) for _ in range(MIN_DEALS - 1)]
-    assert verdicts == [None] * (MIN_DEALS - 1)  # nothing is decided on a handful of deals
+    verdicts = [test.add(0) for _ in range(50)]
+    assert verdicts == [None] * 50  # a run of zeros is not taken as proof at once
     verdict, deals = run([0] * 10_000)
     assert verdict is NO_DIFFERENCE
-    assert MIN_DEALS < deals < 100  # zeros alone are not taken as proof at once, but soon
+    assert 50 < deals < 300  # but soon
+
+
+def test_the_wealths_are_bets_on_the_mean_staked_before_each_deal():
+    test = Sequential(Plan(margin=0.2), spread=3)
+    lam = test.stake()
+    assert lam == pytest.approx(min(0.2 / (1.0 + 0.04), 0.5 / 3.2))  # Kelly at the margin, or half a wealth at worst
+    test.add(-1)
+    assert test.ratios() == pytest.approx((math.log1p(lam), math.log1p(-lam)))
+    assert test.within() == pytest.approx((math.log1p(lam * -0.8), math.log1p(lam * 1.2)))
+    small = Sequential(Plan(margin=0.2), spread=3)
+    for x in (2, -2) * 20:
+        small.add(x)  # variance 3.7: the Kelly stake is below the cap and follows the deals
+    assert small.stake() == pytest.approx(0.2 / (small.places.test_variance() + 0.04))
+
+
+def test_no_verdict_comes_before_the_least_deals_and_a_whole_spread_each_deal_reaches_it():
+    test = Sequential(Plan(margin=0.1), spread=3)
+    least = test.least_deals()
+    verdicts = [test.add(-3) for _ in range(least)]
+    assert verdicts[-1] is BETTER and verdicts[:-1] == [None] * (least - 1)
+    assert 5 < least < 30
+
+
+def test_no_stake_can_lose_more_than_half_of_a_wealth_in_one_deal():
+    test = Sequential(Plan(margin=0.5), spread=3)
+    for _ in range(200):
+        assert test.stake() * (3 + 0.5) <= 0.5 + 1e-12
+        if test.add(0) is not None:
+            break
+
+
+def test_a_difference_beyond_the_spread_is_refused():
+    with pytest.raises(ValueError, match="beyond the spread of 3 places"):
+        Sequential(Plan(), spread=3).add(4)
+    with pytest.raises(ValueError, match="spread above it"):
+        Sequential(Plan(margin=1.0), spread=1)
+
+
+def _false_verdicts(values, tests, plan, seed):
+    rng = random.Random(seed)
+    false = 0
+    for _ in range(tests):
+        test = Sequential(plan)
+        while test.add(rng.choice(values)) is None and test.deals < 4000:
+            pass
+        false += test.verdict in (BETTER, WORSE)
+    return false / tests
+
+
+@pytest.mark.parametrize("values", [[-1, 0, 0, 1], [-3, 1, 1, 1], [-1, -1, -1, 3], [-2, -1, 0, 0, 0, 1, 2]])
+def test_equal_versions_are_called_better_or_worse_less_often_than_alpha_whatever_the_shape(values):
+    # Mean 0, shapes far from normal (one rare large loss, one rare large gain): the bound holds for
+    # any distribution within the spread. alpha is 0.2 here so that 300 tests can tell.
+    assert sum(values) == 0
+    assert _false_verdicts(values, 300, Plan(alpha=0.2, beta=0.2, margin=0.5), seed=len(values)) <= 0.2
 
 
 def test_a_clearly_better_new_version_is_better_and_a_clearly_worse_one_worse():
