@@ -17,7 +17,7 @@ import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from . import schema
 from .results import DB_NAME, connect, decode_match
@@ -75,6 +75,19 @@ class KeptRating:
     sigma: float
     matches: int
     last_played: float
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One stored (or voided) ladder match, as the replays of a new version and their board line read it."""
+
+    index: int
+    match_id: str
+    seed: str
+    rotation: int
+    bots: tuple[str, ...]
+    places: tuple[int, ...] | None
+    """Per seat (ties share a place); None for a voided match."""
 
 
 class LadderStore:
@@ -207,6 +220,36 @@ class LadderStore:
         return [(float(at), tuple(decode_match(self.path, {"idx": idx, "bots": bots})["bots"]))
                 for idx, at, bots in self.db.execute(
                     "SELECT idx, finished_at, bots FROM matches ORDER BY finished_at, idx")]
+
+    # ------------------------------------------------------------ tables a new version replays
+    def table_rows(self, keys: Sequence[str] = (), firsts: Sequence[int] = (), replays: bool = False) -> list[TableRow]:
+        """Every stored and voided ladder match with one of ``keys`` seated, or of one of the tables first
+        drawn at ``firsts`` (ids ``L12/...`` or ``L12~3/...``), or (``replays``) of any replay table, in index
+        order (a damaged row: one ``StoreDamaged`` line). A match id is unique and indexed, so a table is
+        found without a scan."""
+        where, args = [], []
+        for key in keys:
+            where.append("instr(bots, ?) > 0")
+            args.append(json.dumps(key))
+        for first in firsts:
+            where.append("(match_id GLOB ? OR match_id GLOB ?)")
+            args += [f"L{int(first)}/*", f"L{int(first)}~*"]
+        if replays:
+            where.append("match_id GLOB 'L*~*'")
+        if not where:
+            return []
+        test = " OR ".join(where)
+        played = self.db.execute(f"SELECT idx, match_id, seed, rotation, bots, places FROM matches WHERE {test}",
+                                 args).fetchall()
+        voided = self.db.execute(f"SELECT idx, match_id, seed, rotation, bots, NULL FROM voided WHERE {test}",
+                                 args).fetchall() if schema.has_table(self.db, "voided") else []
+        out = []
+        for idx, match_id, seed, rotation, bots, places in sorted(played + voided):
+            row = decode_match(self.path, {"idx": idx, "bots": bots} if places is None else
+                               {"idx": idx, "bots": bots, "places": places})
+            out.append(TableRow(int(idx), str(match_id), str(seed), int(rotation), tuple(row["bots"]),
+                                None if places is None else tuple(row["places"])))
+        return out
 
     # ------------------------------------------------------------ pruned snapshots
     def reclaimed(self) -> dict[str, dict[str, float]]:
