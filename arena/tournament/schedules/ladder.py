@@ -27,6 +27,7 @@ from ...bots import BotSpec
 from ...bounds import MAX_PLACEMENT_MATCHES
 from ...sandbox.backends import Backend
 from ..ladder import board as ladder_board
+from ..ladder import paired as ladder_paired
 from ..ladder.entries import ACTIVE, ActiveField, enter, entries
 from ..ladder.kept import Kept, finished_in, kept_in
 from ..ladder.kept import read as read_kept
@@ -177,7 +178,8 @@ class Ladder(ScheduleKind):
 
 def write_board(config: TournamentConfig, db: sqlite3.Connection) -> None:
     """Write the ladder's own board files into its output directory."""
-    ladder_board.write(ladder_board.load(db, config.rating, settings_of(config).placement_matches), config.output)
+    ladder_board.write(ladder_board.load(db, config.rating, settings_of(config).placement_matches), config.output,
+                       ladder_paired.read(db))
 
 
 class BoardRefresh:

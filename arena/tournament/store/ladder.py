@@ -227,29 +227,29 @@ class LadderStore:
         drawn at ``firsts`` (ids ``L12/...`` or ``L12~3/...``), or (``replays``) of any replay table, in index
         order (a damaged row: one ``StoreDamaged`` line). A match id is unique and indexed, so a table is
         found without a scan."""
-        where, args = [], []
-        for key in keys:
-            where.append("instr(bots, ?) > 0")
-            args.append(json.dumps(key))
-        for first in firsts:
-            where.append("(match_id GLOB ? OR match_id GLOB ?)")
-            args += [f"L{int(first)}/*", f"L{int(first)}~*"]
+        tests: list[tuple[str, list[object]]] = [("instr(bots, ?) > 0", [json.dumps(key)]) for key in keys]
+        tests += [("(match_id GLOB ? OR match_id GLOB ?)", [f"L{int(first)}/*", f"L{int(first)}~*"])
+                  for first in firsts]
         if replays:
-            where.append("match_id GLOB 'L*~*'")
-        if not where:
-            return []
-        test = " OR ".join(where)
-        played = self.db.execute(f"SELECT idx, match_id, seed, rotation, bots, places FROM matches WHERE {test}",
-                                 args).fetchall()
-        voided = self.db.execute(f"SELECT idx, match_id, seed, rotation, bots, NULL FROM voided WHERE {test}",
-                                 args).fetchall() if schema.has_table(self.db, "voided") else []
-        out = []
-        for idx, match_id, seed, rotation, bots, places in sorted(played + voided):
-            row = decode_match(self.path, {"idx": idx, "bots": bots} if places is None else
-                               {"idx": idx, "bots": bots, "places": places})
-            out.append(TableRow(int(idx), str(match_id), str(seed), int(rotation), tuple(row["bots"]),
-                                None if places is None else tuple(row["places"])))
-        return out
+            tests.append(("match_id GLOB 'L*~*'", []))
+        found: dict[tuple[bool, int], TableRow] = {}
+        voided = schema.has_table(self.db, "voided")
+        for start in range(0, len(tests), 100):  # an expression of a bounded depth
+            chunk = tests[start:start + 100]
+            test = " OR ".join(t for t, _ in chunk)
+            args = [a for _, values in chunk for a in values]
+            rows = self.db.execute(f"SELECT idx, match_id, seed, rotation, bots, places FROM matches WHERE {test}",
+                                   args).fetchall()
+            if voided:
+                rows += self.db.execute(f"SELECT idx, match_id, seed, rotation, bots, NULL FROM voided WHERE {test}",
+                                        args).fetchall()
+            for idx, match_id, seed, rotation, bots, places in rows:
+                row = decode_match(self.path, {"idx": idx, "bots": bots} if places is None else
+                                   {"idx": idx, "bots": bots, "places": places})
+                found[(places is None, int(idx))] = TableRow(
+                    int(idx), str(match_id), str(seed), int(rotation), tuple(row["bots"]),
+                    None if places is None else tuple(row["places"]))
+        return sorted(found.values(), key=lambda r: (r.index, r.places is None))
 
     # ------------------------------------------------------------ pruned snapshots
     def reclaimed(self) -> dict[str, dict[str, float]]:
