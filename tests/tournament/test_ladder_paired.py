@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -63,11 +64,17 @@ def ladder_with_a_second_version(tmp_path: Path, extra: str = "", before: tuple[
     return path
 
 
+def source_head(tables: dict[str, list[Row]], match_id: str) -> str:
+    """The head of the table that the replay ``match_id`` replays (``L2``, or ``L12~0`` for a replay's replay)."""
+    first = f"L{source_of(match_id)}"
+    return next(h for h in tables if h.partition("~")[0] == first)
+
+
 def check_replay(tables: dict[str, list[Row]], replay: str) -> str:
     """Assert that table ``replay`` (whose rotations a stop may have cut short) is its source's deal and
     seatings with ann@v2 where ann@v1 sat; its source."""
     rows = tables[replay]
-    source = f"L{source_of(rows[0][1])}"
+    source = source_head(tables, rows[0][1])
     original = {row[3]: row for row in tables[source]}
     assert sorted(original) == list(range(len(rows[0][4])))  # the source was complete
     assert len({row[3] for row in rows}) == len(rows)
@@ -254,3 +261,28 @@ def test_a_replays_match_id_names_its_source_and_parses_as_a_ladder_table():
     assert table_of("L4/a@v1+b@v1/r0") == (4, ("a@v1", "b@v1"), 0) and source_of("L4/a@v1+b@v1/r0") is None
     for junk in ("L12~/a@v1/r0", "L~3/a@v1/r0", "Lx~3/a@v1/r0", "L1~x/a@v1/r0", "c1/a+b/r0"):
         assert table_of(junk) is None and source_of(junk) is None
+
+
+def test_an_unchanged_bot_places_on_a_replay_exactly_as_it_did_and_so_does_its_next_version(tmp_path):
+    """A replay tells the bots the original's match id, so bots that seed their randomness from it (all the
+    bundled ones) play the deal as they did: a version whose play did not change shows +0.00, also when the
+    table it replays was itself a replay."""
+    path = ladder_with_a_second_version(tmp_path, "replay_tables: 3\n")
+    play(path, 12)
+    ann = tmp_path / "bots" / "ann"
+    (ann / "notes.txt").write_text("a third version\n")
+    code, output = submit(path, ann)
+    assert code == 0 and "entered ann@v3" in output, output
+    play(path, 8)
+    out = tmp_path / "out"
+    tables = by_table(stored(out))
+    chained = 0
+    for name, rows in tables.items():
+        if "~" in name:
+            original = {r[3]: r for r in tables[source_head(tables, rows[0][1])]}
+            assert all(r[5] == original[r[3]][5] for r in rows)  # the same places, seat by seat
+            chained += "~" in head(original[0][1])
+    assert chained  # ann@v3 replayed some of ann@v2's replays
+    text = (out / "ladder.txt").read_text()
+    assert re.search(r"ann@v3 against ann@v2 on the same 3 tables \(\d+ matches\): \+0\.00 places per match "
+                     r"\[\+0\.00, \+0\.00\]", text), text

@@ -62,15 +62,20 @@ class Paired:
         tables = f"{self.tables} table{'s' if self.tables != 1 else ''}"
         matches = f"{self.matches} match{'es' if self.matches != 1 else ''}"
         interval = ("(one table: no interval)" if self.low is None or self.high is None
-                    else f"[{self.low:+.2f}, {self.high:+.2f}]")
-        return f"{self.new} against {self.old} on the same {tables} ({matches}): {self.mean:+.2f} places per match " \
-               f"{interval}"
+                    else f"[{_signed(self.low)}, {_signed(self.high)}]")
+        return f"{self.new} against {self.old} on the same {tables} ({matches}): {_signed(self.mean)} places per " \
+               f"match {interval}"
 
     def to_json(self) -> dict[str, Any]:
         """The fields of ``ladder.json``'s ``paired``, floats rounded to 3 decimals."""
         return {"name": self.name, "new": self.new, "old": self.old, "tables": self.tables, "matches": self.matches,
                 "mean": round(self.mean, 3), "low": None if self.low is None else round(self.low, 3),
                 "high": None if self.high is None else round(self.high, 3)}
+
+
+def _signed(value: float) -> str:
+    """``+0.25``, ``-1.50``; never ``-0.00``."""
+    return f"{round(value, 2) + 0.0:+.2f}"
 
 
 def difference(original: StoredTable, replay: StoredTable) -> tuple[str, str, float, int] | None:

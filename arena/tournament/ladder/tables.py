@@ -13,7 +13,7 @@ same whoever reads it.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Collection, Iterable, Sequence
 
@@ -92,6 +92,10 @@ class Replay:
     """The source's deal seed."""
     seatings: tuple[tuple[str, ...], ...]
     """Per rotation, the source's seating with the new version in the old one's seat."""
+    told: str = ""
+    """The match id, without its rotation, that the bots were told at the first table of this deal (the
+    source's, or the one the source replays): a replay tells the bots the same, so that bots seeding
+    their randomness from it draw the same numbers (""; not known: its own)."""
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -104,7 +108,7 @@ def substituted(table: StoredTable, old: str, new: str) -> tuple[tuple[str, ...]
     return tuple(tuple(new if key == old else key for key in table.seats[r]) for r in range(len(table.players)))
 
 
-def replayed(source: StoredTable | None, players: Sequence[str]) -> Replay | None:
+def replayed(source: StoredTable | None, players: Sequence[str], told: str = "") -> Replay | None:
     """The replay of ``source`` whose match id names ``players`` (the seats of its rotation 0): the
     source's seed and seatings with the one bot that differs substituted. None when the source is not
     stored whole (it always is: a replay is planned from a complete table, and rows are never deleted)
@@ -115,7 +119,7 @@ def replayed(source: StoredTable | None, players: Sequence[str]) -> Replay | Non
     if len(changed) != 1:
         return None
     old, new = changed[0]
-    return Replay(source.first, source.seed, substituted(source, old, new))
+    return Replay(source.first, source.seed, substituted(source, old, new), told)
 
 
 def plan(rows: Sequence[TableRow], new: str, active: Collection[str], limit: int) -> list[Replay]:
@@ -163,14 +167,31 @@ class StoredTables:
             return []
         store = LadderStore.open(self.directory)
         try:
-            return plan(of_new(store.db, new), new, active, limit)
+            planned = plan(of_new(store.db, new), new, active, limit)
+            return [replace(r, told=self._told(store, r.source)) for r in planned]
         finally:
             store.close()
 
-    def table(self, first: int) -> StoredTable | None:
-        """The stored table first drawn at index ``first``, or None when none of its matches is stored."""
+    def replay(self, source: int, players: Sequence[str]) -> Replay | None:
+        """:func:`replayed` of the stored table ``source``, for a replay of it cut short."""
         store = LadderStore.open(self.directory)
         try:
-            return next((t for t in group(store.table_rows(firsts=[first])).values() if t.first == first), None)
+            return replayed(self._table(store, source), players, self._told(store, source))
         finally:
             store.close()
+
+    @staticmethod
+    def _table(store: LadderStore, first: int) -> StoredTable | None:
+        return next((t for t in group(store.table_rows(firsts=[first])).values() if t.first == first), None)
+
+    def _told(self, store: LadderStore, first: int) -> str:
+        """The match id without its rotation of the first table dealt as table ``first`` was: following the
+        replays back to an ordinary table ("" if one is not stored)."""
+        seen = set()
+        table = self._table(store, first)
+        while table is not None and table.source is not None and table.first not in seen:
+            seen.add(table.first)
+            table = self._table(store, table.source)
+        return "" if table is None or table.source is not None else f"{table.head}/{'+'.join(table.players)}"
+
+

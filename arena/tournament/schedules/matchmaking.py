@@ -212,8 +212,7 @@ class LadderSchedule:
     def _stored_replay(self, source: int, players: tuple[str, ...]) -> Replay | None:
         """The deal and seatings of a replay of table ``source`` with ``players``, from the stored source
         (None without a store, or when the source is not stored: its matches stay withheld)."""
-        from ..ladder.tables import replayed
-        return None if self.stored is None else replayed(self.stored.table(source), players)
+        return None if self.stored is None else self.stored.replay(source, players)
 
     def unfinished(self) -> Iterable[int]:
         return sorted(self._issued)
@@ -381,7 +380,8 @@ class LadderSchedule:
             self._next += 1
             self._fold.expect([index])
             match_id = ladder_match_id(first, table, rotation, None if replay is None else replay.source)
-            self._queue.append(ScheduledMatch(index, match_id, seed, seating, 1, rotation))
+            told = f"{replay.told}/r{rotation}" if replay is not None and replay.told else None
+            self._queue.append(ScheduledMatch(index, match_id, seed, seating, 1, rotation, told))
             for key in seating:
                 self.floor.seat(key, 1)
                 if key in self._learning and self.matches_of(key) >= self.placement:
