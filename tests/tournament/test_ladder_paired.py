@@ -16,7 +16,10 @@ from arena.cli import main
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.driver import run_tournament
 from arena.tournament.ladder import paired
-from arena.tournament.schedules.matchmaking import ladder_match_id, source_of, table_of
+from arena.tournament.ladder.entries import Entry
+from arena.tournament.ladder.tables import Replay
+from arena.tournament.rating import RatingParams
+from arena.tournament.schedules.matchmaking import LadderSchedule, ladder_match_id, source_of, table_of
 from arena.tournament.store import schema
 from tests.tournament.test_ladder import copy_bot, submit, write_ladder
 
@@ -286,3 +289,44 @@ def test_an_unchanged_bot_places_on_a_replay_exactly_as_it_did_and_so_does_its_n
     text = (out / "ladder.txt").read_text()
     assert re.search(r"ann@v3 against ann@v2 on the same 3 tables \(\d+ matches\): \+0\.00 places per match "
                      r"\[\+0\.00, \+0\.00\]", text), text
+
+
+class PlannedReplays:
+    """The store's side of replays, for a schedule without a store: three tables of a@v1 and b@v1 to replay."""
+
+    def plan(self, new: str, active: object, limit: int) -> list[Replay]:
+        if new != "a@v2":
+            return []
+        return [Replay(first, f"d-{first}", (("a@v2", "b@v1"), ("b@v1", "a@v2")), f"L{first}/a@v1+b@v1")
+                for first in (0, 4, 8)][:limit]
+
+    def replay(self, source: int, players: object) -> None:
+        return None
+
+
+def test_replays_go_first_but_a_table_for_the_bots_behind_the_floor_goes_before_the_next():
+    from arena.bots import BotSpec
+
+    field = [Entry("a", 2, "d", "p", "s", 0.0, "active")] + [Entry(n, 1, "d", "p", "s", 0.0, "active") for n in "bcd"]
+    s = LadderSchedule(lambda: field, lambda e: BotSpec(name=e.key, command=("x",)), [2], "standard", 9,
+                       RatingParams(), stored=PlannedReplays(), replay_tables=8)  # type: ignore[arg-type]
+    s.resume(set(), [])
+    batches = [s.next_batch() for _ in range(10)]
+    tables = [(b[0].match_id, b[0].seed, b[0].bots, b[0].told) for b in batches if b]
+    assert tables[:2] == [("L0~0/a@v2+b@v1/r0", "d-0", ("a@v2", "b@v1"), "L0/a@v1+b@v1/r0"),
+                          ("L0~0/a@v2+b@v1/r1", "d-0", ("b@v1", "a@v2"), "L0/a@v1+b@v1/r1")]
+    # c and d, who sit at no replay, are now behind the floor: a table for them, then the next replay
+    assert [t[0] for t in tables[2:6]] == ["L2/c@v1+d@v1/r0", "L2/c@v1+d@v1/r1", "L4~4/a@v2+b@v1/r0",
+                                           "L4~4/a@v2+b@v1/r1"]
+    assert all(t[3] is None for t in tables if "~" not in t[0])  # an ordinary table tells its own id
+    assert sum("~" in t[0] for t in tables) == 6  # all three replays within five tables
+
+
+def test_no_store_no_replays():
+    from arena.bots import BotSpec
+
+    field = [Entry("a", 2, "d", "p", "s", 0.0, "active"), Entry("b", 1, "d", "p", "s", 0.0, "active")]
+    s = LadderSchedule(lambda: field, lambda e: BotSpec(name=e.key, command=("x",)), [2], "standard", 9,
+                       RatingParams(), replay_tables=8)
+    s.resume(set(), [])
+    assert not any("~" in b[0].match_id for b in (s.next_batch() for _ in range(4)) if b)
