@@ -20,6 +20,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..leaderboard import rounded
 from ..store.ladder import LadderStore
 from .tables import StoredTable, group
 
@@ -69,8 +70,7 @@ class Paired:
     def to_json(self) -> dict[str, Any]:
         """The fields of ``ladder.json``'s ``paired``, floats rounded to 3 decimals."""
         return {"name": self.name, "new": self.new, "old": self.old, "tables": self.tables, "matches": self.matches,
-                "mean": round(self.mean, 3), "low": None if self.low is None else round(self.low, 3),
-                "high": None if self.high is None else round(self.high, 3)}
+                "mean": rounded(self.mean), "low": rounded(self.low), "high": rounded(self.high)}
 
 
 def _signed(value: float) -> str:
