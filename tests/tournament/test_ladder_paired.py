@@ -20,7 +20,8 @@ from arena.tournament.ladder.entries import Entry
 from arena.tournament.ladder.tables import Replay
 from arena.tournament.rating import RatingParams
 from arena.tournament.schedules.matchmaking import LadderSchedule, ladder_match_id, source_of, table_of
-from arena.tournament.store import schema
+from arena.site.withhold import withheld_in
+from arena.tournament.store import ResultStore, schema
 from tests.tournament.test_ladder import copy_bot, submit, write_ladder
 
 Row = tuple[int, str, str, int, tuple[str, ...], tuple[int, ...]]
@@ -157,6 +158,11 @@ def test_a_replay_cut_short_is_completed_with_the_same_deal_and_seats(tmp_path):
     rows = stored(tmp_path / "out")
     cut = head(rows[-1][1])
     assert "~" in cut and [r[3] for r in rows if head(r[1]) == cut] == [0]
+    store = ResultStore(tmp_path / "out", readonly=True)
+    try:  # its deal is the original's, which the report shows already: so it shows the replay's too
+        assert withheld_in(store, list(store.rows())) == set()
+    finally:
+        store.close()
     play(path, 2)
     rows = stored(tmp_path / "out")
     assert [(head(r[1]), r[3]) for r in rows[-2:]] == [(cut, 1), (cut, 2)]  # under the same id
