@@ -30,7 +30,8 @@ Row = tuple[int, str, str, int, tuple[str, ...], tuple[int, ...]]
 def stored(output: Path) -> list[Row]:
     db = sqlite3.connect(output / "results.sqlite")
     try:
-        return [(idx, mid, seed, rot, tuple(json.loads(bots)), tuple(json.loads(places))) for idx, mid, seed, rot, bots, places
+        return [(idx, mid, seed, rot, tuple(json.loads(bots)), tuple(json.loads(places)))
+                for idx, mid, seed, rot, bots, places
                 in db.execute("SELECT idx, match_id, seed, rotation, bots, places FROM matches ORDER BY idx")]
     finally:
         db.close()
@@ -240,7 +241,8 @@ def test_the_line_is_the_mean_of_the_tables_differences_with_a_t_interval():
         (7, "L7/ann@v1+cid@v1/r0", "d-7", 0, [a1, c], [1, 2]), (8, "L7/ann@v1+cid@v1/r1", "d-7", 1, [c, a1], [1, 2]),
         (17, "L17~7/ann@v2+cid@v1/r0", "d-7", 0, [a2, c], None),
         # bob@v2 replays one table, L20, where bob@v1 placed 2 and 1 (mean 1.5); bob@v2 1 and 1: +0.5
-        (20, "L20/bob@v1+cid@v1/r0", "d-20", 0, [b, c], [2, 1]), (21, "L20/bob@v1+cid@v1/r1", "d-20", 1, [c, b], [2, 1]),
+        (20, "L20/bob@v1+cid@v1/r0", "d-20", 0, [b, c], [2, 1]),
+        (21, "L20/bob@v1+cid@v1/r1", "d-20", 1, [c, b], [2, 1]),
         (30, "L30~20/bob@v2+cid@v1/r0", "d-20", 0, ["bob@v2", c], [1, 2]),
         (31, "L30~20/bob@v2+cid@v1/r1", "d-20", 1, [c, "bob@v2"], [2, 1]),
     ])
