@@ -502,6 +502,7 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
 def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
     """Print the leaderboard of a tournament OUTPUT_DIR, also while it runs."""
     from .tournament.ladder import board as ladder_board
+    from .tournament.ladder import paired
     from .tournament.leaderboard import text
     from .tournament.schedules import ROUND_ROBIN
     from .tournament.standings import ladder_board as ladder_rows
@@ -521,7 +522,7 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
             results = read(store, records=False)
             voided, played = results.voided, store.count()
             click.echo(f"ladder: {played} matches played" + (f", {len(voided)} voided" if voided else ""))
-            click.echo(ladder_board.view(ladder_rows(results), show_all), nl=False)
+            click.echo(ladder_board.view(ladder_rows(results), show_all, paired.read(store.db)), nl=False)
             return
         results = read(store)
     finally:

@@ -95,7 +95,8 @@ def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: Mapping[str
     return MatchJob(scheduled.match_id, config.rules, scheduled.seed, tuple(specs[n] for n in scheduled.bots),
                     time=config.time, sandbox=sandbox, limits=config.limits, fault_policy=config.fault_policy,
                     max_faults=config.max_faults, private=(str(config.output), str(config.path.parent)),
-                    wire_id=config.wire_id(scheduled.match_id), game=config.game)
+                    wire_id=config.wire_id(scheduled.match_id if config.tell_opponents or scheduled.told is None
+                                           else scheduled.told), game=config.game)
 
 
 def _jobs(schedule: Schedule | SettleGate, live: RatingFold, issued: dict[int, ScheduledMatch],

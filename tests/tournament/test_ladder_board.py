@@ -98,7 +98,8 @@ def test_markdown_shows_the_current_field_then_the_older_versions_in_their_own_s
 def test_json_holds_every_row_with_the_fields_of_a_row_rounded():
     data = json.loads(to_json(BOARD))
     assert [(d["name"], d["version"], d["status"]) for d in data] == [(r.name, r.version, r.status) for r in BOARD]
-    assert all(list(d) == [f.name for f in fields(LadderRow)] for d in data)
+    assert all(list(d) == [f.name for f in fields(LadderRow)] + ["paired"] for d in data)
+    assert all(d["paired"] is None for d in data)  # no version replayed its previous one's tables
     assert (data[0]["exposure"], data[0]["sigma"], data[4]["last_played"]) == (21.235, 2.922, None)
     assert (data[0]["rank"], data[2]["rank"]) == (1, None)
     assert (data[0]["rank_interval"], data[0]["p_ahead_next"]) == ([1, 2], 0.877)
@@ -144,7 +145,9 @@ def test_the_leaderboard_hides_a_replaced_version_unless_all_is_given(tmp_path):
     assert board.exit_code == 0, board.output
     assert board.output.startswith("ladder: 8 matches played\n")
     assert {(bot, version) for _, bot, version, _ in cells(board.output)} == {("ann", "v2"), ("bob", "v1")}
-    assert board.output.splitlines()[-1] == "(1 older version hidden: --all shows it)"
+    lines = board.output.splitlines()
+    hidden = lines.index("(1 older version hidden: --all shows it)")
+    assert lines[hidden + 2].startswith("ann@v2 against ann@v1 on the same ")  # then its replays' line
     everything = CliRunner().invoke(main, ["leaderboard", str(out), "--all"])
     assert everything.exit_code == 0, everything.output
     assert ("-", "ann", "v1", "replaced") in cells(everything.output) and "hidden" not in everything.output

@@ -7,7 +7,9 @@ files and the report follow too: ranked entries first by mu-3σ, then those in p
 then the replaced and retired ones, unranked, so the top of the list is always who is
 really ranked, and the terminal and the report agree.
 The terminal and Markdown boards show the current field (no replaced versions) unless asked
-for everything; the JSON and CSV files always hold every version.
+for everything; the JSON and CSV files always hold every version. Under the terminal and
+Markdown boards, and in each new version's JSON row, is the paired view of a new version
+against its previous one (:mod:`.paired`); the CSV, one row per version, has no room for it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..rating import RatingParams, exposure
 from ..table import aligned
 from .entries import ACTIVE, Entry, entries
 from .kept import read
+from .paired import Paired, lines as paired_lines
 
 JSON_NAME = "ladder.json"
 TEXT_NAME = "ladder.txt"
@@ -111,9 +114,10 @@ def _cells(board: Sequence[LadderRow]) -> list[list[str]]:
              when(row.last_played), row.status] for row in board]
 
 
-def text(board: Sequence[LadderRow], hidden: int = 0) -> str:
+def text(board: Sequence[LadderRow], hidden: int = 0, paired: Sequence[Paired] = ()) -> str:
     """The rows given as aligned columns for a terminal; ``hidden``: how many older versions the caller left
-    out, said in one line so nobody takes the list for everything."""
+    out, said in one line so nobody takes the list for everything; ``paired``: the new versions against
+    their previous ones, a line each under the board."""
     lines = aligned([list(TEXT_HEADER)] + _cells(board), LEFT)
     if board:
         lines.append(NOTE)
@@ -123,19 +127,22 @@ def text(board: Sequence[LadderRow], hidden: int = 0) -> str:
                      f"--all shows {'them' if hidden > 1 else 'it'})")
     elif not board:
         lines.append(EMPTY)
+    lines += paired_lines(paired)
     return "\n".join(lines) + "\n"
 
 
-def view(board: Sequence[LadderRow], everything: bool = False) -> str:
+def view(board: Sequence[LadderRow], everything: bool = False, paired: Sequence[Paired] = ()) -> str:
     """:func:`text` of the current field (or, with ``everything``, of every row)."""
     shown = list(board) if everything else current(board)
-    return text(shown, len(board) - len(shown))
+    return text(shown, len(board) - len(shown), paired)
 
 
-def to_json(board: Sequence[LadderRow]) -> str:
-    """``ladder.json``: every row, floats rounded to 3 decimals."""
+def to_json(board: Sequence[LadderRow], paired: Sequence[Paired] = ()) -> str:
+    """``ladder.json``: every row, floats rounded to 3 decimals; a version that replayed its previous one's
+    tables has the line's numbers in ``paired`` (else null), so the file stays one list of rows."""
+    by_key = {p.new: p.to_json() for p in paired}
     data = [{**asdict(r), "exposure": rounded(r.exposure), "mu": rounded(r.mu), "sigma": rounded(r.sigma),
-             "p_ahead_next": rounded(r.p_ahead_next)}
+             "p_ahead_next": rounded(r.p_ahead_next), "paired": by_key.get(f"{r.name}@v{r.version}")}
             for r in board]
     return json.dumps(data, indent=2) + "\n"
 
@@ -156,26 +163,29 @@ def _md_table(board: Sequence[LadderRow]) -> list[str]:
     return [markdown_row(TEXT_HEADER), align, *(markdown_row(cells) for cells in _cells(board))]
 
 
-def markdown(board: Sequence[LadderRow]) -> str:
-    """``ladder.md``: the current field as the terminal shows it, then the older versions in a section of
-    their own, so the table on top is who plays now."""
+def markdown(board: Sequence[LadderRow], paired: Sequence[Paired] = ()) -> str:
+    """``ladder.md``: the current field as the terminal shows it, the new versions against their previous
+    ones, then the older versions in a section of their own, so the table on top is who plays now."""
     field, older = current(board), [r for r in board if r.status == REPLACED]
     count = {status: sum(r.status == status for r in field) for status in (RANKED, PLACEMENT, RETIRED)}
     lines = ["# Ladder", "", f"{count[RANKED]} ranked, {count[PLACEMENT]} in placement, {count[RETIRED]} retired. "
              f"{NOTE}.", "", *_md_table(field), "", CONFIDENCE_NOTE + "."]
     if not board:
         lines += ["", EMPTY]
+    if paired:
+        _, *said, note = paired_lines(paired)
+        lines += ["", *(f"- {line}" for line in said), "", note[0].upper() + note[1:] + "."]
     if older:
         lines += ["", "## Older versions", "", "Replaced by a newer version of the same name: no longer scheduled; "
                   "their matches and ratings stay.", "", *_md_table(older)]
     return "\n".join(lines) + "\n"
 
 
-def write(board: Sequence[LadderRow], directory: Path) -> None:
+def write(board: Sequence[LadderRow], directory: Path, paired: Sequence[Paired] = ()) -> None:
     """``ladder.json``, ``.csv``, ``.md`` and ``.txt`` beside the usual leaderboard files, each replaced
     atomically, so whoever reads them during a run sees a whole file."""
-    outputs = {JSON_NAME: to_json(board), CSV_NAME: to_csv(board), MARKDOWN_NAME: markdown(board),
-               TEXT_NAME: view(board)}
+    outputs = {JSON_NAME: to_json(board, paired), CSV_NAME: to_csv(board), MARKDOWN_NAME: markdown(board, paired),
+               TEXT_NAME: view(board, paired=paired)}
     for name, content in outputs.items():
         write_atomic(Path(directory) / name, content)
 

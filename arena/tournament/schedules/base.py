@@ -31,6 +31,9 @@ class ScheduledMatch:
     """Cycle number, from 1."""
     rotation: int
     """Rotation of the table's seats, 0..n-1."""
+    told: str | None = None
+    """The match id whose wire id the bots get instead of this one's: a ladder's replay of a table tells
+    the original's, so that bots seeding their randomness from it play the deal as they did then."""
 
 
 class Schedule(Protocol):

@@ -3,7 +3,7 @@
 The matchmaking is :class:`.matchmaking.LadderSchedule`; the field, the kept ratings, the
 lock and the board are in :mod:`..ladder`. This module ties them to the two generic places
 that would otherwise name a ladder: the config loader (its keys: ``placement_matches``,
-``keep_versions``, ``fairness_floor``, ``submission``, ``unsandboxed_builds``, none of them
+``keep_versions``, ``fairness_floor``, ``replay_tables``, ``submission``, ``unsandboxed_builds``, none of them
 fingerprinted, since each changes only what comes next) and the driver (its hooks, below).
 
 A ladder's file lists only a starting field: its bots are entered (unchecked) at the start of
@@ -27,6 +27,7 @@ from ...bots import BotSpec
 from ...bounds import MAX_PLACEMENT_MATCHES
 from ...sandbox.backends import Backend
 from ..ladder import board as ladder_board
+from ..ladder import paired as ladder_paired
 from ..ladder.entries import ACTIVE, ActiveField, enter, entries
 from ..ladder.kept import Kept, finished_in, kept_in
 from ..ladder.kept import read as read_kept
@@ -39,7 +40,8 @@ from ..records import MatchRecord
 from . import LADDER
 from .base import Schedule, ScheduledMatch
 from .kind import Field, KeyReader, Players, RunHooks, ScheduleKind
-from .matchmaking import DEFAULT_FLOOR, LadderSchedule
+from ..ladder.tables import StoredTables
+from .matchmaking import DEFAULT_FLOOR, DEFAULT_REPLAY_TABLES, LadderSchedule
 
 if TYPE_CHECKING:
     from ..config import TournamentConfig
@@ -47,6 +49,9 @@ if TYPE_CHECKING:
 
 DEFAULT_PLACEMENT_MATCHES = 5
 """Matches a ladder entry plays before the leaderboard ranks it."""
+
+MAX_REPLAY_TABLES = 1000
+"""The most tables of its previous version a new version may replay first."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class LadderSettings:
     """How big a bot ``arena submit`` takes."""
     unsandboxed_builds: bool = False
     """Submitted bots may be installed and built under the ``none`` sandbox, as the arena's user (else refused)."""
+    replay_tables: int = DEFAULT_REPLAY_TABLES
+    """A new version's first tables replay up to this many of its previous version's (0: none)."""
 
 
 def settings_of(config: TournamentConfig) -> LadderSettings:
@@ -78,7 +85,8 @@ class Ladder(ScheduleKind):
     """``schedule: ladder``."""
 
     name = LADDER
-    setting_keys = ("placement_matches", "keep_versions", "fairness_floor", "submission", "unsandboxed_builds")
+    setting_keys = ("placement_matches", "keep_versions", "fairness_floor", "replay_tables", "submission",
+                    "unsandboxed_builds")
     builds_up_front = False
     board_files = ("ladder.txt", "ladder.md", "ladder.json", "ladder.csv")
 
@@ -110,7 +118,9 @@ class Ladder(ScheduleKind):
             reader.required_int(("submission", "max_mb"), section.get("max_mb", DEFAULT_MAX_MB), 1, MAX_MB),
             reader.required_int(("submission", "max_files"), section.get("max_files", DEFAULT_MAX_FILES), 1,
                                 MAX_FILES))
-        return LadderSettings(placement, float(floor), keep, submission)
+        replays = reader.required_int(("replay_tables",), data.get("replay_tables", DEFAULT_REPLAY_TABLES), 0,
+                                      MAX_REPLAY_TABLES)
+        return LadderSettings(placement, float(floor), keep, submission, replay_tables=replays)
 
     def least_bots(self) -> int:
         return 0  # bots are submitted while it runs
@@ -123,7 +133,7 @@ class Ladder(ScheduleKind):
                                              "(give a bot directory path)")
         unsandboxed = reader.boolean(("unsandboxed_builds",), field.data.get("unsandboxed_builds", False))
         return LadderSettings(options.placement_matches, options.fairness_floor, options.keep_versions,
-                              options.submission, unsandboxed)
+                              options.submission, unsandboxed, options.replay_tables)
 
     def describe(self, options: Any) -> dict[str, Any]:
         return {"schedule": self.name, "tables": None}  # as ladders begun before kinds declared their part
@@ -141,7 +151,8 @@ class Ladder(ScheduleKind):
                                   unsandboxed_builds=settings.unsandboxed_builds)
         return LadderSchedule(ActiveField(output), build, config.seats, config.rules.preset,
                               config.seed, params, settings.placement_matches, settings.fairness_floor,
-                              lambda: kept_in(output, params), lambda: finished_in(output))
+                              lambda: kept_in(output, params), lambda: finished_in(output), StoredTables(output),
+                              settings.replay_tables)
 
     def players(self, config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
         """Its entries as the schedule meets them (a live map)."""
@@ -167,7 +178,8 @@ class Ladder(ScheduleKind):
 
 def write_board(config: TournamentConfig, db: sqlite3.Connection) -> None:
     """Write the ladder's own board files into its output directory."""
-    ladder_board.write(ladder_board.load(db, config.rating, settings_of(config).placement_matches), config.output)
+    ladder_board.write(ladder_board.load(db, config.rating, settings_of(config).placement_matches), config.output,
+                       ladder_paired.read(db))
 
 
 class BoardRefresh:

@@ -12,6 +12,13 @@ sit at it. Seats are filled in this order (docs/ladder.md, "Matchmaking"):
 and the other seats go to the bots whose mean rating is closest to the first one's.
 Ties break on a generator seeded with the master seed and the table's first match index.
 
+A new version's first tables replay those its previous version played (:mod:`..ladder.tables`,
+docs/ladder.md "A new version against the old one"): the same deal and seating, the new version
+in the old one's seat. They are drawn before the ordinary tables, except that a table for the bots
+behind the fairness floor goes first when none of them sits at the next replay. A replay is named
+``L{n}~{m}/{bots}/r{k}`` (table ``n`` replays table ``m``) and keeps its source's seed: a resumed run
+completes one cut short from the stored source, never from a seed recomputed from its id.
+
 Ratings used for a draw are those of every match up to :data:`LAG` tables back, waited
 for if need be, never "whatever came back first": so with a fixed field the tables do
 not depend on the number of workers. Each table is played under every rotation of its
@@ -24,7 +31,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, deque
-from typing import Callable, Collection, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Collection, Iterable, Sequence
 
 import trueskill
 
@@ -37,6 +44,9 @@ from .seeds import deal_seed
 from .fairness import Floor
 from .nearest import RatingIndex
 
+if TYPE_CHECKING:
+    from ..ladder.tables import Replay, StoredTables
+
 SpecOf = Callable[[Entry], BotSpec]
 """How an entry becomes the bot that plays under its player key (raises BotConfigError if it cannot)."""
 
@@ -46,19 +56,35 @@ LAG = 16
 DEFAULT_FLOOR = 0.25
 """No active bot's matches since joining fall more than this fraction below the field's median."""
 
+DEFAULT_REPLAY_TABLES = 8
+"""Tables of its previous version a new version replays first (0: none)."""
 
-def ladder_match_id(first: int, table: Sequence[str], rotation: int) -> str:
-    """``L{first index}/{players}/r{rotation}``: names the match, never its deal."""
-    return f"L{first}/{'+'.join(table)}/r{rotation}"
+
+def ladder_match_id(first: int, table: Sequence[str], rotation: int, source: int | None = None) -> str:
+    """``L{first index}/{players}/r{rotation}``: names the match, never its deal. A replay of the table first
+    drawn at ``source`` (docs/ladder.md, "A new version against the old one") is ``L{first}~{source}/...``,
+    its players in the seats of its rotation 0."""
+    head = f"L{first}" if source is None else f"L{first}~{source}"
+    return f"{head}/{'+'.join(table)}/r{rotation}"
 
 
 def table_of(match_id: str) -> tuple[int, tuple[str, ...], int] | None:
-    """First index, players and rotation of a ladder match id (None for another kind of id)."""
+    """First index, players and rotation of a ladder match id, a replay's too (None for another kind of id)."""
     head, _, rest = match_id.partition("/")
     players, _, rotation = rest.rpartition("/r")
-    if not head.startswith("L") or not head[1:].isdigit() or not rotation.isdigit() or not players:
+    first, _, source = head[1:].partition("~")
+    if (not head.startswith("L") or not first.isdigit() or not rotation.isdigit() or not players
+            or not (source == "" or source.isdigit()) or head.endswith("~")):
         return None
-    return int(head[1:]), tuple(players.split("+")), int(rotation)
+    return int(first), tuple(players.split("+")), int(rotation)
+
+
+def source_of(match_id: str) -> int | None:
+    """The first index of the table a replay's match id replays (None: an ordinary table, or no ladder id)."""
+    if table_of(match_id) is None:
+        return None
+    first, _, source = match_id.partition("/")[0].partition("~")
+    return int(source) if source else None
 
 
 class LadderSchedule:
@@ -67,7 +93,8 @@ class LadderSchedule:
     def __init__(self, field: Callable[[], list[Entry]], spec_of: SpecOf, seats: Sequence[int], preset: str,
                  master: int | str, params: RatingParams, placement: int = 5, floor: float = DEFAULT_FLOOR,
                  kept: Callable[[], tuple[dict[str, trueskill.Rating], int]] | None = None,
-                 history: Callable[[], list[tuple[float, tuple[str, ...]]]] | None = None) -> None:
+                 history: Callable[[], list[tuple[float, tuple[str, ...]]]] | None = None,
+                 stored: StoredTables | None = None, replay_tables: int = 0) -> None:
         self.field = field
         """Reads the active field (from the store) before each table."""
         self.spec_of = spec_of
@@ -82,6 +109,10 @@ class LadderSchedule:
         self.history = history
         """When each stored match finished and who sat at it: a resumed ladder measures the fairness
         floor since each bot's submission, not since the run began (None: since the run began)."""
+        self.stored = stored
+        """The store's tables: what a new version replays, and a replay cut short (None: no replays)."""
+        self.replay_tables = replay_tables
+        """At most this many replays per new version."""
         self.specs: dict[str, BotSpec] = {}
         """Player key -> bot, for every entry seen: the driver builds jobs from it."""
         self.unusable: dict[str, str] = {}
@@ -96,6 +127,8 @@ class LadderSchedule:
         self._learning: set[str] = set()
         self._arrived: dict[int, MatchRecord | None] = {}
         self._queue: deque[ScheduledMatch] = deque()
+        self._replays: deque[Replay] = deque()
+        self._planned: set[str] = set()  # player keys whose replays were planned
         self._issued: set[int] = set()
         self._firsts: list[int] = []  # first index of each table drawn by this run
         self._begin = 0
@@ -157,15 +190,29 @@ class LadderSchedule:
     def _complete(self, records: Sequence[MatchRecord]) -> None:
         """Queue, under new indices, the rotations never stored of tables whose bots are all still active."""
         seen: dict[tuple[int, tuple[str, ...]], set[int]] = {}
+        sources: dict[int, int] = {}
         for record in records:
             parsed = table_of(record.match_id)
             if parsed is not None:
                 seen.setdefault(parsed[:2], set()).add(parsed[2])
+                source = source_of(record.match_id)
+                if source is not None:
+                    sources[parsed[0]] = source
         active = set(self._usable())
         for (first, table), rotations in sorted(seen.items()):
             missing = [r for r in range(len(table)) if r not in rotations]
             if missing and active.issuperset(table):
-                self._queue_table(first, table, missing)
+                if first in sources:
+                    replay = self._stored_replay(sources[first], table)
+                    if replay is not None:
+                        self._queue_table(first, table, missing, replay)
+                else:
+                    self._queue_table(first, table, missing)
+
+    def _stored_replay(self, source: int, players: tuple[str, ...]) -> Replay | None:
+        """The deal and seatings of a replay of table ``source`` with ``players``, from the stored source
+        (None without a store, or when the source is not stored: its matches stay withheld)."""
+        return None if self.stored is None else self.stored.replay(source, players)
 
     def unfinished(self) -> Iterable[int]:
         return sorted(self._issued)
@@ -210,7 +257,30 @@ class LadderSchedule:
                 if self.matches_of(key) < self.placement:
                     self._learning.add(key)
         self.floor.join(keys)
+        self._plan(keys)
         return self._keys
+
+    def _plan(self, keys: list[str]) -> None:
+        """Queue the replays of every new version just seen in the field (docs/ladder.md, "A new version
+        against the old one"), in the order of the keys, each version's in the order of its source tables."""
+        for key in keys:
+            if key in self._planned:
+                continue
+            self._planned.add(key)
+            if self.stored is not None and self.replay_tables > 0:
+                self._replays.extend(self.stored.plan(key, keys, self.replay_tables))
+
+    def _next_replay(self) -> Replay | None:
+        """The next replay still playable (every bot of it usable now, and able to sit at its size); those
+        whose bots left the field are dropped."""
+        while self._replays:
+            replay = self._replays[0]
+            n = len(replay.players)
+            if all(k in self.specs and k in self._keys and self.specs[k].supports.plays(self.preset, n)
+                   for k in replay.players):
+                return replay
+            self._replays.popleft()
+        return None
 
     def _playable(self, entries: Iterable[Entry]) -> list[str]:
         """The player keys of ``entries`` that can be played (each entry's bot is built once)."""
@@ -245,26 +315,42 @@ class LadderSchedule:
         return self._fold.settled(cap)
 
     def _draw(self) -> None:
-        """Queue every rotation of the next table, if the field can fill one and its ratings are in."""
+        """Queue every rotation of the next table (a replay while one is pending), if the field can fill one
+        and its ratings are in."""
         keys = self._usable()
+        replay = self._next_replay()
+        able: list[str] = []
         for step in range(len(self.sizes)):
             n = self.sizes[(self._tables + step) % len(self.sizes)]
             able = self._able_at(n)
             if len(able) >= n:
                 break
         else:
-            sizes = " or ".join(str(n) for n in self.sizes)
-            self._short = (f"waiting for bots: {len(keys)} usable in the field ({', '.join(keys) or 'none'}), "
-                           f"a table needs {sizes} that play {self.preset}; add some with arena submit")
-            return
+            able = []
+            if replay is None:
+                sizes = " or ".join(str(n) for n in self.sizes)
+                self._short = (f"waiting for bots: {len(keys)} usable in the field ({', '.join(keys) or 'none'}), "
+                               f"a table needs {sizes} that play {self.preset}; add some with arena submit")
+                return
         self._short = None
         if not self._rated_until():
             return
         first_index = self._next
-        table = self._pick(able, n, random.Random(f"{self.master}/ladder/{first_index}"))
-        self._queue_table(first_index, table, range(n))
+        if replay is not None and not (able and self._floor_first(replay, able)):
+            self._replays.popleft()
+            self._queue_table(first_index, replay.players, range(len(replay.players)), replay)
+        else:
+            table = self._pick(able, n, random.Random(f"{self.master}/ladder/{first_index}"))
+            self._queue_table(first_index, table, range(n))
         self._firsts.append(first_index)
         self._tables += 1
+
+    def _floor_first(self, replay: Replay, able: list[str]) -> bool:
+        """Whether an ordinary table of the bots ``able`` to sit at it goes before ``replay``: some of them
+        are behind the fairness floor and none of those sits at the replay (replays alone would keep them
+        waiting). The ordinary table seats them first, so the replays wait at most a few tables."""
+        behind = set(self.floor.behind()) & set(able)
+        return bool(behind) and not behind & set(replay.players)
 
     def _pick(self, able: list[str], n: int, rng: random.Random) -> tuple[str, ...]:
         """The ``n`` bots of the next table (module docstring: who sits first, who joins them)."""
@@ -280,16 +366,22 @@ class LadderSchedule:
         seated += self.index.nearest(self.index.mu[seated[0]], n - len(seated), allowed, set(seated), rng)
         return tuple(sorted(seated))
 
-    def _queue_table(self, first: int, table: tuple[str, ...], rotations: Iterable[int]) -> None:
-        """Queue these rotations of ``table`` (first drawn at index ``first``) under the next indices."""
-        seed = deal_seed(self.master, f"L{first}/{'+'.join(table)}")
+    def _queue_table(self, first: int, table: tuple[str, ...], rotations: Iterable[int],
+                     replay: Replay | None = None) -> None:
+        """Queue these rotations of ``table`` (first drawn at index ``first``) under the next indices; a
+        ``replay`` with its source's deal and seatings."""
+        if replay is None:
+            seed = deal_seed(self.master, f"L{first}/{'+'.join(table)}")
+        else:
+            seed = replay.seed
         for rotation in rotations:
-            seating = table[rotation:] + table[:rotation]
+            seating = table[rotation:] + table[:rotation] if replay is None else replay.seatings[rotation]
             index = self._next
             self._next += 1
             self._fold.expect([index])
-            self._queue.append(ScheduledMatch(index, ladder_match_id(first, table, rotation), seed, seating, 1,
-                                              rotation))
+            match_id = ladder_match_id(first, table, rotation, None if replay is None else replay.source)
+            told = f"{replay.told}/r{rotation}" if replay is not None and replay.told else None
+            self._queue.append(ScheduledMatch(index, match_id, seed, seating, 1, rotation, told))
             for key in seating:
                 self.floor.seat(key, 1)
                 if key in self._learning and self.matches_of(key) >= self.placement:

@@ -17,7 +17,7 @@ import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from . import schema
 from .results import DB_NAME, connect, decode_match
@@ -75,6 +75,19 @@ class KeptRating:
     sigma: float
     matches: int
     last_played: float
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One stored (or voided) ladder match, as the replays of a new version and their board line read it."""
+
+    index: int
+    match_id: str
+    seed: str
+    rotation: int
+    bots: tuple[str, ...]
+    places: tuple[int, ...] | None
+    """Per seat (ties share a place); None for a voided match."""
 
 
 class LadderStore:
@@ -207,6 +220,36 @@ class LadderStore:
         return [(float(at), tuple(decode_match(self.path, {"idx": idx, "bots": bots})["bots"]))
                 for idx, at, bots in self.db.execute(
                     "SELECT idx, finished_at, bots FROM matches ORDER BY finished_at, idx")]
+
+    # ------------------------------------------------------------ tables a new version replays
+    def table_rows(self, keys: Sequence[str] = (), firsts: Sequence[int] = (), replays: bool = False) -> list[TableRow]:
+        """Every stored and voided ladder match with one of ``keys`` seated, or of one of the tables first
+        drawn at ``firsts`` (ids ``L12/...`` or ``L12~3/...``), or (``replays``) of any replay table, in index
+        order (a damaged row: one ``StoreDamaged`` line). A match id is unique and indexed, so a table is
+        found without a scan."""
+        tests: list[tuple[str, list[object]]] = [("instr(bots, ?) > 0", [json.dumps(key)]) for key in keys]
+        tests += [("(match_id GLOB ? OR match_id GLOB ?)", [f"L{int(first)}/*", f"L{int(first)}~*"])
+                  for first in firsts]
+        if replays:
+            tests.append(("match_id GLOB 'L*~*'", []))
+        found: dict[tuple[bool, int], TableRow] = {}
+        voided = schema.has_table(self.db, "voided")
+        for start in range(0, len(tests), 100):  # an expression of a bounded depth
+            chunk = tests[start:start + 100]
+            test = " OR ".join(t for t, _ in chunk)
+            args = [a for _, values in chunk for a in values]
+            rows = self.db.execute(f"SELECT idx, match_id, seed, rotation, bots, places FROM matches WHERE {test}",
+                                   args).fetchall()
+            if voided:
+                rows += self.db.execute(f"SELECT idx, match_id, seed, rotation, bots, NULL FROM voided WHERE {test}",
+                                        args).fetchall()
+            for idx, match_id, seed, rotation, bots, places in rows:
+                row = decode_match(self.path, {"idx": idx, "bots": bots} if places is None else
+                                   {"idx": idx, "bots": bots, "places": places})
+                found[(places is None, int(idx))] = TableRow(
+                    int(idx), str(match_id), str(seed), int(rotation), tuple(row["bots"]),
+                    None if places is None else tuple(row["places"]))
+        return sorted(found.values(), key=lambda r: (r.index, r.places is None))
 
     # ------------------------------------------------------------ pruned snapshots
     def reclaimed(self) -> dict[str, dict[str, float]]:
