@@ -57,10 +57,10 @@ from arena.tournament.rating import RatingFold, RatingParams, exposure  # noqa: 
 from arena.tournament.records import MatchRecord  # noqa: E402
 from arena.tournament.schedules.matchmaking import LadderSchedule  # noqa: E402
 from arena.compare.sprt import Plan  # noqa: E402
+
 from tests.bots_examples.measure import load_module  # noqa: E402
 
 _compare = load_module("bench_compare", ROOT / "bench" / "compare.py")
-sys.modules["bench_compare"] = _compare  # its worker processes find its functions by module name
 RATIO_REPS: int = _compare.RATIO_REPS
 
 PCTS = (0, 10, 20, 35, 50, 100)
@@ -77,7 +77,6 @@ Game = tuple[tuple[str, ...], tuple[int, ...]]
 
 def _policies() -> dict[str, Any]:
     from tests.bots_examples.driver import BOTS
-    from tests.bots_examples.measure import load_module
     strategy = load_module("bench_known_strength", BOTS / "lib" / "heuristic_strategy.py")
     return {name: strategy.known_strength(p / 100) for name, p in zip(TRUE_ORDER, PCTS)}
 

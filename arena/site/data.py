@@ -22,7 +22,7 @@ import trueskill
 
 from ..tournament.leaderboard import RANKED, Leaderboard
 from ..tournament.rating import RatingFold, RatingParams, apply, make_env, schedule_order
-from ..tournament.records import MatchRecord, VoidRecord, record_of_row
+from ..tournament.records import MatchRecord, VoidRecord, is_replay, record_of_row
 from ..tournament.standings import Results, read, standings
 from ..tournament.store import ResultStore
 from .withhold import withheld_in
@@ -178,6 +178,9 @@ class RatingHistory:
         if same < len(self.applied):
             self._rewind(same)
         for record in ordered[len(self.applied):]:
+            if is_replay(record.match_id):  # played, never rated (records.is_replay: why)
+                self.applied.append((record.index, record.match_id))
+                continue
             for bot in record.bots:
                 if bot not in self.ratings:
                     self.ratings[bot] = self.env.create_rating()

@@ -30,7 +30,7 @@ from ..match.faults import FaultKind
 from ..match.runner import SeatStats
 from .confidence import ahead_of_next, interval_text, probability_text, rank_intervals
 from .rating import exposure, roster, schedule_order
-from .records import MatchRecord, VoidRecord
+from .records import MatchRecord, VoidRecord, is_replay
 from .table import aligned
 
 FAULT_ORDER: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
@@ -261,6 +261,7 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
         raise ValueError(f"no rating for bot(s): {', '.join(missing)}")
 
     played = {name: 0 for name in names}
+    rated = {name: 0 for name in names}  # a ladder's replays are played, never rated: they do not place
     wins = {name: 0 for name in names}
     place_sum = {name: 0 for name in names}
     total_sum = {name: 0 for name in names}
@@ -270,9 +271,11 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
     timing = {name: _Timing() for name in names}
 
     for record in ordered:
+        replay = is_replay(record.match_id)
         for seat, bot in enumerate(record.bots):
             place = record.places[seat]
             played[bot] += 1
+            rated[bot] += not replay
             wins[bot] += int(place == 1)
             place_sum[bot] += place
             total_sum[bot] += record.totals[seat]
@@ -292,7 +295,7 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
     void = tuple(sorted(voided, key=lambda v: (v.index, v.match_id)))
     void_counts = {name: sum(name in v.bots for v in void) for name in names}
 
-    status = {name: status_of((left or {}).get(name), played[name], placement) for name in names}
+    status = {name: status_of((left or {}).get(name), rated[name], placement) for name in names}
     order = ranking({name: (exposure(ratings[name]), status[name]) for name in names})
     confidence = Confidence.of(ratings, [name for rank, name in order if rank is not None])
     standings = tuple(

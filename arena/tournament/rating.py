@@ -14,7 +14,7 @@ from typing import Callable, Container, Iterable, Mapping, Sequence
 
 import trueskill
 
-from .records import MatchRecord
+from .records import MatchRecord, is_replay
 
 METHODS = ("match", "deal", "table")
 """How matches become TrueSkill games (:attr:`RatingParams.method`)."""
@@ -140,6 +140,7 @@ def rate(records: Iterable[MatchRecord], params: RatingParams,
 class RatingFold:
     """Ratings in schedule order, fed with matches in any order.
 
+    A ladder's replays are passed over like voided matches (:func:`.records.is_replay`: why).
     A match is applied once every match before it in ``expected`` (and in the records
     given at the start, and in later :meth:`expect` calls) has been applied or passed
     over; until then it waits. So :attr:`ratings` while a run is going are those of the
@@ -151,10 +152,12 @@ class RatingFold:
 
     def __init__(self, params: RatingParams, bots: Sequence[str], records: Iterable[MatchRecord] = (),
                  expected: Iterable[int] = (), initial: Mapping[str, trueskill.Rating] | None = None,
-                 after: int = -1, on_rate: Callable[[MatchRecord], None] | None = None) -> None:
+                 after: int = -1, on_rate: Callable[[MatchRecord], None] | None = None,
+                 on_pass: Callable[[MatchRecord], None] | None = None) -> None:
         """``initial`` and ``after``: ratings that already include every match up to index ``after``
         (kept in a ladder's store), the start instead of fresh ratings; ``records`` then holds only
-        later matches. ``on_rate`` hears each match as it is applied, in order."""
+        later matches. ``on_rate`` hears each match as it is applied, in order; ``on_pass`` each replay
+        as it is passed over, in the same order."""
         ordered = schedule_order(records)
         if ordered and ordered[0].index <= after:
             raise ValueError(f"match index {ordered[0].index} is rated already (ratings kept through {after})")
@@ -164,6 +167,7 @@ class RatingFold:
         self.ratings.update(initial or {})
         self._after = after
         self._on_rate = on_rate
+        self._on_pass = on_pass
         self._order = sorted({r.index for r in ordered} | set(expected))
         self._known = set(self._order)
         self._open = set(self._order)  # expected and not yet added
@@ -174,12 +178,12 @@ class RatingFold:
         self._method = params.method
         self._deal: list[MatchRecord] = []  # rotations of one deal in order, held until the deal is whole
         for record in ordered:
-            self._waiting[record.index] = record
-            self._held += 1
             self._open.discard(record.index)
+            self._waiting[record.index] = record
+            self._held += not is_replay(record.match_id)
         self._advance()
         for record in ordered:
-            if record.index in self._waiting:
+            if record.index in self._waiting and not is_replay(record.match_id):
                 self._preview_add(record)
 
     @property
@@ -203,12 +207,17 @@ class RatingFold:
             self._open.add(index)
 
     def add(self, record: MatchRecord) -> None:
-        """One more finished match (any order)."""
+        """One more finished match (any order); a replay (:func:`.records.is_replay`) is passed over, never rated."""
         check_record(record)
         if record.index not in self._open:
             raise ValueError(f"match {record.match_id} (index {record.index}) is not expected or came twice")
         self._open.discard(record.index)
         self._waiting[record.index] = record
+        if is_replay(record.match_id):
+            self._advance()
+            if not self._held:
+                self._preview = None
+            return
         self._held += 1
         self._advance()
         self._preview_add(record)
@@ -262,6 +271,10 @@ class RatingFold:
             record = self._waiting.pop(self._order[self._next])
             self._next += 1
             if record is None:
+                continue
+            if is_replay(record.match_id):
+                if self._on_pass is not None:
+                    self._on_pass(record)
                 continue
             if self._method == "match":
                 self._rate([record])

@@ -18,6 +18,18 @@ if TYPE_CHECKING:
     from .schedules.base import ScheduledMatch
 
 
+REPLAY_MARK = "~"
+"""In a match id's first part, names the table whose deal it plays again: ``L{n}~{m}/...`` replays table ``m``."""
+
+
+def is_replay(match_id: str) -> bool:
+    """A ladder's replay of an earlier table for a new version (docs/ladder.md, "A new version against the
+    old one"). Replays are never rated: every bot at one has played its deal before, and the cards it saw
+    then (the discards show most of the deck) would let a bot that kept notes play it with foreknowledge.
+    They measure a new version against its previous one, not against the field."""
+    return REPLAY_MARK in match_id.partition("/")[0]
+
+
 @dataclass(frozen=True)
 class MatchRecord:
     """One finished match as the tournament keeps it."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -20,9 +21,12 @@ from .driver import BOTS, BotProc, PolicySeat, ProcSeat, Seat, play
 
 
 def load_module(name: str, path: Path) -> Any:
+    """The file at ``path`` as module ``name``, registered before it runs: dataclasses and worker processes
+    look their module up by name."""
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 

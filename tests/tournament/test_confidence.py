@@ -3,9 +3,7 @@ calibration bench's mechanism on a small known-strength field."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +12,7 @@ import trueskill
 
 from arena.tournament.confidence import (ahead_of_next, board_order, interval_text, p_ahead, probability_text,
                                          rank_intervals, samples_for, settled)
+from tests.bots_examples.measure import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
 R = trueskill.Rating
@@ -98,12 +97,7 @@ def test_cells_say_an_interval_and_never_claim_certainty() -> None:
 
 
 def _bench() -> Any:
-    spec = importlib.util.spec_from_file_location("calibration_bench", ROOT / "bench" / "calibration.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["calibration_bench"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("calibration_bench", ROOT / "bench" / "calibration.py")
 
 
 def test_the_calibration_bench_counts_a_case_per_seed_and_bot() -> None:

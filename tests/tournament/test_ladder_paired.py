@@ -338,3 +338,35 @@ def test_no_store_no_replays():
                        RatingParams(), replay_tables=8)
     s.resume(set(), [])
     assert not any("~" in b[0].match_id for b in (s.next_batch() for _ in range(4)) if b)
+
+
+def test_replays_are_played_but_never_rated(tmp_path):
+    # Every bot at a replay has played its deal before: a bot that kept notes could play it with
+    # foreknowledge, so the ratings, the kept counts and the report pass over replays.
+    from arena.site.data import RatingHistory
+    from arena.tournament.ladder.kept import read
+    from arena.tournament.rating import rate
+    from arena.tournament.records import is_replay
+
+    path = ladder_with_a_second_version(tmp_path)
+    play(path, 10)
+    store = ResultStore(tmp_path / "out", readonly=True)
+    try:
+        records = store.records()
+        kept = read(store.db, RatingParams())
+    finally:
+        store.close()
+    replays = [r for r in records if is_replay(r.match_id)]
+    ordinary = [r for r in records if not is_replay(r.match_id)]
+    assert replays and any("ann@v2" in r.bots for r in replays)
+    expected = rate(ordinary, RatingParams(), [])
+    assert set(kept.ratings) >= set(expected)
+    for key, rating in expected.items():
+        assert (kept.ratings[key].mu, kept.ratings[key].sigma) == pytest.approx((rating.mu, rating.sigma))
+    assert kept.matches.get("ann@v2", 0) == sum("ann@v2" in r.bots for r in ordinary)
+    assert kept.through == max(r.index for r in records)  # passed over, not waited for
+    history = RatingHistory()
+    history.update(records)
+    assert set(history.ratings) == set(expected)
+    for key, rating in expected.items():
+        assert (history.ratings[key].mu, history.ratings[key].sigma) == pytest.approx((rating.mu, rating.sigma))

@@ -224,3 +224,19 @@ def test_defaults_match_the_keys_table_of_the_docs() -> None:
             assert value == pytest.approx(int(fraction.group(1)) / int(fraction.group(2)))
         else:
             assert value == pytest.approx(float(shown.group(1)))
+
+
+def test_a_ladder_replay_is_passed_over_in_schedule_order_and_never_rated():
+    from arena.tournament.rating import RatingFold
+
+    plain = [record(0, ("a", "b"), (1, 2)), record(2, ("a", "b"), (2, 1))]
+    replay = MatchRecord(1, "L1~0/a+b/r0", ("a", "b"), (1, 2), (0, 0), (False, False), ())
+    heard: list[tuple[str, int]] = []
+    fold = RatingFold(RatingParams(), ["a", "b"], expected=[0, 1, 2],
+                      on_rate=lambda r: heard.append(("rated", r.index)),
+                      on_pass=lambda r: heard.append(("passed", r.index)))
+    for each in (plain[1], replay, plain[0]):  # any order in; schedule order out
+        fold.add(each)
+    assert fold.complete and heard == [("rated", 0), ("passed", 1), ("rated", 2)]
+    assert fold.ratings == rate(plain, RatingParams(), ["a", "b"])
+    assert rate([*plain, replay], RatingParams(), ["a", "b"]) == rate(plain, RatingParams(), ["a", "b"])

@@ -20,6 +20,7 @@ from typing import Iterable
 import trueskill
 
 from ..rating import RatingParams, apply, make_env
+from ..records import is_replay
 from ..store.ladder import THROUGH, KeptRating, LadderStore
 
 __all__ = ["THROUGH", "Kept", "finished_in", "kept_in", "read"]
@@ -27,7 +28,8 @@ __all__ = ["THROUGH", "Kept", "finished_in", "kept_in", "read"]
 
 @dataclass
 class Kept:
-    """Ratings, rated match counts and last finish times per player key, through match ``through``."""
+    """Ratings, rated match counts and last finish times (replays included) per player key, through match
+    ``through``."""
 
     env: trueskill.TrueSkill
     ratings: dict[str, trueskill.Rating] = field(default_factory=dict)
@@ -54,6 +56,16 @@ class Kept:
             self.changed.add(key)
         self.through = max(self.through, index)
 
+    def pass_over(self, index: int, bots: Iterable[str], finished: float) -> None:
+        """Note a replay, the next match in index order: played (its bots' last match), never rated
+        (:func:`..records.is_replay`), so no rating and no count of rated matches changes."""
+        for key in bots:
+            self.last[key] = max(self.last.get(key, 0.0), finished)
+            self.ratings.setdefault(key, self.env.create_rating())
+            self.matches.setdefault(key, 0)
+            self.changed.add(key)
+        self.through = max(self.through, index)
+
     def save(self, db: sqlite3.Connection) -> None:
         """Write the changed players and the rated prefix; the caller holds the transaction, so they
         land together with the match that changed them."""
@@ -73,8 +85,11 @@ def read(db: sqlite3.Connection, params: RatingParams) -> Kept:
         kept.matches[row.key] = row.matches
         kept.last[row.key] = row.last_played
     kept.through = store.rated_through()
-    for index, bots, places, finished in store.matches_after(kept.through):  # damage: one line
-        kept.rate(index, bots, places, finished)
+    for index, match_id, bots, places, finished in store.matches_after(kept.through):  # damage: one line
+        if is_replay(match_id):  # never rated (records.is_replay: why)
+            kept.pass_over(index, bots, finished)
+        else:
+            kept.rate(index, bots, places, finished)
     return kept
 
 

@@ -237,7 +237,8 @@ class LadderRun(RunHooks):
             kept.save(self.store.db)  # matches a killed run stored beyond its kept ratings
         live = RatingFold(self.config.rating, [], [], schedule.unfinished(), initial=kept.ratings,
                           after=kept.through,
-                          on_rate=lambda r: kept.count(r.index, r.bots, self.finished_at.pop(r.index)))
+                          on_rate=lambda r: kept.count(r.index, r.bots, self.finished_at.pop(r.index)),
+                          on_pass=lambda r: kept.pass_over(r.index, r.bots, self.finished_at.pop(r.index)))
         kept.ratings = live.ratings
         self.keep = kept.save
         return live

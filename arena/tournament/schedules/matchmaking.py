@@ -38,7 +38,7 @@ import trueskill
 from ...bots import BotConfigError, BotSpec
 from ..ladder.entries import Entry
 from ..rating import RatingFold, RatingParams
-from ..records import MatchRecord
+from ..records import REPLAY_MARK, MatchRecord
 from .base import ScheduledMatch
 from .seeds import deal_seed
 from .fairness import Floor
@@ -64,7 +64,7 @@ def ladder_match_id(first: int, table: Sequence[str], rotation: int, source: int
     """``L{first index}/{players}/r{rotation}``: names the match, never its deal. A replay of the table first
     drawn at ``source`` (docs/ladder.md, "A new version against the old one") is ``L{first}~{source}/...``,
     its players in the seats of its rotation 0."""
-    head = f"L{first}" if source is None else f"L{first}~{source}"
+    head = f"L{first}" if source is None else f"L{first}{REPLAY_MARK}{source}"
     return f"{head}/{'+'.join(table)}/r{rotation}"
 
 
@@ -72,9 +72,9 @@ def table_of(match_id: str) -> tuple[int, tuple[str, ...], int] | None:
     """First index, players and rotation of a ladder match id, a replay's too (None for another kind of id)."""
     head, _, rest = match_id.partition("/")
     players, _, rotation = rest.rpartition("/r")
-    first, _, source = head[1:].partition("~")
+    first, _, source = head[1:].partition(REPLAY_MARK)
     if (not head.startswith("L") or not first.isdigit() or not rotation.isdigit() or not players
-            or not (source == "" or source.isdigit()) or head.endswith("~")):
+            or not (source == "" or source.isdigit()) or head.endswith(REPLAY_MARK)):
         return None
     return int(first), tuple(players.split("+")), int(rotation)
 
@@ -83,7 +83,7 @@ def source_of(match_id: str) -> int | None:
     """The first index of the table a replay's match id replays (None: an ordinary table, or no ladder id)."""
     if table_of(match_id) is None:
         return None
-    first, _, source = match_id.partition("/")[0].partition("~")
+    first, _, source = match_id.partition("/")[0].partition(REPLAY_MARK)
     return int(source) if source else None
 
 

@@ -207,13 +207,13 @@ class LadderStore:
                             [(r.key, r.mu, r.sigma, r.matches, r.last_played, through) for r in ratings])
         self._set_meta(THROUGH, through)
 
-    def matches_after(self, index: int) -> Iterator[tuple[int, list[str], list[int], float]]:
-        """``(index, bots, places, finished_at)`` of every stored match beyond ``index``, in index order
-        (a damaged row: one ``StoreDamaged`` line)."""
-        for idx, bots, places, finished in self.db.execute(
-                "SELECT idx, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx", (index,)):
+    def matches_after(self, index: int) -> Iterator[tuple[int, str, list[str], list[int], float]]:
+        """``(index, match_id, bots, places, finished_at)`` of every stored match beyond ``index``, in index
+        order (a damaged row: one ``StoreDamaged`` line)."""
+        for idx, match_id, bots, places, finished in self.db.execute(
+                "SELECT idx, match_id, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx", (index,)):
             row = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
-            yield int(idx), row["bots"], row["places"], float(finished)
+            yield int(idx), str(match_id), row["bots"], row["places"], float(finished)
 
     def finished(self) -> list[tuple[float, tuple[str, ...]]]:
         """When each stored match finished and who sat at it, in finishing order."""

@@ -55,9 +55,9 @@ def test_kept_ratings_rated_prefix_and_finish_times(output: Path) -> None:
         assert store.rated_through() == meta(db, THROUGH) == last  # every stored match is rated
         middle = db.execute("SELECT idx FROM matches ORDER BY idx LIMIT 1 OFFSET 5").fetchone()[0]
         after = list(store.matches_after(middle))
-        assert after == [(idx, json.loads(bots), json.loads(places), finished)
-                         for idx, bots, places, finished in db.execute(
-                             "SELECT idx, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx",
+        assert after == [(idx, match_id, json.loads(bots), json.loads(places), finished)
+                         for idx, match_id, bots, places, finished in db.execute(
+                             "SELECT idx, match_id, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx",
                              (middle,))]
         assert len(after) == db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] - 6 > 0
         assert store.finished() == [(at, tuple(json.loads(bots))) for at, bots in db.execute(
