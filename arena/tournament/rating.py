@@ -29,7 +29,8 @@ class RatingParams:
     not change its skill between matches, and a dynamics factor that says it does keeps every sigma
     near 0.7 for good, so close neighbours swap places for hundreds of matches (the true order of the
     known-strength field held for good after 70 matches with tau 0 against 91 with 25/300, standard
-    rules, duplicate deals; 70 against 110 with a fresh deal per match). ``rating: {tau: 0.0833}``
+    rules, duplicate deals; 74 against 110 with a fresh deal per match; 85 against 92 and 55 against 75
+    in a second realisation of the games: docs/tournaments.md, "Measured"). ``rating: {tau: 0.0833}``
     keeps the drifting-skill setting for bots that learn between matches. ``draw_probability`` is
     what the games show: two seats share a place in 0.7% of pairs (standard) and 0.2% (espanola),
     not trueskill's 10%. A larger beta measured no better.
