@@ -1,22 +1,26 @@
-"""The replay viewer of a report: ``viewer.html``, its assets and one script per stored match.
+"""The replay viewer of a report: ``viewer.html``, its assets and the matches' frames in blocks.
 
-Each match's frames (:mod:`arena.site.frames`) go into ``replays/<idx>.js`` as
-``window.ARENA_REPLAY = {...}``: a page opened from ``file://`` may not ``fetch()``, but it
-may add a ``<script>`` tag, so the viewer loads the match named in its URL on demand.
-Matches never change once stored, so a rebuild writes only the scripts that are missing.
-A match whose deal is still to be played gets no script and no line in the list
-(:mod:`.withhold`); a report passes the matches its pages show, so the two agree.
+Each match's frames (:mod:`arena.site.frames`) go, compressed, into the block file of its
+index (:mod:`.blocks`: ``replays/b<k>.js``, :data:`.blocks.BLOCK` matches a file); the viewer
+loads the block of the match named in its URL on demand. Matches never change once stored, so
+a rebuild links an earlier build's blocks that still hold the same matches and writes only
+the blocks that gained one, keeping the frames of the others. Frames are made in a pool of
+processes when there are many. A match whose deal is still to be played is in no block and
+has no line in the list (:mod:`.withhold`); a report passes the matches its pages show, so
+the two agree.
 """
 
 from __future__ import annotations
 
-import json
+import multiprocessing
 import os
 import shutil
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Collection
+from typing import Any, Callable, Collection, Iterator
 
 from ..game.replay import ReplayError
+from . import blocks
 from .frames import FORMATS, frames_for_file, frames_of, read_replay_file
 from .pages import script_json
 from .withhold import withheld_in
@@ -31,13 +35,6 @@ SINGLE_MARKER = ".arena-replay-viewer"
 
 class TargetError(Exception):
     """The directory asked for holds something else (a report, anyone's files); the message says what to do."""
-
-
-def replay_script(frames: dict[str, Any]) -> str:
-    """The script that hands one match's frames to the viewer."""
-    text = json.dumps(frames, separators=(",", ":"), ensure_ascii=False)
-    # Inside <script>, "</" could end the element when inlined; keep the file safe either way.
-    return "window.ARENA_REPLAY = " + text.replace("</", "<\\/") + ";\n"
 
 
 def write_assets(out_dir: Path) -> None:
@@ -87,38 +84,118 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
 def _build(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: Collection[int],
            reuse: Path | None, say: Callable[[str], None] | None,
            times_of: Callable[[int], list[float | None] | None]) -> list[str]:
-    """The scripts and the list of :func:`build_viewer`; ``times_of`` gives a match's stored decision times."""
+    """The blocks and the list of :func:`build_viewer`; ``times_of`` gives a match's stored decision times."""
     listing: list[dict[str, Any]] = []
     notes: list[str] = []
+    wanted: dict[int, dict[int, dict[str, Any]]] = {}  # block -> idx -> row, the matches with a replay to show
     for row in rows:
         idx = int(row["idx"])
         if idx not in shown:
             continue
         listing.append({"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
                         "places": row["places"], "forfeited": row["forfeited"], "ms": _timing(row.get("stats"))})
-        target = replays / f"{idx}.js"
-        if target.exists() or not row.get("replay"):
+        if row.get("replay") and (results_dir / str(row["replay"])).is_file():
+            wanted.setdefault(blocks.block_of(idx), {})[idx] = row
+    entries: dict[int, list[blocks.Entry]] = {}
+    todo: list[tuple[int, str, str, list[float | None] | None]] = []
+    for block, members in sorted(wanted.items()):
+        name = blocks.block_name(block)
+        if _linked(replays / name, members) or (reuse is not None and _linked(Path(reuse) / REPLAYS / name, members,
+                                                                              replays / name)):
             continue
-        if reuse is not None and _reused(Path(reuse) / REPLAYS / target.name, target, row):
-            continue
-        source = results_dir / str(row["replay"])
-        if not source.is_file():
-            continue
-        try:
-            if not _in_replays(results_dir, source):  # only the store's own replay files are read
-                raise ReplayError(f"{row['replay']}: not a file of the results directory's replays/")
-            frames = frames_for_file(source, times_of(idx))
-        except ReplayError as exc:  # one bad file costs its own match's viewer, not the report
-            why = str(exc).replace(str(source), str(row["replay"]))
-            listing[-1]["unreadable"] = why
-            notes.append(f"match {idx} ({row['match_id']}): replay unreadable: {why}; the report shows the rest")
+        kept = {e.idx: e for e in _old_entries(replays / name, reuse, members)}
+        entries[block] = list(kept.values())
+        for idx, row in members.items():
+            if idx not in kept:
+                todo.append((idx, str(results_dir), str(row["replay"]), times_of(idx)))
+    listed = {m["idx"]: m for m in listing}
+    for idx, frames_format, text in compute(todo):
+        row = wanted[blocks.block_of(idx)][idx]
+        if frames_format is None:  # one bad file costs its own match's viewer, not the report
+            listed[idx]["unreadable"] = text
+            notes.append(f"match {idx} ({row['match_id']}): replay unreadable: {text}; the report shows the rest")
             if say is not None:
                 say(notes[-1])
             continue
-        frames["idx"] = idx
-        _write_atomically(target, replay_script(frames))
+        entries[blocks.block_of(idx)].append(blocks.Entry(idx, str(row["match_id"]), str(row["seed"]),
+                                                          frames_format, text))
+    for block, members_entries in entries.items():
+        if members_entries:
+            _write_atomically(replays / blocks.block_name(block), blocks.encode(block, members_entries))
     _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
     return notes
+
+
+def _keys(members: dict[int, dict[str, Any]]) -> list[list[object]]:
+    return [[idx, str(row["match_id"]), str(row["seed"])] for idx, row in sorted(members.items())]
+
+
+def _linked(old: Path, members: dict[int, dict[str, Any]], target: Path | None = None) -> bool:
+    """True if the block ``old`` holds exactly ``members`` (same matches and deals, frames this arena
+    writes); then, given a ``target``, it is linked (or copied) there."""
+    try:
+        head = blocks.read_head(old)
+    except blocks.BlockError:
+        return False
+    listed = head["matches"]
+    if not isinstance(listed, list) or [k[:3] for k in listed] != _keys(members) \
+            or any(k[3] not in FORMATS for k in listed):
+        return False
+    if target is not None:
+        try:
+            os.link(old, target)
+        except OSError:
+            shutil.copyfile(old, target)
+    return True
+
+
+def _old_entries(here: Path, reuse: Path | None, members: dict[int, dict[str, Any]]) -> list[blocks.Entry]:
+    """The lines of an earlier build's block (this directory's, else ``reuse``'s) that are still right: one of
+    ``members``, the same match and deal, frames in a format this arena writes (an older arena's are made anew)."""
+    for path in (here, None if reuse is None else Path(reuse) / REPLAYS / here.name):
+        if path is None or not path.is_file():
+            continue
+        try:
+            old = blocks.read_block(path)
+        except blocks.BlockError:
+            continue
+        return [e for e in old if e.idx in members and e.format in FORMATS
+                and [e.match, e.seed] == [str(members[e.idx]["match_id"]), str(members[e.idx]["seed"])]]
+    return []
+
+
+POOL_FROM = 48
+"""Fewer matches to make frames of than this are made in this process: starting workers costs more."""
+
+
+def compute(todo: list[tuple[int, str, str, list[float | None] | None]]) -> Iterator[tuple[int, str | None, str]]:
+    """The frames of each (idx, results directory, replay path, decision times) as (idx, frames format, line), or
+    (idx, None, why it cannot be shown); many of them in a pool of processes, one per core."""
+    workers = min(os.cpu_count() or 1, len(todo) // POOL_FROM + 1)
+    if workers <= 1:
+        yield from map(frames_entry, todo)
+        return
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))  # no fork of a served
+    try:                                                                                # process's threads
+        yield from pool.map(frames_entry, todo, chunksize=16)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def frames_entry(task: tuple[int, str, str, list[float | None] | None]) -> tuple[int, str | None, str]:
+    """One match's frames as a block's line (run in a worker process); a replay that cannot be read gives why,
+    with its path relative to the results directory."""
+    idx, directory, replay, times = task
+    results_dir = Path(directory)
+    source = results_dir / replay
+    try:
+        if not _in_replays(results_dir, source):  # only the store's own replay files are read
+            raise ReplayError(f"{replay}: not a file of the results directory's replays/")
+        frames = frames_for_file(source, times)
+    except ReplayError as exc:
+        return idx, None, str(exc).replace(str(source), replay)
+    frames["idx"] = idx
+    return idx, str(frames["format"]), blocks.frames_line(frames)
 
 
 def _timing(stats: Any) -> list[list[float] | None] | None:
@@ -136,25 +213,6 @@ def _in_replays(results_dir: Path, source: Path) -> bool:
     """True if ``source`` is inside ``results_dir/replays`` (after resolving ``..`` and links)."""
     base = (results_dir / "replays").resolve()
     return base in source.resolve().parents
-
-
-def _reused(old: Path, target: Path, row: dict[str, Any]) -> bool:
-    """Link (or copy) an earlier build's script of this match into place, if it is this match's."""
-    try:
-        with old.open(encoding="utf-8") as handle:
-            head = handle.read(8192)
-    except OSError:
-        return False
-    if not any(f'"format":"{known}"' in head for known in FORMATS):  # an older arena's frames: made anew
-        return False
-    for key in ("match", "seed"):  # the same index in another tournament is another match
-        if f'"{key}":' + json.dumps(row[key + "_id" if key == "match" else key], ensure_ascii=False) not in head:
-            return False
-    try:
-        os.link(old, target)
-    except OSError:
-        shutil.copyfile(old, target)
-    return True
 
 
 def check_single_target(out_dir: Path) -> None:
@@ -188,7 +246,9 @@ def build_single(replay: Path, out_dir: Path, idx: int = 0) -> Path:
     replays = out_dir / REPLAYS
     replays.mkdir(parents=True, exist_ok=True)
     frames["idx"] = idx
-    _write_atomically(replays / f"{idx}.js", replay_script(frames))
+    entry = blocks.Entry(idx, str(frames["match"]), str(frames.get("seed")), str(frames["format"]),
+                         blocks.frames_line(frames))
+    _write_atomically(replays / blocks.block_name(blocks.block_of(idx)), blocks.encode(blocks.block_of(idx), [entry]))
     result = frames["result"]
     listing = [{"idx": idx, "match": frames["match"], "bots": frames["bots"], "totals": result["totals"],
                 "places": result["places"], "forfeited": result["forfeited"]}]

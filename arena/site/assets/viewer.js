@@ -3,8 +3,10 @@
  * It draws the frames arena/site/frames.py wrote and derives nothing about cards: a seat's
  * view is the one the arena computed with the functions that build what a bot is sent.
  * URL: viewer.html#match=<idx>&seat=<all|n>&step=<k>, or &decision=<d> instead of the step: the step
- * showing the fault of that decision (the report numbers faults so). Replays load on demand from
- * replays/<idx>.js (a script setting window.ARENA_REPLAY: file:// pages may not fetch()).
+ * showing the fault of that decision (the report numbers faults so). Replays load on demand, a block of
+ * matches at a time, from replays/b<k>.js (a script setting window.ARENA_BLOCK: file:// pages may not
+ * fetch()); its frames are compressed (raw DEFLATE, base64) and inflated here by the browser's own
+ * DecompressionStream, then parsed: nothing in them is computed here.
  * A game it has no drawing for (frames of arena/game/plain.py) is shown as text: each seat's view is
  * the JSON its bot was sent, the omniscient view the step's events.
  */
@@ -34,9 +36,12 @@
     claim: "claim window", over: "match over" };
   var KINDS = { deal: "deal", play: "", end: "end of the round", reveal: "round scored: every card shown" };
   var PLAIN = "arena-viewer-plain/1";  // frames of a game without a drawing here
+  var BLOCK = 128;  // matches a block file holds: BLOCK of arena/site/blocks.py (a test holds them equal)
 
   var el = function (id) { return document.getElementById(id); };
-  var cache = {};
+  var cache = {};           // decoded frames by match
+  var blocks = {};          // block number -> promise of its matches' lines
+  var stamp = "";           // served live: the report's version, so that a block is not taken from the cache
   var matches = [];
   var replay = null;        // the decoded frames of the match shown
   var view = { match: null, seat: "all", step: 0 };
@@ -632,7 +637,51 @@
     render();
   }
 
-  /* Load replays/<match>.js (once) and show it. */
+  /* The block file holding ``match`` (arena/site/blocks.py): BLOCK matches by index a file. */
+  function blockOf(match) { return Math.floor(Number(match) / BLOCK); }
+
+  /* Inflate a block's data (base64 of raw DEFLATE) with the browser's own DecompressionStream: the frames
+   * were made by the arena, this only undoes the compression. Resolves to {idx: line of JSON}. */
+  function inflate(block) {
+    if (typeof DecompressionStream === "undefined") {
+      return Promise.reject(new Error("this browser cannot inflate the replays (it has no DecompressionStream)"));
+    }
+    var binary = atob(block.data);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+    return new Response(stream).text().then(function (text) {
+      var lines = text.split("\n");
+      var out = {};
+      block.matches.forEach(function (m, k) { out[m[0]] = lines[k]; });
+      return out;
+    });
+  }
+
+  /* Load replays/b<k>.js (once per block: a promise of its lines by match). */
+  function loadBlock(number) {
+    if (blocks[number]) { return blocks[number]; }
+    var name = "replays/b" + number + ".js";
+    var asked = blocks;
+    asked[number] = new Promise(function (resolve, reject) {
+      window.ARENA_BLOCK = undefined;
+      var script = document.createElement("script");
+      script.src = name + stamp;
+      script.onload = function () {
+        script.remove();
+        var block = window.ARENA_BLOCK;
+        window.ARENA_BLOCK = undefined;
+        if (!block || !block.data || !block.matches) { reject(new Error(name + " holds no replays")); return; }
+        inflate(block).then(resolve, reject);
+      };
+      script.onerror = function () { script.remove(); reject(new Error("missing")); };
+      document.head.appendChild(script);
+    });
+    asked[number].catch(function () { delete asked[number]; });  // tried again when asked again
+    return asked[number];
+  }
+
+  /* Load the match's block (once), decode the match and show it. */
   function open(match, seat, stepIndex, decision) {
     stop();
     if (Object.prototype.hasOwnProperty.call(cache, match)) { message(""); show(match, seat, stepIndex, decision); return; }
@@ -640,23 +689,23 @@
     if (listed && listed.unreadable) { loading = null; message("replay unreadable: " + listed.unreadable); return; }
     var token = {};
     loading = token;
-    window.ARENA_REPLAY = undefined;
-    var script = document.createElement("script");
-    script.src = "replays/" + encodeURIComponent(match) + ".js";
-    script.onload = function () {
-      script.remove();
+    var name = "replays/b" + blockOf(match) + ".js";
+    loadBlock(blockOf(match)).then(function (lines) {
       if (loading !== token) { return; }
-      if (!window.ARENA_REPLAY) { message("replays/" + match + ".js holds no replay"); return; }
-      cache[match] = window.ARENA_REPLAY.format === PLAIN ? decodePlain(window.ARENA_REPLAY) : decode(window.ARENA_REPLAY);
-      window.ARENA_REPLAY = undefined;
+      if (!Object.prototype.hasOwnProperty.call(lines, match)) {
+        message("no replay of match " + match + " here (" + name + ")");
+        return;
+      }
+      var data;
+      try { data = JSON.parse(lines[match]); } catch (error) { message(name + ": match " + match + " does not decode"); return; }
+      cache[match] = data.format === PLAIN ? decodePlain(data) : decode(data);
       message("");
       show(match, seat, stepIndex, decision);
-    };
-    script.onerror = function () {
-      script.remove();
-      if (loading === token) { message("no replay of match " + match + " here (replays/" + match + ".js)"); }
-    };
-    document.head.appendChild(script);
+    }, function (error) {
+      if (loading !== token) { return; }
+      message(error.message === "missing" ? "no replay of match " + match + " here (" + name + ")" :
+        name + ": " + error.message);
+    });
   }
 
   /* Open what the address names. A value that is not what it should be (match and step whole numbers,
@@ -738,7 +787,11 @@
         .then(function (r) { return r.ok ? r.json() : null; })
         .then(function (v) {
           if (!v || !v.version) { return; }
-          if (seen !== null && v.version !== seen) { loadMatches(true, function () { if (replay) { render(); } }); }
+          if (seen !== null && v.version !== seen) {
+            blocks = {};  // a block may hold more matches now: load it anew, past the browser's cache
+            stamp = "?" + encodeURIComponent(v.version);
+            loadMatches(true, function () { if (replay) { render(); } });
+          }
           seen = v.version;
         })
         .catch(function () {});
