@@ -26,6 +26,7 @@ import json
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 BLOCK = 128
 """Matches a block file holds (by index): small enough that a rebuild compresses one block in a fraction
@@ -58,7 +59,7 @@ def block_name(block: int) -> str:
     return f"b{block}.js"
 
 
-def frames_line(frames: dict[str, object]) -> str:
+def frames_line(frames: dict[str, Any]) -> str:
     """The frames as one line (JSON escapes every newline of a string, so a line is a match)."""
     return json.dumps(frames, separators=(",", ":"), ensure_ascii=False)
 
@@ -78,7 +79,7 @@ class BlockError(Exception):
     """A block file that is not one this arena wrote (or is damaged)."""
 
 
-def read_head(path: Path) -> dict[str, object]:
+def read_head(path: Path) -> dict[str, Any]:
     """The block's header (``format``, ``block``, ``matches``, ``data``) as written, without inflating it."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -87,7 +88,7 @@ def read_head(path: Path) -> dict[str, object]:
     return parse_head(text, path)
 
 
-def parse_head(text: str, path: Path | str) -> dict[str, object]:
+def parse_head(text: str, path: Path | str) -> dict[str, Any]:
     """:func:`read_head` of a block's text (``path`` names it in an error)."""
     if not text.startswith(PREFIX):
         raise BlockError(f"{path}: not a block of replays (it does not start with {PREFIX.strip()})")
@@ -105,11 +106,11 @@ def read_block(path: Path) -> list[Entry]:
     return entries_of(read_head(path), path)
 
 
-def entries_of(head: dict[str, object], path: Path | str) -> list[Entry]:
+def entries_of(head: dict[str, Any], path: Path | str) -> list[Entry]:
     """The matches of a block's header, inflated (``path`` names it in an error)."""
     try:
         lines = zlib.decompress(base64.b64decode(str(head["data"]), validate=True), -15).decode("utf-8").split("\n")
-        keys = [(int(k[0]), str(k[1]), str(k[2]), str(k[3])) for k in head["matches"]]  # type: ignore[union-attr]
+        keys = [(int(k[0]), str(k[1]), str(k[2]), str(k[3])) for k in head["matches"]]
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError, TypeError, IndexError) as exc:
         raise BlockError(f"{path}: its data does not decode ({exc})") from None
     if len(lines) != len(keys):
@@ -117,14 +118,14 @@ def entries_of(head: dict[str, object], path: Path | str) -> list[Entry]:
     return [Entry(*key, line) for key, line in zip(keys, lines)]
 
 
-def frames_in(path: Path) -> dict[int, dict[str, object]]:
+def frames_in(path: Path) -> dict[int, dict[str, Any]]:
     """The frames of every match of a block file, by index, as the viewer gets them."""
     return {entry.idx: json.loads(entry.line) for entry in read_block(path)}
 
 
-def all_frames(replays: Path) -> dict[int, dict[str, object]]:
+def all_frames(replays: Path) -> dict[int, dict[str, Any]]:
     """The frames of every match in the blocks of a ``replays/`` directory, by index."""
-    out: dict[int, dict[str, object]] = {}
+    out: dict[int, dict[str, Any]] = {}
     for path in sorted(replays.glob("b[0-9]*.js")):
         out.update(frames_in(path))
     return out

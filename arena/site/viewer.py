@@ -12,9 +12,12 @@ the two agree.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import multiprocessing
 import os
 import shutil
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterator
@@ -175,11 +178,24 @@ def compute(todo: list[tuple[int, str, str, list[float | None] | None]]) -> Iter
     if workers <= 1:
         yield from map(frames_entry, todo)
         return
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))  # no fork of a served
-    try:                                                                                # process's threads
+    # spawned, not forked: ``arena serve`` builds while its threads serve; each worker dies with this process
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_die_with_parent, initargs=(os.getpid(),))
+    try:
         yield from pool.map(frames_entry, todo, chunksize=16)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Have the kernel kill this worker when the build that started it ends, however it ends: a background
+    build that a run stops is killed (:mod:`.refresh`), and its workers must not go on making frames."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the worker ends when its task queue does
+        return
+    if os.getppid() != parent:  # the build died before this line
+        os._exit(1)
 
 
 def frames_entry(task: tuple[int, str, str, list[float | None] | None]) -> tuple[int, str | None, str]:
