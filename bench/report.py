@@ -9,9 +9,11 @@ built into a report. Then one more match is stored and the report rebuilt the wa
 ``arena serve`` does (ratings kept, replay scripts of the last build reused).
 Printed: the time of each, and the sizes of index.html (what the issue caps at 2 MB,
 with everything it loads at start), matches.html with data/matches.js, the largest bot
-page, faults.html and the whole site.
+page, faults.html and the whole site (bytes on disk, no compression by a web server assumed).
 
-Last line: ``report: build X s, rebuild Y s, index Z KB (loads W KB), matches V KB, site U MB``.
+Last line: ``report: N KB/match, cold build S s per 10k matches, rebuild T s`` (the targets: 4 KB,
+10 s, 2 s): the whole site's bytes over the matches it shows, the first build's time scaled to
+10,000 matches, and the rebuild's.
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.site import blocks  # noqa: E402
 from arena.site.build import build_report  # noqa: E402
-from arena.site.data import RatingHistory  # noqa: E402
+from arena.site.frames import FORMAT, frames_for_file  # noqa: E402
+from arena.site.data import RatingHistory, RowCache  # noqa: E402
 from tests.site.played import play  # noqa: E402
 from tests.site.synthetic import add_match, synthetic_store  # noqa: E402
 
@@ -71,6 +75,17 @@ def give_replays(results: Path, source: Path) -> int:
         return len(rows)
     finally:
         db.close()
+
+
+def distinct(source: Path) -> str:
+    """The bytes a match's frames take in a block when no two matches share a deal: the made-up matches
+    above repeat a few dozen real ones (every rotation of a deal the same), which compress better."""
+    paths = sorted((source / "replays").glob("*.jsonl.gz"))
+    entries = [blocks.Entry(i, str(i), str(i), FORMAT, blocks.frames_line(frames_for_file(p))) for i, p in enumerate(paths)]
+    size = len(blocks.encode(0, entries).encode())
+    raw = sum(len(e.line.encode()) for e in entries)
+    return (f"frames of {len(entries)} distinct real matches in one block: {size / len(entries) / 1024:.1f} KB/match "
+            f"({raw / len(entries) / 1024:.1f} KB of JSON each before compression)")
 
 
 def time_to_usable(out: Path) -> str:
@@ -115,17 +130,18 @@ def main() -> None:
         results = Path(tmp) / "results"
         start = time.perf_counter()
         synthetic_store(results, args.matches, names, seats=(2, 3), faulty=names[-2:])
-        linked = give_replays(results, play(Path(tmp) / "real", "standard")) if args.replays else 0
+        real = play(Path(tmp) / "real", "standard") if args.replays else None
+        linked = give_replays(results, real) if real is not None else 0
         print(f"store: {args.matches:,} matches among {args.bots} bots made in {time.perf_counter() - start:.1f} s"
               f" ({linked:,} with a real replay file)")
         start = time.perf_counter()
         out = build_report(results)
         first = time.perf_counter() - start
-        kept = RatingHistory()
-        build_report(results, ratings=kept)  # as `arena serve` starts
+        kept, rows = RatingHistory(), RowCache()
+        build_report(results, ratings=kept, rows=rows)  # as `arena serve` starts
         add_match(results, args.matches + 10, names[:3], [1, 2, 3])
         start = time.perf_counter()
-        build_report(results, ratings=kept)
+        build_report(results, ratings=kept, rows=rows)
         again = time.perf_counter() - start
         print(f"build: {first:.2f} s; one match more, rebuilt as `arena serve` does: {again:.2f} s")
         index = out / "index.html"
@@ -140,9 +156,10 @@ def main() -> None:
               f"faults.html {(out / 'faults.html').stat().st_size / 1024:.0f} KB")
         print(f"whole site: {site / 1e6:.1f} MB in {len(files):,} files")
         print(time_to_usable(out))
-        print(f"report: build {first:.2f} s, rebuild {again:.2f} s, index {index.stat().st_size / 1024:.0f} KB "
-              f"(loads {loaded_at_start(index) / 1024:.0f} KB), matches {loaded_at_start(matches) / 1024:.0f} KB, "
-              f"site {site / 1e6:.1f} MB")
+        if real is not None:
+            print(distinct(real))
+        print(f"report: {site / 1024 / (args.matches + 1):.1f} KB/match, cold build "
+              f"{first * 10_000 / args.matches:.1f} s per 10k matches, rebuild {again:.2f} s")
 
 
 if __name__ == "__main__":

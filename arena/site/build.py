@@ -140,17 +140,18 @@ def check_target(out: Path) -> None:
 
 
 def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.RatingHistory | None = None,
-                 say: Callable[[str], None] | None = None) -> Path:
+                 say: Callable[[str], None] | None = None, rows: data.RowCache | None = None) -> Path:
     """Write the report of ``results_dir`` into ``out_dir`` (default ``results_dir/report``) as a whole,
     the replay viewer included; returns ``out_dir``. ``ratings``: kept by a caller that builds the
-    same directory again and again (``arena serve``), so only new matches are rated. ``say`` is told
+    same directory again and again (``arena serve``), so only new matches are rated; ``rows``, kept so too,
+    so that only new rows are decoded. ``say`` is told
     of each match whose replay could not be read (the viewer lists it as unreadable; the rest is built).
 
     Raises ``FileNotFoundError`` (no results here), ``StoreMismatch`` or :class:`ReportError`.
     """
     results_dir = Path(results_dir)
     out = Path(out_dir) if out_dir is not None else default_out(results_dir)
-    snapshot = data.read_snapshot(results_dir)  # first: a directory without results gets that error
+    snapshot = data.read_snapshot(results_dir, rows)  # first: a directory without results gets that error
     check_target(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(out)
@@ -160,7 +161,7 @@ def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.R
         write_site(snapshot, new, ratings)
         shown = {int(row["idx"]) for row in data.shown_rows(snapshot)}  # not what was stored since the snapshot
         build_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None,  # replays: kept ones reused
-                     shown=shown, say=say)
+                     shown=shown, say=say, rows=snapshot.rows)
         _swap_in(new, out)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)

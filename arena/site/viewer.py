@@ -54,14 +54,17 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
-                 shown: Collection[int] | None = None, say: Callable[[str], None] | None = None) -> list[str]:
-    """Write the viewer and a replay script for every stored match of ``results_dir`` into ``out_dir``
-    (``shown``: only for the matches of these indices; None: for every one whose deal is whole).
+                 shown: Collection[int] | None = None, say: Callable[[str], None] | None = None,
+                 rows: list[dict[str, Any]] | None = None) -> list[str]:
+    """Write the viewer and the blocks of frames of every stored match of ``results_dir`` into ``out_dir``
+    (``shown``: only for the matches of these indices; None: for every one whose deal is whole;
+    ``rows``: the store's rows, when the caller has read them already).
 
-    A match whose script exists in ``out_dir`` is not rebuilt (matches never change once
-    stored), nor one whose script ``reuse`` (an earlier build of the same results, e.g. the
-    report being replaced) holds for the same match and deal: that one is linked or copied.
-    The match list (``replays/index.js``) is written every time.
+    A block that ``out_dir`` holds with the same matches is not rebuilt (matches never change once
+    stored); one that ``reuse`` (an earlier build of the same results, e.g. the report being
+    replaced) holds with the same matches and deals is linked or copied; of any other, the frames
+    of the matches an earlier block holds are kept, the others made. The match list
+    (``replays/index.js``) is written every time.
 
     A replay that cannot be read (damaged, cut short, too large) does not stop the build: its
     match is listed with ``unreadable`` (why, the path relative to ``results_dir``), which the
@@ -75,7 +78,7 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
     replays.mkdir(parents=True, exist_ok=True)
     store = ResultStore(results_dir, readonly=True)
     try:
-        rows = list(store.rows())
+        rows = list(store.rows()) if rows is None else rows
         if shown is None:
             hidden = withheld_in(store, rows)
             shown = {int(row["idx"]) for row in rows if int(row["idx"]) not in hidden}
@@ -97,12 +100,18 @@ def _build(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: 
             continue
         listing.append({"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
                         "places": row["places"], "forfeited": row["forfeited"], "ms": _timing(row.get("stats"))})
-        if row.get("replay") and (results_dir / str(row["replay"])).is_file():
+        if row.get("replay"):
             wanted.setdefault(blocks.block_of(idx), {})[idx] = row
     entries: dict[int, list[blocks.Entry]] = {}
     todo: list[tuple[int, str, str, list[float | None] | None]] = []
     for block, members in sorted(wanted.items()):
         name = blocks.block_name(block)
+        if not _linked(replays / name, members) and not (reuse is not None and _linked(Path(reuse) / REPLAYS / name,
+                                                                                      members)):
+            # the block changed, or a replay file is gone: only the matches whose file is there (looked at only now:
+            # a stat of every replay would be a tenth of a rebuild)
+            members = {idx: row for idx, row in members.items() if (results_dir / str(row["replay"])).is_file()}
+            wanted[block] = members
         if _linked(replays / name, members) or (reuse is not None and _linked(Path(reuse) / REPLAYS / name, members,
                                                                               replays / name)):
             continue
