@@ -1,0 +1,125 @@
+"""The viewer's blocks of frames (arena/site/blocks.py): what goes in comes out, a damaged block is one
+line and is made anew, a match past the first block opens in the browser."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from arena.game import Match, make_rules
+from arena.game.replay import replay_bytes
+from arena.selfplay import play_random
+from arena.site import blocks
+from arena.site.frames import FORMAT, frames_for_file
+from arena.site.viewer import build_single, build_viewer
+
+from .synthetic import synthetic_store
+
+ASSETS = Path(__file__).resolve().parents[2] / "arena" / "site" / "assets"
+
+
+def _entry(idx: int, line: dict[str, object]) -> blocks.Entry:
+    return blocks.Entry(idx, f"m{idx}", f"1/{idx}", FORMAT, blocks.frames_line(line))
+
+
+def test_a_block_gives_back_each_match_as_it_was_written():
+    written = {idx: {"idx": idx, "log": [["ev", f"caf\u00e9 </script><b>{idx}</b>\nline two"]]} for idx in (3, 1, 2)}
+    text = blocks.encode(0, [_entry(idx, line) for idx, line in written.items()])
+    assert text.startswith(blocks.PREFIX) and "</" not in text  # "</script>" cannot end an inlined script
+    head = blocks.parse_head(text, "b0.js")
+    assert [m[0] for m in head["matches"]] == [1, 2, 3] and head["block"] == 0
+    assert {e.idx: json.loads(e.line) for e in blocks.entries_of(head, "b0.js")} == written
+
+
+@pytest.mark.parametrize("text, why", [
+    ("window.ARENA_REPLAY = {};\n", "not a block of replays (it does not start with window.ARENA_BLOCK ="),
+    (blocks.PREFIX + "{nope;\n", "not a block of replays (Expecting property name"),
+    (blocks.PREFIX + '{"format":"arena-viewer-block/0","matches":[]};\n', "not a block of replays in the format"),
+    (blocks.PREFIX + '{"format":"%s","block":0,"matches":[[0,"m","s","f"]],"data":"!!"};\n' % blocks.BLOCK_FORMAT,
+     "its data does not decode"),
+])
+def test_a_damaged_block_is_one_line_naming_the_file(tmp_path, text, why):
+    path = tmp_path / "b0.js"
+    path.write_text(text)
+    with pytest.raises(blocks.BlockError) as caught:
+        blocks.read_block(path)
+    assert str(caught.value).startswith(f"{path}: {why}") and "\n" not in str(caught.value)
+
+
+def test_the_viewer_and_the_builder_agree_on_the_block_size():
+    found = re.search(r"var BLOCK = (\d+);", (ASSETS / "viewer.js").read_text())
+    assert found and int(found.group(1)) == blocks.BLOCK
+
+
+def _results(tmp_path: Path, matches: int) -> Path:
+    results = tmp_path / "results"
+    synthetic_store(results, matches, ["a", "b"], seats=(2,), voided=0)
+    for idx in range(matches):
+        match = Match(make_rules("standard"), 2, idx)
+        play_random(match, random.Random(idx))
+        (results / "replays" / f"{idx:06d}.jsonl").write_bytes(replay_bytes(match, {"match": f"m{idx}"}))
+    import sqlite3
+
+    db = sqlite3.connect(results / "results.sqlite")
+    with db:
+        db.execute("UPDATE matches SET replay = 'replays/' || printf('%06d', idx) || '.jsonl'")
+    db.close()
+    return results
+
+
+def test_a_damaged_block_of_an_earlier_build_is_made_anew(tmp_path):
+    results = _results(tmp_path, 4)
+    first = tmp_path / "first"
+    build_viewer(results, first)
+    good = (first / "replays" / "b0.js").read_text()
+    (first / "replays" / "b0.js").write_text(good[:len(good) // 2])  # cut short
+    again = tmp_path / "again"
+    assert build_viewer(results, again, reuse=first) == []
+    assert (again / "replays" / "b0.js").read_text() == good
+    assert sorted(blocks.all_frames(again / "replays")) == [0, 1, 2, 3]
+
+
+def test_many_matches_are_made_in_workers_as_in_one_process(tmp_path, monkeypatch):
+    from arena.site import viewer
+
+    results = _results(tmp_path, 10)
+    monkeypatch.setattr(viewer, "POOL_FROM", 2)  # a pool for these ten
+    build_viewer(results, tmp_path / "pooled")
+    monkeypatch.setattr(viewer, "POOL_FROM", 1000)
+    build_viewer(results, tmp_path / "alone")
+    assert (tmp_path / "pooled" / "replays" / "b0.js").read_bytes() == (tmp_path / "alone" / "replays" / "b0.js").read_bytes()
+    frames = blocks.all_frames(tmp_path / "pooled" / "replays")
+    assert frames[7] == {**frames_for_file(results / "replays" / "000007.jsonl"), "idx": 7}
+
+
+def test_a_match_of_a_later_block_opens_in_the_viewer(tmp_path):
+    from .browser import CHROMIUM, sync_playwright  # skips this test without Chromium
+
+    match = Match(make_rules("standard"), 2, 5)
+    play_random(match, random.Random(5))
+    replay = tmp_path / "m.jsonl"
+    replay.write_bytes(replay_bytes(match, {"match": "late"}))
+    idx = 2 * blocks.BLOCK + 7
+    page_path = build_single(replay, tmp_path / "site", idx=idx)
+    assert [p.name for p in (tmp_path / "site" / "replays").glob("b*.js")] == ["b2.js"]
+    steps = len(frames_for_file(replay)["steps"])
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(page_path.as_uri() + f"#match={idx}&step=3")
+            page.wait_for_function("window.ArenaViewer.state().steps > 0")
+            assert page.evaluate("window.ArenaViewer.state()") == {"match": str(idx), "seat": "all", "step": 3,
+                                                                   "steps": steps}
+            page.goto(page_path.as_uri() + f"#match={idx + 1}")
+            page.wait_for_selector("#message:not([hidden])")
+            assert page.text_content("#message") == f"no replay of match {idx + 1} here (replays/b2.js)"
+            assert errors == []
+        finally:
+            browser.close()
