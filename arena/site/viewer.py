@@ -187,8 +187,9 @@ def compute(todo: list[tuple[int, str, str, list[float | None] | None]]) -> Iter
     if workers <= 1:
         yield from map(frames_entry, todo)
         return
-    # spawned, not forked: ``arena serve`` builds while its threads serve; each worker dies with this process
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_die_with_parent, initargs=(os.getpid(),))
+    # Spawned, not forked: ``arena serve`` builds while its threads serve.
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_die_with_parent,
+                               initargs=(os.getpid(),))
     try:
         yield from pool.map(frames_entry, todo, chunksize=16)
     finally:
@@ -197,11 +198,12 @@ def compute(todo: list[tuple[int, str, str, list[float | None] | None]]) -> Iter
 
 def _die_with_parent(parent: int) -> None:
     """Have the kernel kill this worker when the build that started it ends, however it ends: a background
-    build that a run stops is killed (:mod:`.refresh`), and its workers must not go on making frames."""
+    build that a run stops is killed (:mod:`.refresh`), and its workers must not go on making frames (left to
+    themselves, they may wait for their next task for ever)."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: the worker ends when its task queue does
+    except (OSError, AttributeError):  # not Linux: a killed build may leave its workers waiting
         return
     if os.getppid() != parent:  # the build died before this line
         os._exit(1)

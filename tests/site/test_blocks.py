@@ -123,3 +123,49 @@ def test_a_match_of_a_later_block_opens_in_the_viewer(tmp_path):
             assert errors == []
         finally:
             browser.close()
+
+
+def _alive(pid: int) -> bool:
+    """True if ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _workers_of(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid and b"spawn_main" in command:
+            out.append(int(stat.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc to find the workers")
+def test_the_workers_of_a_build_that_is_killed_end_with_it(tmp_path):
+    """A background build is killed when a run stops (arena/site/refresh.py): its workers must not go on."""
+    import subprocess
+    import sys
+    import time
+
+    results = _results(tmp_path, 300)
+    code = ("import arena.site.viewer as v; v.POOL_FROM = 2; "
+            f"v.build_viewer({str(results)!r}, {str(tmp_path / 'out')!r})")
+    build = subprocess.Popen([sys.executable, "-c", code])
+    workers: list[int] = []
+    deadline = time.monotonic() + 60
+    while not workers and build.poll() is None and time.monotonic() < deadline:
+        workers = _workers_of(build.pid)
+        time.sleep(0.02)
+    assert workers, "the build made no workers"
+    build.kill()
+    build.wait()
+    deadline = time.monotonic() + 20
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(_alive, workers)), "a worker outlived the build"
