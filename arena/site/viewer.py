@@ -18,9 +18,10 @@ import multiprocessing
 import os
 import shutil
 import signal
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterator
+from typing import Any, Callable, Collection
 
 from ..game.replay import ReplayError
 from . import blocks
@@ -70,6 +71,19 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
     match is listed with ``unreadable`` (why, the path relative to ``results_dir``), which the
     viewer shows instead of the match, and the same line is passed to ``say`` and returned.
     """
+    making = start_viewer(results_dir, out_dir, reuse, shown, say, rows)
+    try:
+        return making.finish()
+    finally:
+        making.close()
+
+
+def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
+                 shown: Collection[int] | None = None, say: Callable[[str], None] | None = None,
+                 rows: list[dict[str, Any]] | None = None) -> ViewerBuild:
+    """:func:`build_viewer`, begun: the blocks to make are being made (in workers, when there are many)
+    while the caller does other work (the report writes its pages); :meth:`ViewerBuild.finish` waits for
+    them and writes the match list, :meth:`ViewerBuild.close` stops what is left (always call it)."""
     from ..tournament.store import ResultStore  # the store pulls in the tournament machinery
 
     results_dir, out_dir = Path(results_dir), Path(out_dir)
@@ -82,17 +96,30 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         if shown is None:
             hidden = withheld_in(store, rows)
             shown = {int(row["idx"]) for row in rows if int(row["idx"]) not in hidden}
-        return _build(results_dir, replays, rows, shown, reuse, say, store.decision_times)
+        listing, tasks = _plan(results_dir, replays, rows, shown, reuse, store.decision_times)
     finally:
         store.close()
+    return ViewerBuild(replays, listing, tasks, say)
 
 
-def _build(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: Collection[int],
-           reuse: Path | None, say: Callable[[str], None] | None,
-           times_of: Callable[[int], list[float | None] | None]) -> list[str]:
-    """The blocks and the list of :func:`build_viewer`; ``times_of`` gives a match's stored decision times."""
+@dataclass
+class BlockTask:
+    """One block to write: the frames it keeps from an earlier block, and the matches whose frames are to be
+    made, each as (idx, match id, seed, replay path relative to ``results_dir``, decision times)."""
+
+    block: int
+    path: str
+    results_dir: str
+    kept: list[blocks.Entry]
+    todo: list[tuple[int, str, str, str, list[float | None] | None]]
+
+
+def _plan(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: Collection[int],
+          reuse: Path | None, times_of: Callable[[int], list[float | None] | None]
+          ) -> tuple[list[dict[str, Any]], list[BlockTask]]:
+    """The match list of :func:`build_viewer` and the blocks to write (those linked from an earlier build are
+    linked here); ``times_of`` gives a match's stored decision times."""
     listing: list[dict[str, Any]] = []
-    notes: list[str] = []
     wanted: dict[int, dict[int, dict[str, Any]]] = {}  # block -> idx -> row, the matches with a replay to show
     for row in rows:
         idx = int(row["idx"])
@@ -102,8 +129,7 @@ def _build(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: 
                         "places": row["places"], "forfeited": row["forfeited"], "ms": _timing(row.get("stats"))})
         if row.get("replay"):
             wanted.setdefault(blocks.block_of(idx), {})[idx] = row
-    entries: dict[int, list[blocks.Entry]] = {}
-    todo: list[tuple[int, str, str, list[float | None] | None]] = []
+    tasks: list[BlockTask] = []
     for block, members in sorted(wanted.items()):
         name = blocks.block_name(block)
         if not _linked(replays / name, members) and not (reuse is not None and _linked(Path(reuse) / REPLAYS / name,
@@ -111,31 +137,76 @@ def _build(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: 
             # the block changed, or a replay file is gone: only the matches whose file is there (looked at only now:
             # a stat of every replay would be a tenth of a rebuild)
             members = {idx: row for idx, row in members.items() if (results_dir / str(row["replay"])).is_file()}
-            wanted[block] = members
-        if _linked(replays / name, members) or (reuse is not None and _linked(Path(reuse) / REPLAYS / name, members,
-                                                                              replays / name)):
+        if not members or _linked(replays / name, members) or (
+                reuse is not None and _linked(Path(reuse) / REPLAYS / name, members, replays / name)):
             continue
-        kept = {e.idx: e for e in _old_entries(replays / name, reuse, members)}
-        entries[block] = list(kept.values())
-        for idx, row in members.items():
-            if idx not in kept:
-                todo.append((idx, str(results_dir), str(row["replay"]), times_of(idx)))
-    listed = {m["idx"]: m for m in listing}
-    for idx, frames_format, text in compute(todo):
-        row = wanted[blocks.block_of(idx)][idx]
-        if frames_format is None:  # one bad file costs its own match's viewer, not the report
-            listed[idx]["unreadable"] = text
-            notes.append(f"match {idx} ({row['match_id']}): replay unreadable: {text}; the report shows the rest")
-            if say is not None:
-                say(notes[-1])
+        kept = _old_entries(replays / name, reuse, members)
+        made = {e.idx for e in kept}
+        tasks.append(BlockTask(block, str(replays / name), str(results_dir), kept,
+                               [(idx, str(row["match_id"]), str(row["seed"]), str(row["replay"]), times_of(idx))
+                                for idx, row in members.items() if idx not in made]))
+    return listing, tasks
+
+
+POOL_FROM = 48
+"""Fewer matches to make frames of than this are made in this process: starting workers costs more."""
+
+
+class ViewerBuild:
+    """The blocks of a viewer being written (:func:`start_viewer`): in a pool of processes, one per core, when
+    there are many frames to make, so that they are made while the report writes its pages."""
+
+    def __init__(self, replays: Path, listing: list[dict[str, Any]], tasks: list[BlockTask],
+                 say: Callable[[str], None] | None) -> None:
+        self.replays, self.listing, self.tasks, self.say = replays, listing, tasks, say
+        making = sum(len(task.todo) for task in tasks)
+        workers = min(os.cpu_count() or 1, len(tasks), making // POOL_FROM + 1)
+        self.pool: ProcessPoolExecutor | None = None
+        self.futures: list[Future[list[tuple[int, str]]]] = []
+        if workers > 1:
+            # Spawned, not forked: ``arena serve`` builds while its threads serve.
+            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_die_with_parent, initargs=(os.getpid(),))
+            for task in sorted(tasks, key=lambda t: -len(t.todo)):  # the longest first: the workers end together
+                self.futures.append(self.pool.submit(make_block, task))
+
+    def finish(self) -> list[str]:
+        """Wait for the blocks, then write the match list (a match whose replay cannot be read is marked so);
+        returns the notes about those, each also passed to ``say``."""
+        results = [f.result() for f in self.futures] if self.pool is not None else map(make_block, self.tasks)
+        unreadable = sorted(pair for result in results for pair in result)
+        listed = {m["idx"]: m for m in self.listing}
+        notes = []
+        for idx, why in unreadable:  # one bad file costs its own match's viewer, not the report
+            listed[idx]["unreadable"] = why
+            notes.append(f"match {idx} ({listed[idx]['match']}): replay unreadable: {why}; the report shows the rest")
+            if self.say is not None:
+                self.say(notes[-1])
+        _write_atomically(self.replays / INDEX, script_json("ARENA_MATCHES", self.listing))
+        return notes
+
+    def close(self) -> None:
+        """Stop the workers (at once if the build was interrupted)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def make_block(task: BlockTask) -> list[tuple[int, str]]:
+    """Make the frames of a block's new matches and write the block (run in a worker when there are many);
+    returns (idx, why) of each match whose replay cannot be shown, its path relative to the results directory."""
+    entries = list(task.kept)
+    unreadable = []
+    for idx, match_id, seed, replay, times in task.todo:
+        try:
+            frames_format, line = _frames(Path(task.results_dir), replay, idx, times)
+        except ReplayError as exc:
+            unreadable.append((idx, str(exc)))
             continue
-        entries[blocks.block_of(idx)].append(blocks.Entry(idx, str(row["match_id"]), str(row["seed"]),
-                                                          frames_format, text))
-    for block, members_entries in entries.items():
-        if members_entries:
-            _write_atomically(replays / blocks.block_name(block), blocks.encode(block, members_entries))
-    _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
-    return notes
+        entries.append(blocks.Entry(idx, match_id, seed, frames_format, line))
+    if entries:
+        _write_atomically(Path(task.path), blocks.encode(task.block, entries))
+    return unreadable
 
 
 def _keys(members: dict[int, dict[str, Any]]) -> list[list[object]]:
@@ -176,26 +247,6 @@ def _old_entries(here: Path, reuse: Path | None, members: dict[int, dict[str, An
     return []
 
 
-POOL_FROM = 48
-"""Fewer matches to make frames of than this are made in this process: starting workers costs more."""
-
-
-def compute(todo: list[tuple[int, str, str, list[float | None] | None]]) -> Iterator[tuple[int, str | None, str]]:
-    """The frames of each (idx, results directory, replay path, decision times) as (idx, frames format, line), or
-    (idx, None, why it cannot be shown); many of them in a pool of processes, one per core."""
-    workers = min(os.cpu_count() or 1, len(todo) // POOL_FROM + 1)
-    if workers <= 1:
-        yield from map(frames_entry, todo)
-        return
-    # Spawned, not forked: ``arena serve`` builds while its threads serve.
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_die_with_parent,
-                               initargs=(os.getpid(),))
-    try:
-        yield from pool.map(frames_entry, todo, chunksize=16)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
 def _die_with_parent(parent: int) -> None:
     """Have the kernel kill this worker when the build that started it ends, however it ends: a background
     build that a run stops is killed (:mod:`.refresh`), and its workers must not go on making frames (left to
@@ -209,20 +260,18 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def frames_entry(task: tuple[int, str, str, list[float | None] | None]) -> tuple[int, str | None, str]:
-    """One match's frames as a block's line (run in a worker process); a replay that cannot be read gives why,
-    with its path relative to the results directory."""
-    idx, directory, replay, times = task
-    results_dir = Path(directory)
+def _frames(results_dir: Path, replay: str, idx: int, times: list[float | None] | None) -> tuple[str, str]:
+    """One match's frames format and frames as a block's line; a :class:`ReplayError` naming the replay by its
+    path relative to ``results_dir`` when it cannot be shown."""
     source = results_dir / replay
     try:
         if not _in_replays(results_dir, source):  # only the store's own replay files are read
             raise ReplayError(f"{replay}: not a file of the results directory's replays/")
         frames = frames_for_file(source, times)
     except ReplayError as exc:
-        return idx, None, str(exc).replace(str(source), replay)
+        raise ReplayError(str(exc).replace(str(source), replay)) from None
     frames["idx"] = idx
-    return idx, str(frames["format"]), blocks.frames_line(frames)
+    return str(frames["format"]), blocks.frames_line(frames)
 
 
 def _timing(stats: Any) -> list[list[float] | None] | None:

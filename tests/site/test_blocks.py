@@ -87,12 +87,18 @@ def test_many_matches_are_made_in_workers_as_in_one_process(tmp_path, monkeypatc
     from arena.site import viewer
 
     results = _results(tmp_path, 10)
-    monkeypatch.setattr(viewer, "POOL_FROM", 2)  # a pool for these ten
-    build_viewer(results, tmp_path / "pooled")
+    monkeypatch.setattr(blocks, "BLOCK", 4)  # three blocks
+    monkeypatch.setattr(viewer, "POOL_FROM", 2)  # ... made in a pool
+    making = viewer.start_viewer(results, tmp_path / "pooled")
+    assert making.pool is not None
+    making.finish()
+    making.close()
     monkeypatch.setattr(viewer, "POOL_FROM", 1000)
     build_viewer(results, tmp_path / "alone")
-    assert (tmp_path / "pooled" / "replays" / "b0.js").read_bytes() == (tmp_path / "alone" / "replays" / "b0.js").read_bytes()
+    for name in ("b0.js", "b1.js", "b2.js"):
+        assert (tmp_path / "pooled" / "replays" / name).read_bytes() == (tmp_path / "alone" / "replays" / name).read_bytes()
     frames = blocks.all_frames(tmp_path / "pooled" / "replays")
+    assert sorted(frames) == list(range(10))
     assert frames[7] == {**frames_for_file(results / "replays" / "000007.jsonl"), "idx": 7}
 
 
@@ -154,7 +160,7 @@ def test_the_workers_of_a_build_that_is_killed_end_with_it(tmp_path):
     import time
 
     results = _results(tmp_path, 300)
-    code = ("import arena.site.viewer as v; v.POOL_FROM = 2; "
+    code = ("import arena.site.viewer as v; v.POOL_FROM = 2; v.blocks.BLOCK = 16; "
             f"v.build_viewer({str(results)!r}, {str(tmp_path / 'out')!r})")
     build = subprocess.Popen([sys.executable, "-c", code])
     workers: list[int] = []
