@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection
@@ -162,18 +163,19 @@ class ViewerBuild:
         making = sum(len(task.todo) for task in tasks)
         workers = min(os.cpu_count() or 1, len(tasks), making // POOL_FROM + 1)
         self.pool: ProcessPoolExecutor | None = None
-        self.futures: list[Future[list[tuple[int, str]]]] = []
+        self.futures: list[tuple[BlockTask, Future[list[tuple[int, str]]]]] = []
         if workers > 1:
             # Spawned, not forked: ``arena serve`` builds while its threads serve.
             self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                             initializer=_die_with_parent, initargs=(os.getpid(),))
             for task in sorted(tasks, key=lambda t: -len(t.todo)):  # the longest first: the workers end together
-                self.futures.append(self.pool.submit(make_block, task))
+                self.futures.append((task, self.pool.submit(make_block, task)))
 
     def finish(self) -> list[str]:
         """Wait for the blocks, then write the match list (a match whose replay cannot be read is marked so);
         returns the notes about those, each also passed to ``say``."""
-        results = [f.result() for f in self.futures] if self.pool is not None else map(make_block, self.tasks)
+        results = [self._result(task, future) for task, future in self.futures] if self.pool is not None \
+            else map(make_block, self.tasks)
         unreadable = sorted(pair for result in results for pair in result)
         listed = {m["idx"]: m for m in self.listing}
         notes = []
@@ -184,6 +186,15 @@ class ViewerBuild:
                 self.say(notes[-1])
         _write_atomically(self.replays / INDEX, script_json("ARENA_MATCHES", self.listing))
         return notes
+
+    @staticmethod
+    def _result(task: BlockTask, future: Future[list[tuple[int, str]]]) -> list[tuple[int, str]]:
+        """What a worker made of ``task``; made here if the pool could not (a worker killed, or unable to
+        start: a script that builds a report when imported, without ``if __name__ == "__main__"``)."""
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            return make_block(task)
 
     def close(self) -> None:
         """Stop the workers (at once if the build was interrupted)."""

@@ -41,7 +41,9 @@
   var el = function (id) { return document.getElementById(id); };
   var cache = {};           // decoded frames by match
   var blocks = {};          // block number -> promise of its matches' lines
-  var stamp = "";           // served live: the report's version, so that a block is not taken from the cache
+  var stamp = "";
+  var listLoaded = false;   // replays/index.js read (the menu and the finder wait for it)
+  var settled = null;       // what waits for the first match to be shown (see start)           // served live: the report's version, so that a block is not taken from the cache
   var matches = [];
   var replay = null;        // the decoded frames of the match shown
   var view = { match: null, seat: "all", step: 0 };
@@ -693,28 +695,41 @@
     loadBlock(blockOf(match)).then(function (lines) {
       if (loading !== token) { return; }
       if (!Object.prototype.hasOwnProperty.call(lines, match)) {
+        if (!listLoaded) {  // the list may say why (its replay unreadable): read it, then look again
+          settled = null;
+          loadMatches(false, function () { open(match, seat, stepIndex, decision); });
+          return;
+        }
         message("no replay of match " + match + " here (" + name + ")");
+        settle();
         return;
       }
       var data;
-      try { data = JSON.parse(lines[match]); } catch (error) { message(name + ": match " + match + " does not decode"); return; }
+      try { data = JSON.parse(lines[match]); } catch (error) {
+        message(name + ": match " + match + " does not decode");
+        settle();
+        return;
+      }
       cache[match] = data.format === PLAIN ? decodePlain(data) : decode(data);
       message("");
       show(match, seat, stepIndex, decision);
+      settle();
     }, function (error) {
       if (loading !== token) { return; }
       message(error.message === "missing" ? "no replay of match " + match + " here (" + name + ")" :
         name + ": " + error.message);
+      settle();
     });
   }
 
   /* Open what the address names. A value that is not what it should be (match and step whole numbers,
    * seat "all" or a seat of the match) is quietly replaced by its default: the first match, the
    * omniscient view, step 0. */
-  function openFromHash() {
+  function openFromHash(first) {
     var h = parseHash();
     var number = whole(h.match);
-    var match = number !== null ? String(number) : (matches.length ? String(matches[0].idx) : null);
+    var match = number !== null ? String(number) : typeof first === "string" ? first :
+      (matches.length ? String(matches[0].idx) : null);
     if (match === null) { message("no match to show: open viewer.html#match=<index>"); return; }
     var stepIndex = whole(h.step);
     var decision = stepIndex === null ? whole(h.decision) : null;
@@ -725,6 +740,8 @@
     var names = m.bots.map(function (b, s) { return b + " " + m.totals[s] + (m.forfeited[s] ? "*" : ""); });
     return m.idx + ": " + names.join(" \u00b7 ") + (m.unreadable ? " (replay unreadable)" : "");
   }
+
+  var LISTED = 500;  // the menu's options at most: a ladder's 100,000 as options would take seconds to draw
 
   /* The matches that fit every word typed into the finder: a whole number is a match's index, any other
    * word a part of its id or of a bot's name (whatever the case). */
@@ -737,13 +754,23 @@
     });
   }
 
+  /* At most LISTED of ``shown``: those around the match on the screen (the first ones when it is not among them). */
+  function around(shown, chosen) {
+    if (shown.length <= LISTED) { return shown; }
+    var at = 0;
+    for (var i = 0; i < shown.length; i++) { if (String(shown[i].idx) === chosen) { at = i; break; } }
+    var from = Math.max(0, Math.min(shown.length - LISTED, at - LISTED / 2));
+    return shown.slice(from, from + LISTED);
+  }
+
   function fillMatches() {
     var select = el("match");
     var chosen = view.match !== null ? String(view.match) : select.value;
     var shown = shownMatches();
+    var listedNow = around(shown, chosen);
     select.textContent = "";
     var listed = false;
-    shown.forEach(function (m) {
+    listedNow.forEach(function (m) {
       var option = document.createElement("option");
       option.value = String(m.idx);
       option.textContent = matchLine(m);
@@ -758,7 +785,10 @@
       select.insertBefore(option, select.firstChild);
     }
     if (chosen) { select.value = chosen; }
-    el("found").textContent = el("find").value.trim() ? shown.length + " of " + matches.length + " matches" : "";
+    var typed = el("find").value.trim();
+    el("found").textContent = (typed ? shown.length + " of " + matches.length + " matches" : "") +
+      (listedNow.length < shown.length ? (typed ? "; " : "") + listedNow.length + " of " + shown.length +
+        " in the menu, around this one: find narrows them" : "");
   }
 
   /* Load replays/index.js (``again``: past any cached copy), then call ``done``. */
@@ -767,13 +797,21 @@
     script.src = "replays/index.js" + (again ? "?" + Date.now() : "");
     script.onload = function () {
       script.remove();
+      listLoaded = true;
       matches = window.ARENA_MATCHES || [];
       el("home").hidden = window.ARENA_REPORT === false;  // one replay file's viewer: no report to go back to
       fillMatches();
       done();
     };
-    script.onerror = function () { script.remove(); done(); };
+    script.onerror = function () { script.remove(); listLoaded = true; done(); };
     document.head.appendChild(script);
+  }
+
+  /* The first match asked for is on the screen, or said to be missing: what waited for it may go on. */
+  function settle() {
+    var then = settled;
+    settled = null;
+    if (then) { then(); }
   }
 
   /* Served by ``arena serve``: when a newer report exists, take its match list, and nothing else. The
@@ -841,9 +879,24 @@
     });
   }
 
+  /* The match the address names is shown first, the match list loaded after it: a ladder's list of
+   * 100,000 matches takes longer to read than the match. Without a match in the address, the first match
+   * of the first block (the first one shown that has a replay); without that block, the list first. */
   function start() {
     wire();
-    loadMatches(false, openFromHash);
+    var later = function () { loadMatches(false, function () { if (replay) { render(); } }); };  // its times too
+    var h = parseHash();
+    if (whole(h.match) !== null) {
+      settled = later;
+      openFromHash();
+    } else {
+      loadBlock(0).then(function (lines) {
+        var first = Object.keys(lines)[0];  // whole-number keys come in ascending order
+        if (first === undefined) { loadMatches(false, openFromHash); return; }
+        settled = later;
+        openFromHash(first);
+      }, function () { loadMatches(false, openFromHash); });
+    }
     live();
   }
 
