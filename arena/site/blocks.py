@@ -21,6 +21,7 @@ or which of its lines it can keep (the rest are made anew, the block compressed 
 from __future__ import annotations
 
 import base64
+import os
 import binascii
 import json
 import zlib
@@ -69,23 +70,46 @@ def encode(block: int, entries: list[Entry]) -> str:
     entries = sorted(entries, key=lambda e: e.idx)
     packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)  # raw DEFLATE: what DecompressionStream("deflate-raw") reads
     packed = packer.compress("\n".join(e.line for e in entries).encode("utf-8")) + packer.flush()
-    head = {"format": BLOCK_FORMAT, "block": block, "matches": [e.key() for e in entries],
-            "data": base64.b64encode(packed).decode("ascii")}
+    data = base64.b64encode(packed).decode("ascii")
+    head = {"format": BLOCK_FORMAT, "block": block, "matches": [e.key() for e in entries], "size": len(data),
+            "data": data}
     text = json.dumps(head, separators=(",", ":"), ensure_ascii=False)
     return PREFIX + text.replace("</", "<\\/") + ";\n"  # "</" could end an inlined <script>
+
+
+END = '"};\n'
+"""How a block's file ends, after its data (:func:`read_head` checks the size by it)."""
 
 
 class BlockError(Exception):
     """A block file that is not one this arena wrote (or is damaged)."""
 
 
+DATA_KEY = ',"data":"'
+"""Where a block's header ends and its data begins: :func:`encode` writes ``data`` last, and inside a JSON
+string a quote is always escaped, so the first such text is the key."""
+
+
 def read_head(path: Path) -> dict[str, Any]:
-    """The block's header (``format``, ``block``, ``matches``, ``data``) as written, without inflating it."""
+    """The block's header (``format``, ``block``, ``matches``) as written, read without its data: a rebuild
+    looks at every block's header, and the data is nearly all of a block's bytes."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            text = b""
+            while DATA_KEY.encode() not in text:
+                more = handle.read(1 << 16)
+                if not more:
+                    break
+                text += more
+            total = os.fstat(handle.fileno()).st_size
+        cut = text.find(DATA_KEY.encode())
+        head = parse_head(text[:cut].decode("utf-8") + "}" if cut >= 0 else text.decode("utf-8"), path)
     except (OSError, UnicodeDecodeError) as exc:
         raise BlockError(f"{path}: {exc}") from None
-    return parse_head(text, path)
+    size = head.get("size")
+    if cut < 0 or not isinstance(size, int) or total != cut + len(DATA_KEY) + size + len(END):
+        raise BlockError(f"{path}: cut short or grown: its size is not the one its header gives")
+    return head
 
 
 def parse_head(text: str, path: Path | str) -> dict[str, Any]:
@@ -103,13 +127,17 @@ def parse_head(text: str, path: Path | str) -> dict[str, Any]:
 
 def read_block(path: Path) -> list[Entry]:
     """Every match of a block file, its frames' line included (:class:`BlockError` if it is not a sound one)."""
-    return entries_of(read_head(path), path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BlockError(f"{path}: {exc}") from None
+    return entries_of(parse_head(text, path), path)
 
 
 def entries_of(head: dict[str, Any], path: Path | str) -> list[Entry]:
     """The matches of a block's header, inflated (``path`` names it in an error)."""
     try:
-        lines = zlib.decompress(base64.b64decode(str(head["data"]), validate=True), -15).decode("utf-8").split("\n")
+        lines = zlib.decompress(base64.b64decode(str(head.get("data", "")), validate=True), -15).decode("utf-8").split("\n")
         keys = [(int(k[0]), str(k[1]), str(k[2]), str(k[3])) for k in head["matches"]]
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError, TypeError, IndexError) as exc:
         raise BlockError(f"{path}: its data does not decode ({exc})") from None

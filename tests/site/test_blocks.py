@@ -175,3 +175,13 @@ def test_the_workers_of_a_build_that_is_killed_end_with_it(tmp_path):
     while any(map(_alive, workers)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(map(_alive, workers)), "a worker outlived the build"
+
+
+def test_a_block_cut_short_is_told_by_its_header_alone(tmp_path):
+    path = tmp_path / "b0.js"
+    text = blocks.encode(0, [_entry(0, {"idx": 0, "log": ["x" * 5000]})])
+    path.write_text(text)
+    assert blocks.read_head(path)["matches"] == [[0, "m0", "1/0", FORMAT]]
+    path.write_text(text[:-100])
+    with pytest.raises(blocks.BlockError, match="cut short or grown: its size is not the one its header gives"):
+        blocks.read_head(path)
