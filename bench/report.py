@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import re
+import resource
 import sqlite3
 import sys
 import tempfile
@@ -40,6 +42,16 @@ from arena.site.frames import FORMAT, frames_for_file  # noqa: E402
 from arena.site.data import RatingHistory, RowCache  # noqa: E402
 from tests.site.played import play  # noqa: E402
 from tests.site.synthetic import synthetic_store  # noqa: E402
+
+
+CORES = os.cpu_count() or 1
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (a build's workers end with it): what a
+    build costs whatever else the machine runs, where its time in seconds depends on that."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def loaded_at_start(page: Path) -> int:
@@ -180,16 +192,17 @@ def main() -> None:
         last = hold_back(results)
         print(f"store: {args.matches:,} matches among {args.bots} bots made in {time.perf_counter() - start:.1f} s"
               f" ({linked:,} with a real replay file)")
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         out = build_report(results)
-        first = time.perf_counter() - start
+        first, cpu = time.perf_counter() - start, cpu_seconds() - cpu
         kept, rows = RatingHistory(), RowCache()
         build_report(results, ratings=kept, rows=rows)  # as `arena serve` starts
         put_back(results, last)  # the last match of a deal is stored: its deal's matches are shown
         start = time.perf_counter()
         build_report(results, ratings=kept, rows=rows)
         again = time.perf_counter() - start
-        print(f"build: {first:.2f} s; one match more, rebuilt as `arena serve` does: {again:.2f} s")
+        print(f"build: {first:.2f} s ({cpu:.1f} s of CPU, this process and its workers: at best {cpu / CORES:.1f} s "
+              f"on {CORES} idle cores); one match more, rebuilt as `arena serve` does: {again:.2f} s")
         index = out / "index.html"
         matches = out / "matches.html"
         bot_pages = sorted((out / "bots").iterdir(), key=lambda p: p.stat().st_size)
