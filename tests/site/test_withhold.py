@@ -21,6 +21,7 @@ from arena.cli import main
 from arena.site import data
 from arena.site.blocks import all_frames, entries_of, parse_head
 from arena.site.build import build_report
+from arena.site.pages import script_value
 from arena.site.serve import make_server
 from arena.site.viewer import build_viewer
 from arena.site.withhold import withheld
@@ -116,7 +117,7 @@ def check_site(files: dict[str, bytes], shown: dict[int, tuple[str, str]], hidde
         assert seed.encode() in files[f"replays/{idx}"]
         assert json.dumps(match_id).encode() in files["data/matches.js"]
     linked = {int(i) for name, text in files.items() if name.endswith(".html") for i in LINK.findall(text.decode())}
-    listed = {m["idx"] for m in json.loads(files["replays/index.js"].decode().split("=", 1)[1].rstrip(";\n"))}
+    listed = {m["idx"] for m in script_value(files["replays/index.js"].decode(), "ARENA_MATCHES")}
     assert linked <= set(shown) and listed == set(shown)
     withheld_line = f"{len(hidden)} withheld until their deals are played out".encode()
     assert (withheld_line in files["index.html"]) == bool(hidden) and (b"withheld" in files["index.html"]) == bool(hidden)
