@@ -187,3 +187,43 @@ def test_a_block_cut_short_is_told_by_its_header_alone(tmp_path):
     path.write_text(text[:-100])
     with pytest.raises(blocks.BlockError, match="cut short or grown: its size is not the one its header gives"):
         blocks.read_head(path)
+
+
+def test_a_served_viewer_takes_a_block_again_when_it_gained_a_match(tmp_path):
+    """Served live, a match stored after the viewer read its block is found in that block's new version."""
+    import sqlite3
+    import threading
+
+    from arena.site.serve import make_server
+
+    from .browser import CHROMIUM, sync_playwright  # skips this test without Chromium
+
+    results = _results(tmp_path, 6)
+    db = sqlite3.connect(results / "results.sqlite")
+    last = db.execute("SELECT * FROM matches WHERE idx = 5").fetchone()
+    with db:
+        db.execute("DELETE FROM matches WHERE idx = 5")  # match 4's deal is not whole: withheld
+    server, report = make_server(results, "127.0.0.1", 0, interval=0)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM)
+            try:
+                page = browser.new_page()
+                page.goto(f"http://{host}:{port}/viewer.html#match=0")
+                page.wait_for_function("window.ArenaViewer.state().steps > 0")
+                page.wait_for_function("document.querySelectorAll('#match option').length === 4")  # 0 to 3
+                with db:
+                    db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(last))})", last)  # the deal is whole
+                page.wait_for_function("document.querySelectorAll('#match option').length === 6", timeout=30_000)
+                page.evaluate("location.hash = '#match=5'")
+                page.wait_for_function("window.ArenaViewer.state().match === '5' && window.ArenaViewer.state().steps > 0")
+                assert page.is_hidden("#message")
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        db.close()
