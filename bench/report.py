@@ -6,12 +6,16 @@ replay of a real match with as many seats (from a short real tournament of the b
 its header renamed to this match and bots, the row given its seed), so the viewer has real
 replays to turn into frames (``--no-replays`` leaves them out), is
 built into a report. Then one more match is stored and the report rebuilt the way
-``arena serve`` does (ratings kept, replay scripts of the last build reused).
+``arena serve`` does (ratings and decoded rows kept, blocks of the last build reused): the first
+build is made without the last match, whose deal is then not whole, so storing it shows its
+deal's matches and their block is made again.
 Printed: the time of each, and the sizes of index.html (what the issue caps at 2 MB,
 with everything it loads at start), matches.html with data/matches.js, the largest bot
-page, faults.html and the whole site.
+page, faults.html and the whole site (bytes on disk, no compression by a web server assumed).
 
-Last line: ``report: build X s, rebuild Y s, index Z KB (loads W KB), matches V KB, site U MB``.
+Last line: ``report: N KB/match, cold build S s per 10k matches, rebuild T s`` (the targets: 4 KB,
+10 s, 2 s): the whole site's bytes over the matches it shows, the first build's time scaled to
+10,000 matches, and the rebuild's.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import re
+import resource
 import sqlite3
 import sys
 import tempfile
@@ -30,10 +36,22 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.site import blocks  # noqa: E402
 from arena.site.build import build_report  # noqa: E402
-from arena.site.data import RatingHistory  # noqa: E402
+from arena.site.frames import FORMAT, frames_for_file  # noqa: E402
+from arena.site.data import RatingHistory, RowCache  # noqa: E402
 from tests.site.played import play  # noqa: E402
-from tests.site.synthetic import add_match, synthetic_store  # noqa: E402
+from tests.site.synthetic import synthetic_store  # noqa: E402
+
+
+CORES = os.cpu_count() or 1
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (a build's workers end with it): what a
+    build costs whatever else the machine runs, where its time in seconds depends on that."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def loaded_at_start(page: Path) -> int:
@@ -45,9 +63,10 @@ def loaded_at_start(page: Path) -> int:
     return total
 
 
-def give_replays(results: Path, source: Path) -> int:
-    """Give every stored match the replay of a real match with as many seats (from ``source``), its
-    header naming this match and its bots, and the row that replay's seed; returns how many. Every
+def give_replays(results: Path, source: Path, upto: int | None = None) -> int:
+    """Give every stored match (``upto``: of an index below it) the replay of a real match with as many
+    seats (from ``source``), its header naming this match and its bots, and the row that replay's seed;
+    returns how many. Every
     rotation of a made-up deal gets the same real deal, so the report shows it (it withholds a match
     while its deal has a rotation still to play)."""
     real: dict[int, list[tuple[dict[str, Any], bytes]]] = {}
@@ -59,7 +78,8 @@ def give_replays(results: Path, source: Path) -> int:
     try:
         seeds = []
         chosen: dict[str, tuple[dict[str, Any], bytes]] = {}
-        rows = db.execute("SELECT idx, match_id, seed, bots, replay FROM matches ORDER BY idx").fetchall()
+        rows = db.execute("SELECT idx, match_id, seed, bots, replay FROM matches WHERE idx < ? ORDER BY idx",
+                          (upto if upto is not None else 1 << 62,)).fetchall()
         for idx, match_id, seed, bots, replay in rows:
             names = json.loads(bots)
             header, rest = chosen.setdefault(seed, real[len(names)][idx % len(real[len(names)])])
@@ -73,9 +93,57 @@ def give_replays(results: Path, source: Path) -> int:
         db.close()
 
 
-def time_to_usable(out: Path) -> str:
-    """Best of three, in the system Chromium (when Playwright and Chromium are here): opening index.html
-    until the leaderboard's rows are there, and matches.html until its list is filled."""
+def hold_back(results: Path) -> tuple[Any, ...]:
+    """Take the last stored match out of the store (its deal then has a rotation to play, so the report
+    withholds the others), returning its row for :func:`put_back`."""
+    db = sqlite3.connect(results / "results.sqlite")
+    try:
+        row = db.execute("SELECT * FROM matches ORDER BY idx DESC LIMIT 1").fetchone()
+        with db:
+            db.execute("DELETE FROM matches WHERE idx = ?", (row[0],))
+        return tuple(row)
+    finally:
+        db.close()
+
+
+def put_back(results: Path, row: tuple[Any, ...]) -> None:
+    """Store the match :func:`hold_back` took, as a run stores its next match: its deal is whole again."""
+    db = sqlite3.connect(results / "results.sqlite")
+    try:
+        with db:
+            db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
+    finally:
+        db.close()
+
+
+def distinct(source: Path) -> str:
+    """The bytes a match's frames take in a block when no two matches share a deal: the made-up matches
+    above repeat a few dozen real ones (every rotation of a deal the same), which compress better."""
+    paths = sorted((source / "replays").glob("*.jsonl.gz"))
+    entries = [blocks.Entry(i, str(i), str(i), FORMAT, blocks.frames_line(frames_for_file(p))) for i, p in enumerate(paths)]
+    size = len(blocks.encode(0, entries).encode())
+    raw = sum(len(e.line.encode()) for e in entries)
+    return (f"frames of {len(entries)} distinct real matches in one block: {size / len(entries) / 1024:.1f} KB/match "
+            f"({raw / len(entries) / 1024:.1f} KB of JSON each before compression)")
+
+
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("index.html", "index.html", "document.querySelector('table.board tbody tr')"),
+    ("matches.html", "matches.html", "/^\\d+ matches$/.test(document.getElementById('match-count').textContent)"),
+    ("matches.html by seconds, page 50", "matches.html#sort=seconds&desc=1&page=50",
+     "document.querySelectorAll('#matches tbody tr').length > 0"),
+    ("headtohead.html", "headtohead.html", "document.readyState === 'complete'"),
+    ("faults.html", "faults.html", "document.readyState === 'complete'"),
+    ("largest bot page", "", "document.readyState === 'complete'"),
+    ("viewer.html", "viewer.html", "window.ArenaViewer && window.ArenaViewer.state().steps > 0"),
+)
+"""What each page's usable means: the test the page passes once a person can use it."""
+
+
+def time_to_usable(out: Path, pages: tuple[tuple[str, str, str], ...] = PAGES[:2]) -> str:
+    """Best of three, in the system Chromium (when Playwright and Chromium are here): opening each page
+    until it is usable (``pages``: by default index.html until the leaderboard's rows are there, and
+    matches.html until its list is filled)."""
     import shutil
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -85,22 +153,20 @@ def time_to_usable(out: Path) -> str:
         return "time to usable: not measured (no playwright)"
     if chromium is None:
         return "time to usable: not measured (no chromium)"
-    best = {"index": float("inf"), "matches": float("inf")}
+    largest = max((out / "bots").iterdir(), key=lambda p: p.stat().st_size)
+    best = {name: float("inf") for name, _, _ in pages}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium)
-        page = browser.new_page()
         for _ in range(3):
-            start = time.perf_counter()
-            page.goto((out / "index.html").as_uri())
-            page.wait_for_selector("table.board tbody tr")
-            best["index"] = min(best["index"], time.perf_counter() - start)
-            start = time.perf_counter()
-            page.goto((out / "matches.html").as_uri())
-            page.wait_for_function("/^\\d+ matches$/.test(document.getElementById('match-count').textContent)")
-            best["matches"] = min(best["matches"], time.perf_counter() - start)
+            for name, address, usable in pages:
+                page = browser.new_page()  # a new page each time: no leftover of the one before
+                start = time.perf_counter()
+                page.goto((out / (address or f"bots/{largest.name}")).as_uri().replace("%23", "#"))
+                page.wait_for_function(usable, timeout=120_000)
+                best[name] = min(best[name], time.perf_counter() - start)
+                page.close()
         browser.close()
-    return (f"time to usable (Chromium, file://, best of 3): index.html {best['index']:.2f} s, "
-            f"matches.html {best['matches']:.2f} s")
+    return "time to usable (Chromium, file://, best of 3): " + ", ".join(f"{n} {t:.2f} s" for n, t in best.items())
 
 
 def main() -> None:
@@ -109,25 +175,34 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=8)
     parser.add_argument("--no-replays", dest="replays", action="store_false",
                         help="no replay files: time the report without the viewer's frames")
+    parser.add_argument("--replayed", type=int, default=None, metavar="N",
+                        help="only the matches of an index below N get a replay file (a ladder of 100,000 in minutes)")
+    parser.add_argument("--ladder", action="store_true", help="the store of a ladder, not of a sampled tournament")
+    parser.add_argument("--every-page", action="store_true",
+                        help="time to usable of every kind of page (the viewer, a bot page, the last page of the "
+                             "match list ...), not only index.html and matches.html")
     args = parser.parse_args()
     names = [f"bot{i:02d}" for i in range(args.bots)]
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "results"
         start = time.perf_counter()
-        synthetic_store(results, args.matches, names, seats=(2, 3), faulty=names[-2:])
-        linked = give_replays(results, play(Path(tmp) / "real", "standard")) if args.replays else 0
+        synthetic_store(results, args.matches, names, seats=(2, 3), faulty=names[-2:], ladder=args.ladder)
+        real = play(Path(tmp) / "real", "standard") if args.replays else None
+        linked = give_replays(results, real, args.replayed) if real is not None else 0
+        last = hold_back(results)
         print(f"store: {args.matches:,} matches among {args.bots} bots made in {time.perf_counter() - start:.1f} s"
               f" ({linked:,} with a real replay file)")
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         out = build_report(results)
-        first = time.perf_counter() - start
-        kept = RatingHistory()
-        build_report(results, ratings=kept)  # as `arena serve` starts
-        add_match(results, args.matches + 10, names[:3], [1, 2, 3])
+        first, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+        kept, rows = RatingHistory(), RowCache()
+        build_report(results, ratings=kept, rows=rows)  # as `arena serve` starts
+        put_back(results, last)  # the last match of a deal is stored: its deal's matches are shown
         start = time.perf_counter()
-        build_report(results, ratings=kept)
+        build_report(results, ratings=kept, rows=rows)
         again = time.perf_counter() - start
-        print(f"build: {first:.2f} s; one match more, rebuilt as `arena serve` does: {again:.2f} s")
+        print(f"build: {first:.2f} s ({cpu:.1f} s of CPU, this process and its workers: at best {cpu / CORES:.1f} s "
+              f"on {CORES} idle cores); one match more, rebuilt as `arena serve` does: {again:.2f} s")
         index = out / "index.html"
         matches = out / "matches.html"
         bot_pages = sorted((out / "bots").iterdir(), key=lambda p: p.stat().st_size)
@@ -139,10 +214,11 @@ def main() -> None:
         print(f"largest bot page: {bot_pages[-1].name} {bot_pages[-1].stat().st_size / 1024:.0f} KB; "
               f"faults.html {(out / 'faults.html').stat().st_size / 1024:.0f} KB")
         print(f"whole site: {site / 1e6:.1f} MB in {len(files):,} files")
-        print(time_to_usable(out))
-        print(f"report: build {first:.2f} s, rebuild {again:.2f} s, index {index.stat().st_size / 1024:.0f} KB "
-              f"(loads {loaded_at_start(index) / 1024:.0f} KB), matches {loaded_at_start(matches) / 1024:.0f} KB, "
-              f"site {site / 1e6:.1f} MB")
+        print(time_to_usable(out, PAGES if args.every_page else PAGES[:2]))
+        if real is not None:
+            print(distinct(real))
+        print(f"report: {site / 1024 / args.matches:.1f} KB/match, cold build "
+              f"{first * 10_000 / args.matches:.1f} s per 10k matches, rebuild {again:.2f} s")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ The site is written into a new directory beside the target, then exchanged with 
 atomic ``renameat2(RENAME_EXCHANGE)`` on Linux, else two renames), so a web server serving
 the target never serves half a site; the old one is removed afterwards. A directory that
 is not an arena report is never replaced: the marker file says which are. The replay viewer
-(:mod:`.viewer`) is written into the same new directory before the swap, with the matches
-the pages show and no other (a match whose deal is still to be played is withheld:
+(:mod:`.viewer`) is written into the same new directory before the swap, its frames made in
+other processes while the pages are written, with the matches the pages show and no other (a match whose deal is still to be played is withheld:
 :mod:`.withhold`).
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import data, pages
-from .viewer import build_viewer
+from .viewer import start_viewer
 
 REPORT_DIR = "report"
 """The report's directory inside a results directory, by default."""
@@ -140,27 +140,32 @@ def check_target(out: Path) -> None:
 
 
 def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.RatingHistory | None = None,
-                 say: Callable[[str], None] | None = None) -> Path:
+                 say: Callable[[str], None] | None = None, rows: data.RowCache | None = None) -> Path:
     """Write the report of ``results_dir`` into ``out_dir`` (default ``results_dir/report``) as a whole,
     the replay viewer included; returns ``out_dir``. ``ratings``: kept by a caller that builds the
-    same directory again and again (``arena serve``), so only new matches are rated. ``say`` is told
+    same directory again and again (``arena serve``), so only new matches are rated; ``rows``, kept so too,
+    so that only new rows are decoded. ``say`` is told
     of each match whose replay could not be read (the viewer lists it as unreadable; the rest is built).
 
     Raises ``FileNotFoundError`` (no results here), ``StoreMismatch`` or :class:`ReportError`.
     """
     results_dir = Path(results_dir)
     out = Path(out_dir) if out_dir is not None else default_out(results_dir)
-    snapshot = data.read_snapshot(results_dir)  # first: a directory without results gets that error
+    snapshot = data.read_snapshot(results_dir, rows)  # first: a directory without results gets that error
     check_target(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(out)
     new = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
         os.chmod(new, 0o755)  # mkdtemp makes 0700; a report is meant to be read by others
-        write_site(snapshot, new, ratings)
         shown = {int(row["idx"]) for row in data.shown_rows(snapshot)}  # not what was stored since the snapshot
-        build_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None,  # replays: kept ones reused
-                     shown=shown, say=say)
+        viewer = start_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None,  # blocks reused
+                              shown=shown, say=say, rows=snapshot.rows)
+        try:
+            write_site(snapshot, new, ratings)  # while the viewer's frames are made in other processes
+            viewer.finish()
+        finally:
+            viewer.close()
         _swap_in(new, out)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)

@@ -24,7 +24,7 @@ from ..tournament.leaderboard import RANKED, Leaderboard
 from ..tournament.rating import RatingFold, RatingParams, apply, make_env, schedule_order
 from ..tournament.records import MatchRecord, VoidRecord, is_replay, record_of_row
 from ..tournament.standings import Results, read, standings
-from ..tournament.store import ResultStore
+from ..tournament.store import ResultStore, decode_match
 from .withhold import withheld_in
 
 LOG_TAIL_CHARS = 2000
@@ -61,15 +61,40 @@ class Snapshot:
     """Indices of the stored matches whose deal has a rotation still to play: rated, never shown."""
 
 
-def read_snapshot(directory: Path) -> Snapshot:
-    """Read everything the report needs from ``directory`` in one read transaction.
+class RowCache:
+    """The store's rows, decoded and checked as :meth:`ResultStore.rows` does, with their records: kept
+    between builds by ``arena serve``, so that a rebuild decodes only the rows that are new or changed
+    (decoding every row is most of a rebuild's time at 10,000 matches)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[Any, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
+
+    def read(self, store: ResultStore) -> tuple[list[dict[str, Any]], list[MatchRecord]]:
+        """Every finished match of ``store`` in schedule order: its row and its record."""
+        cursor = store.db.execute("SELECT * FROM matches ORDER BY idx")
+        names = [d[0] for d in cursor.description]
+        at = names.index("idx")
+        kept: dict[Any, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
+        for values in cursor:
+            known = self.kept.get(values[at])
+            if known is None or known[0] != values:
+                row = decode_match(store.path, dict(zip(names, values)))
+                known = (values, row, record_of_row(row))
+            kept[values[at]] = known
+        self.kept = kept
+        return [row for _, row, _ in kept.values()], [record for _, _, record in kept.values()]
+
+
+def read_snapshot(directory: Path, cache: RowCache | None = None) -> Snapshot:
+    """Read everything the report needs from ``directory`` in one read transaction (``cache``: the rows
+    decoded by an earlier build of the same directory).
 
     Raises ``FileNotFoundError`` (no results.sqlite) or ``StoreMismatch`` like :class:`ResultStore`.
     """
     store = ResultStore(directory, readonly=True)
     try:
         with store.reading():  # one snapshot: rows, records and voided agree even while a run writes
-            rows = list(store.rows())
+            rows, records = (cache or RowCache()).read(store)
             results = read(store, records=False, kept=False)  # rated here, with each bot's history
             config = store.meta("config") or {}
             rules = config.get("rules") or {}
@@ -90,7 +115,7 @@ def read_snapshot(directory: Path) -> Snapshot:
                 total=results.total,
                 names=results.names,  # a ladder's: every entry, played or not
                 params=results.params,
-                records=[record_of_row(row) for row in rows],
+                records=records,
                 rows=rows,
                 voided=results.voided,
                 logs=logs,

@@ -10,6 +10,7 @@ escaped: bot names are user input.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Sequence
 from urllib.parse import quote
 
@@ -31,10 +32,21 @@ NAV = (("index.html", "Leaderboard"), ("headtohead.html", "Head-to-head"), ("fau
 
 
 def script_json(name: str, value: Any) -> str:
-    """``window.NAME = value;`` as JavaScript that is also safe inside an HTML ``<script>`` element."""
+    """``window.NAME = JSON.parse('value');`` as JavaScript that is also safe inside an HTML ``<script>``
+    element. JSON in a string, not a JavaScript literal: a browser reads it about twice as fast, and a
+    ladder's match list of 100,000 matches is 12 MB."""
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return f"window.{name} = {text};\n"
+    return f"window.{name} = JSON.parse('" + text.replace("\\", "\\\\").replace("'", "\\'") + "');\n"
+
+
+def script_value(text: str, name: str) -> Any:
+    """The value a script of :func:`script_json` sets (``text`` may go on after it)."""
+    head = f"window.{name} = JSON.parse('"
+    if not text.startswith(head):
+        raise ValueError(f"not a script setting window.{name}")
+    end = text.index("');\n", len(head))
+    return json.loads(re.sub(r"\\(.)", r"\1", text[len(head):end]))
 
 
 def fmt(value: float | None, digits: int = 2) -> str:

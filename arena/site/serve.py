@@ -36,7 +36,7 @@ from typing import Any, BinaryIO, Callable
 from urllib.parse import unquote, urlsplit
 
 from .build import build_report, default_out
-from .data import RatingHistory
+from .data import RatingHistory, RowCache
 from ..tournament.store import DB_NAME
 
 CHECK_SECONDS = 2.0
@@ -89,6 +89,7 @@ class LiveReport:
         self._signature: tuple[Any, ...] | None = None
         self.builds = 0
         self.ratings = RatingHistory()  # kept: a rebuild rates only the matches that arrived
+        self.rows = RowCache()  # ... and decodes only their rows
 
     def signature(self) -> tuple[Any, ...]:
         """What changes when a match is stored: the database and its write-ahead log, size and time."""
@@ -106,7 +107,7 @@ class LiveReport:
         """Build now (the first time, and whenever the store changed)."""
         signature = self.signature()
         start = time.perf_counter()
-        build_report(self.results_dir, self.root, self.ratings, say=self.say)
+        build_report(self.results_dir, self.root, self.ratings, say=self.say, rows=self.rows)
         self._signature = signature
         self.builds += 1
         self.say(f"report built in {time.perf_counter() - start:.1f} s ({self.root})")

@@ -1,22 +1,31 @@
-"""The replay viewer of a report: ``viewer.html``, its assets and one script per stored match.
+"""The replay viewer of a report: ``viewer.html``, its assets and the matches' frames in blocks.
 
-Each match's frames (:mod:`arena.site.frames`) go into ``replays/<idx>.js`` as
-``window.ARENA_REPLAY = {...}``: a page opened from ``file://`` may not ``fetch()``, but it
-may add a ``<script>`` tag, so the viewer loads the match named in its URL on demand.
-Matches never change once stored, so a rebuild writes only the scripts that are missing.
-A match whose deal is still to be played gets no script and no line in the list
-(:mod:`.withhold`); a report passes the matches its pages show, so the two agree.
+Each match's frames (:mod:`arena.site.frames`) go, compressed, into the block file of its
+index (:mod:`.blocks`: ``replays/b<k>.js``, :data:`.blocks.BLOCK` matches a file); the viewer
+loads the block of the match named in its URL on demand. Matches never change once stored, so
+a rebuild links an earlier build's blocks that still hold the same matches and writes only
+the blocks that gained one, keeping the frames of the others. Frames are made in a pool of
+processes when there are many. A match whose deal is still to be played is in no block and
+has no line in the list (:mod:`.withhold`); a report passes the matches its pages show, so
+the two agree.
 """
 
 from __future__ import annotations
 
-import json
+import ctypes
+import ctypes.util
+import multiprocessing
 import os
 import shutil
+import signal
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection
 
 from ..game.replay import ReplayError
+from . import blocks
 from .frames import FORMATS, frames_for_file, frames_of, read_replay_file
 from .pages import script_json
 from .withhold import withheld_in
@@ -33,13 +42,6 @@ class TargetError(Exception):
     """The directory asked for holds something else (a report, anyone's files); the message says what to do."""
 
 
-def replay_script(frames: dict[str, Any]) -> str:
-    """The script that hands one match's frames to the viewer."""
-    text = json.dumps(frames, separators=(",", ":"), ensure_ascii=False)
-    # Inside <script>, "</" could end the element when inlined; keep the file safe either way.
-    return "window.ARENA_REPLAY = " + text.replace("</", "<\\/") + ";\n"
-
-
 def write_assets(out_dir: Path) -> None:
     """Copy ``viewer.html`` and its stylesheet and script into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -54,19 +56,35 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
-                 shown: Collection[int] | None = None, say: Callable[[str], None] | None = None) -> list[str]:
-    """Write the viewer and a replay script for every stored match of ``results_dir`` into ``out_dir``
-    (``shown``: only for the matches of these indices; None: for every one whose deal is whole).
+                 shown: Collection[int] | None = None, say: Callable[[str], None] | None = None,
+                 rows: list[dict[str, Any]] | None = None) -> list[str]:
+    """Write the viewer and the blocks of frames of every stored match of ``results_dir`` into ``out_dir``
+    (``shown``: only for the matches of these indices; None: for every one whose deal is whole;
+    ``rows``: the store's rows, when the caller has read them already).
 
-    A match whose script exists in ``out_dir`` is not rebuilt (matches never change once
-    stored), nor one whose script ``reuse`` (an earlier build of the same results, e.g. the
-    report being replaced) holds for the same match and deal: that one is linked or copied.
-    The match list (``replays/index.js``) is written every time.
+    A block that ``out_dir`` holds with the same matches is not rebuilt (matches never change once
+    stored); one that ``reuse`` (an earlier build of the same results, e.g. the report being
+    replaced) holds with the same matches and deals is linked or copied; of any other, the frames
+    of the matches an earlier block holds are kept, the others made. The match list
+    (``replays/index.js``) is written every time.
 
     A replay that cannot be read (damaged, cut short, too large) does not stop the build: its
     match is listed with ``unreadable`` (why, the path relative to ``results_dir``), which the
     viewer shows instead of the match, and the same line is passed to ``say`` and returned.
     """
+    making = start_viewer(results_dir, out_dir, reuse, shown, say, rows)
+    try:
+        return making.finish()
+    finally:
+        making.close()
+
+
+def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
+                 shown: Collection[int] | None = None, say: Callable[[str], None] | None = None,
+                 rows: list[dict[str, Any]] | None = None) -> ViewerBuild:
+    """:func:`build_viewer`, begun: the blocks to make are being made (in workers, when there are many)
+    while the caller does other work (the report writes its pages); :meth:`ViewerBuild.finish` waits for
+    them and writes the match list, :meth:`ViewerBuild.close` stops what is left (always call it)."""
     from ..tournament.store import ResultStore  # the store pulls in the tournament machinery
 
     results_dir, out_dir = Path(results_dir), Path(out_dir)
@@ -75,50 +93,196 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
     replays.mkdir(parents=True, exist_ok=True)
     store = ResultStore(results_dir, readonly=True)
     try:
-        rows = list(store.rows())
+        rows = list(store.rows()) if rows is None else rows
         if shown is None:
             hidden = withheld_in(store, rows)
             shown = {int(row["idx"]) for row in rows if int(row["idx"]) not in hidden}
-        return _build(results_dir, replays, rows, shown, reuse, say, store.decision_times)
+        listing, tasks = _plan(results_dir, replays, rows, shown, reuse, store.decision_times)
     finally:
         store.close()
+    return ViewerBuild(replays, listing, tasks, say)
 
 
-def _build(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: Collection[int],
-           reuse: Path | None, say: Callable[[str], None] | None,
-           times_of: Callable[[int], list[float | None] | None]) -> list[str]:
-    """The scripts and the list of :func:`build_viewer`; ``times_of`` gives a match's stored decision times."""
+@dataclass
+class BlockTask:
+    """One block to write: the frames it keeps from an earlier block, and the matches whose frames are to be
+    made, each as (idx, match id, seed, replay path relative to ``results_dir``, decision times)."""
+
+    block: int
+    path: str
+    results_dir: str
+    kept: list[blocks.Entry]
+    todo: list[tuple[int, str, str, str, list[float | None] | None]]
+
+
+def _plan(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: Collection[int],
+          reuse: Path | None, times_of: Callable[[int], list[float | None] | None]
+          ) -> tuple[list[dict[str, Any]], list[BlockTask]]:
+    """The match list of :func:`build_viewer` and the blocks to write (those linked from an earlier build are
+    linked here); ``times_of`` gives a match's stored decision times."""
     listing: list[dict[str, Any]] = []
-    notes: list[str] = []
+    wanted: dict[int, dict[int, dict[str, Any]]] = {}  # block -> idx -> row, the matches with a replay to show
     for row in rows:
         idx = int(row["idx"])
         if idx not in shown:
             continue
         listing.append({"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
                         "places": row["places"], "forfeited": row["forfeited"], "ms": _timing(row.get("stats"))})
-        target = replays / f"{idx}.js"
-        if target.exists() or not row.get("replay"):
+        if row.get("replay"):
+            wanted.setdefault(blocks.block_of(idx), {})[idx] = row
+    tasks: list[BlockTask] = []
+    for block, members in sorted(wanted.items()):
+        name = blocks.block_name(block)
+        if not _linked(replays / name, members) and not (reuse is not None and _linked(Path(reuse) / REPLAYS / name,
+                                                                                      members)):
+            # the block changed, or a replay file is gone: only the matches whose file is there (looked at only now:
+            # a stat of every replay would be a tenth of a rebuild)
+            members = {idx: row for idx, row in members.items() if (results_dir / str(row["replay"])).is_file()}
+        if not members or _linked(replays / name, members) or (
+                reuse is not None and _linked(Path(reuse) / REPLAYS / name, members, replays / name)):
             continue
-        if reuse is not None and _reused(Path(reuse) / REPLAYS / target.name, target, row):
+        kept = _old_entries(replays / name, reuse, members)
+        made = {e.idx for e in kept}
+        tasks.append(BlockTask(block, str(replays / name), str(results_dir), kept,
+                               [(idx, str(row["match_id"]), str(row["seed"]), str(row["replay"]), times_of(idx))
+                                for idx, row in members.items() if idx not in made]))
+    return listing, tasks
+
+
+POOL_FROM = 48
+"""Fewer matches to make frames of than this are made in this process: starting workers costs more."""
+
+
+class ViewerBuild:
+    """The blocks of a viewer being written (:func:`start_viewer`): in a pool of processes, one per core, when
+    there are many frames to make, so that they are made while the report writes its pages."""
+
+    def __init__(self, replays: Path, listing: list[dict[str, Any]], tasks: list[BlockTask],
+                 say: Callable[[str], None] | None) -> None:
+        self.replays, self.listing, self.tasks, self.say = replays, listing, tasks, say
+        making = sum(len(task.todo) for task in tasks)
+        workers = min(os.cpu_count() or 1, len(tasks), making // POOL_FROM + 1)
+        self.pool: ProcessPoolExecutor | None = None
+        self.futures: list[tuple[BlockTask, Future[list[tuple[int, str]]]]] = []
+        if workers > 1:
+            # Spawned, not forked: ``arena serve`` builds while its threads serve.
+            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_die_with_parent, initargs=(os.getpid(),))
+            for task in sorted(tasks, key=lambda t: -len(t.todo)):  # the longest first: the workers end together
+                self.futures.append((task, self.pool.submit(make_block, task)))
+
+    def finish(self) -> list[str]:
+        """Wait for the blocks, then write the match list (a match whose replay cannot be read is marked so);
+        returns the notes about those, each also passed to ``say``."""
+        results = [self._result(task, future) for task, future in self.futures] if self.pool is not None \
+            else map(make_block, self.tasks)
+        unreadable = sorted(pair for result in results for pair in result)
+        listed = {m["idx"]: m for m in self.listing}
+        notes = []
+        for idx, why in unreadable:  # one bad file costs its own match's viewer, not the report
+            listed[idx]["unreadable"] = why
+            notes.append(f"match {idx} ({listed[idx]['match']}): replay unreadable: {why}; the report shows the rest")
+            if self.say is not None:
+                self.say(notes[-1])
+        _write_atomically(self.replays / INDEX, script_json("ARENA_MATCHES", self.listing))
+        return notes
+
+    @staticmethod
+    def _result(task: BlockTask, future: Future[list[tuple[int, str]]]) -> list[tuple[int, str]]:
+        """What a worker made of ``task``; made here if the pool could not (a worker killed, or unable to
+        start: a script that builds a report when imported, without ``if __name__ == "__main__"``)."""
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            return make_block(task)
+
+    def close(self) -> None:
+        """Stop the workers (at once if the build was interrupted)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def make_block(task: BlockTask) -> list[tuple[int, str]]:
+    """Make the frames of a block's new matches and write the block (run in a worker when there are many);
+    returns (idx, why) of each match whose replay cannot be shown, its path relative to the results directory."""
+    entries = list(task.kept)
+    unreadable = []
+    for idx, match_id, seed, replay, times in task.todo:
+        try:
+            frames_format, line = _frames(Path(task.results_dir), replay, idx, times)
+        except ReplayError as exc:
+            unreadable.append((idx, str(exc)))
             continue
-        source = results_dir / str(row["replay"])
-        if not source.is_file():
+        entries.append(blocks.Entry(idx, match_id, seed, frames_format, line))
+    if entries:
+        _write_atomically(Path(task.path), blocks.encode(task.block, entries))
+    return unreadable
+
+
+def _keys(members: dict[int, dict[str, Any]]) -> list[list[object]]:
+    return [[idx, str(row["match_id"]), str(row["seed"])] for idx, row in sorted(members.items())]
+
+
+def _linked(old: Path, members: dict[int, dict[str, Any]], target: Path | None = None) -> bool:
+    """True if the block ``old`` holds exactly ``members`` (same matches and deals, frames this arena
+    writes); then, given a ``target``, it is linked (or copied) there."""
+    try:
+        head = blocks.read_head(old)
+    except blocks.BlockError:
+        return False
+    listed = head["matches"]
+    if not isinstance(listed, list) or [k[:3] for k in listed] != _keys(members) \
+            or any(k[3] not in FORMATS for k in listed):
+        return False
+    if target is not None:
+        try:
+            os.link(old, target)
+        except OSError:
+            shutil.copyfile(old, target)
+    return True
+
+
+def _old_entries(here: Path, reuse: Path | None, members: dict[int, dict[str, Any]]) -> list[blocks.Entry]:
+    """The lines of an earlier build's block (this directory's, else ``reuse``'s) that are still right: one of
+    ``members``, the same match and deal, frames in a format this arena writes (an older arena's are made anew)."""
+    for path in (here, None if reuse is None else Path(reuse) / REPLAYS / here.name):
+        if path is None or not path.is_file():
             continue
         try:
-            if not _in_replays(results_dir, source):  # only the store's own replay files are read
-                raise ReplayError(f"{row['replay']}: not a file of the results directory's replays/")
-            frames = frames_for_file(source, times_of(idx))
-        except ReplayError as exc:  # one bad file costs its own match's viewer, not the report
-            why = str(exc).replace(str(source), str(row["replay"]))
-            listing[-1]["unreadable"] = why
-            notes.append(f"match {idx} ({row['match_id']}): replay unreadable: {why}; the report shows the rest")
-            if say is not None:
-                say(notes[-1])
+            old = blocks.read_block(path)
+        except blocks.BlockError:
             continue
-        frames["idx"] = idx
-        _write_atomically(target, replay_script(frames))
-    _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing))
-    return notes
+        return [e for e in old if e.idx in members and e.format in FORMATS
+                and [e.match, e.seed] == [str(members[e.idx]["match_id"]), str(members[e.idx]["seed"])]]
+    return []
+
+
+def _die_with_parent(parent: int) -> None:
+    """Have the kernel kill this worker when the build that started it ends, however it ends: a background
+    build that a run stops is killed (:mod:`.refresh`), and its workers must not go on making frames (left to
+    themselves, they may wait for their next task for ever)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: a killed build may leave its workers waiting
+        return
+    if os.getppid() != parent:  # the build died before this line
+        os._exit(1)
+
+
+def _frames(results_dir: Path, replay: str, idx: int, times: list[float | None] | None) -> tuple[str, str]:
+    """One match's frames format and frames as a block's line; a :class:`ReplayError` naming the replay by its
+    path relative to ``results_dir`` when it cannot be shown."""
+    source = results_dir / replay
+    try:
+        if not _in_replays(results_dir, source):  # only the store's own replay files are read
+            raise ReplayError(f"{replay}: not a file of the results directory's replays/")
+        frames = frames_for_file(source, times)
+    except ReplayError as exc:
+        raise ReplayError(str(exc).replace(str(source), replay)) from None
+    frames["idx"] = idx
+    return str(frames["format"]), blocks.frames_line(frames)
 
 
 def _timing(stats: Any) -> list[list[float] | None] | None:
@@ -136,25 +300,6 @@ def _in_replays(results_dir: Path, source: Path) -> bool:
     """True if ``source`` is inside ``results_dir/replays`` (after resolving ``..`` and links)."""
     base = (results_dir / "replays").resolve()
     return base in source.resolve().parents
-
-
-def _reused(old: Path, target: Path, row: dict[str, Any]) -> bool:
-    """Link (or copy) an earlier build's script of this match into place, if it is this match's."""
-    try:
-        with old.open(encoding="utf-8") as handle:
-            head = handle.read(8192)
-    except OSError:
-        return False
-    if not any(f'"format":"{known}"' in head for known in FORMATS):  # an older arena's frames: made anew
-        return False
-    for key in ("match", "seed"):  # the same index in another tournament is another match
-        if f'"{key}":' + json.dumps(row[key + "_id" if key == "match" else key], ensure_ascii=False) not in head:
-            return False
-    try:
-        os.link(old, target)
-    except OSError:
-        shutil.copyfile(old, target)
-    return True
 
 
 def check_single_target(out_dir: Path) -> None:
@@ -188,7 +333,9 @@ def build_single(replay: Path, out_dir: Path, idx: int = 0) -> Path:
     replays = out_dir / REPLAYS
     replays.mkdir(parents=True, exist_ok=True)
     frames["idx"] = idx
-    _write_atomically(replays / f"{idx}.js", replay_script(frames))
+    entry = blocks.Entry(idx, str(frames["match"]), str(frames.get("seed")), str(frames["format"]),
+                         blocks.frames_line(frames))
+    _write_atomically(replays / blocks.block_name(blocks.block_of(idx)), blocks.encode(blocks.block_of(idx), [entry]))
     result = frames["result"]
     listing = [{"idx": idx, "match": frames["match"], "bots": frames["bots"], "totals": result["totals"],
                 "places": result["places"], "forfeited": result["forfeited"]}]

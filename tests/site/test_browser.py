@@ -12,6 +12,7 @@ page and prints its path. ``ARENA_SCREENSHOTS=1`` also writes docs/images/viewer
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from contextlib import contextmanager
@@ -250,37 +251,46 @@ def test_a_missing_replay_says_so(sites, browser, tmp_path):
         page.close()
 
 
-def test_rebuilding_writes_only_missing_replays(sites, tmp_path):
+def test_rebuilding_writes_only_the_blocks_that_changed(sites, tmp_path):
+    from arena.site import blocks
+    from arena.site.frames import FORMAT
+
     site = sites["espanola"]
-    target = site.out / "replays" / f"{site.rows[0]['idx']}.js"
-    other = site.out / "replays" / f"{site.rows[1]['idx']}.js"
-    stamp = target.stat().st_mtime_ns
-    other.unlink()
+    first, second = site.rows[0]["idx"], site.rows[1]["idx"]
+    assert blocks.block_of(first) == blocks.block_of(second)
+    block = site.out / "replays" / blocks.block_name(blocks.block_of(first))
+    stamp = block.stat().st_mtime_ns
     build_viewer(site.results, site.out)
-    assert target.stat().st_mtime_ns == stamp and other.is_file()
-    # a new build beside the old one (as the report builds) takes the old scripts of the same matches
+    assert block.stat().st_mtime_ns == stamp  # nothing changed: not written again
+    # a new build beside the old one (as the report builds) links the old block of the same matches
     fresh = tmp_path / "fresh"
     (fresh / "replays").mkdir(parents=True)
     build_viewer(site.results, fresh, reuse=site.out)
-    assert (fresh / "replays" / target.name).read_bytes() == target.read_bytes()
-    assert (fresh / "replays" / target.name).stat().st_ino == target.stat().st_ino
-    # ... but not those of another tournament's match with the same index
-    (site.out / "replays" / other.name).write_text('window.ARENA_REPLAY = {"format":"x","match":"other"};\n')
-    again = tmp_path / "again"
-    build_viewer(site.results, again, reuse=site.out)
-    assert "other" not in (again / "replays" / other.name).read_text()
-    # ... nor an older arena's script of the same match: it lacks what this viewer shows
-    from arena.site.frames import FORMAT
+    assert (fresh / "replays" / block.name).stat().st_ino == block.stat().st_ino
+    entries = blocks.read_block(block)
+    made = {e.idx: e for e in entries}
 
-    older = tmp_path / "older"
-    (older / "replays").mkdir(parents=True)
-    (older / "replays" / target.name).write_text(target.read_text().replace(FORMAT, "arena-viewer-frames/1", 1))
-    newest = tmp_path / "newest"
-    build_viewer(site.results, newest, reuse=older)
-    assert (newest / "replays" / target.name).read_bytes() == target.read_bytes()
-    assert (newest / "replays" / target.name).stat().st_ino != (older / "replays" / target.name).stat().st_ino
-    other.unlink()
-    build_viewer(site.results, site.out)
+    def old_build(name: str, kept: list[blocks.Entry]) -> Path:
+        directory = tmp_path / name
+        (directory / "replays").mkdir(parents=True)
+        (directory / "replays" / block.name).write_text(blocks.encode(blocks.block_of(first), kept))
+        return directory
+
+    # a block that lacks a match keeps the lines it has (marked here, to tell them apart) and makes the other
+    marked = blocks.Entry(**{**made[first].__dict__, "line": made[first].line.replace('"idx":', '"kept":1,"idx":')})
+    partial = old_build("partial", [marked])
+    again = tmp_path / "again"
+    build_viewer(site.results, again, reuse=partial)
+    rebuilt = blocks.frames_in(again / "replays" / block.name)
+    assert rebuilt[first]["kept"] == 1 and rebuilt[second] == json.loads(made[second].line)
+    # ... but not another tournament's match with the same index, nor an older arena's frames of the same match
+    other = blocks.Entry(**{**made[first].__dict__, "match": "other", "line": '{"format":"x","match":"other"}'})
+    older = blocks.Entry(**{**marked.__dict__, "format": "arena-viewer-frames/1",
+                            "line": marked.line.replace(FORMAT, "arena-viewer-frames/1")})
+    for name, kept in (("other", other), ("older", older)):
+        newest = tmp_path / f"newest-{name}"
+        build_viewer(site.results, newest, reuse=old_build(name, [kept, made[second]]))
+        assert blocks.read_block(newest / "replays" / block.name) == entries
 
 
 @pytest.mark.skipif(os.environ.get("ARENA_SCREENSHOTS") != "1",

@@ -311,7 +311,7 @@ def test_the_view_of_a_path_is_unchanged_by_paths(tmp_path: Path):
 
 
 def test_a_viewer_for_one_replay_file(tmp_path):
-    """``arena play``'s replay in a viewer of its own: viewer.html and replays/0.js."""
+    """``arena play``'s replay in a viewer of its own: viewer.html and replays/b0.js, its block."""
     from arena.site.viewer import build_single
 
     header, records = play("espanola", {"rounds": 2}, 3, 6)
@@ -319,10 +319,10 @@ def test_a_viewer_for_one_replay_file(tmp_path):
     path.write_text("\n".join(json.dumps(r) for r in [header, *records]) + "\n")
     page = build_single(path, tmp_path / "site")
     assert page == tmp_path / "site" / "viewer.html" and page.is_file()
-    script = (tmp_path / "site" / "replays" / "0.js").read_text()
-    prefix = "window.ARENA_REPLAY = "
-    assert script.startswith(prefix) and script.endswith(";\n")
-    frames = json.loads(script[len(prefix):-2])
+    from arena.site.blocks import frames_in
+
+    assert sorted(p.name for p in (tmp_path / "site" / "replays").iterdir()) == ["b0.js", "index.js"]
+    frames = frames_in(tmp_path / "site" / "replays" / "b0.js")[0]
     assert frames["idx"] == 0 and frames == {**build_frames(header, records), "idx": 0}
     assert {p.name for p in (tmp_path / "site").iterdir()} == {"viewer.html", "viewer.css", "viewer.js", "replays",
                                                                ".arena-replay-viewer"}

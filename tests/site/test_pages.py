@@ -117,7 +117,7 @@ def test_match_list_data_file_holds_every_match(site):
     results, out = site
     text = (out / "data" / "matches.js").read_text()
     assert text.startswith("window.ARENA_MATCH_LIST = ") and text.endswith(";\n")
-    packed = json.loads(text[len("window.ARENA_MATCH_LIST = "):-2])
+    packed = pages.script_value(text, "ARENA_MATCH_LIST")
     assert packed == data.compact(data.match_list(data.read_snapshot(results)), data.MATCH_COLUMNS)
     page = parse(out / "matches.html")
     assert [a["src"] for t, a in page.tags if t == "script"] == ["data/matches.js", "assets/report.js"]
@@ -161,7 +161,9 @@ def test_faults_pages_show_each_fault_with_its_log(site):
 def test_script_json_cannot_close_the_script():
     text = pages.script_json("X", {"a": "</script><script>alert(1)</script>", "b": "\u2028&"})
     assert "</" not in text and "<" not in text and "\u2028" not in text and "&" not in text
-    assert json.loads(text[len("window.X = "):-2]) == {"a": "</script><script>alert(1)</script>", "b": "\u2028&"}
+    assert pages.script_value(text, "X") == {"a": "</script><script>alert(1)</script>", "b": "\u2028&"}
+    quoted = {"q": "it's a \\ back'slash\\'); x", "n": "line\nbreak"}
+    assert pages.script_value(pages.script_json("Y", quoted), "Y") == quoted
 
 
 def test_rating_chart_is_thinned_and_escaped():

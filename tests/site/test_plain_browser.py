@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from arena.site.blocks import all_frames
 from arena.site.build import build_report
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
@@ -37,8 +38,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def frames(out: Path, match: int) -> dict[str, Any]:
-    text = (out / "replays" / f"{match}.js").read_text()
-    return dict(json.loads(text.removeprefix("window.ARENA_REPLAY = ").rstrip(";\n")))
+    return dict(all_frames(out / "replays")[match])
 
 
 def shown(page: Page, url: str, step: int) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.site import build, refresh
 from arena.site.refresh import final_report
+from arena.site.viewer import ViewerBuild
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,7 +80,7 @@ def test_a_second_ctrl_c_skips_the_rebuild_and_leaves_the_report_before_it_whole
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt  # the user presses Ctrl-C again while the viewer's frames are built
 
-    monkeypatch.setattr(build, "build_viewer", interrupted)
+    monkeypatch.setattr(ViewerBuild, "finish", interrupted)
     lines: list[str] = []
     final_report(tmp_path / "out", True, lines.append)
     assert lines == ["report: rebuilding it from the matches stored (Ctrl-C again skips it)",

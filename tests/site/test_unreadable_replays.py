@@ -14,7 +14,9 @@ from arena.cli import main
 from arena.game import Match, make_rules
 from arena.game.replay import replay_bytes
 from arena.selfplay import play_random
+from arena.site.blocks import all_frames
 from arena.site.build import build_report
+from arena.site.pages import script_value
 
 from .synthetic import synthetic_store
 
@@ -41,7 +43,7 @@ def _results(tmp_path: Path) -> Path:
 
 def _listing(out: Path) -> dict[int, dict]:
     text = (out / "replays" / "index.js").read_text()
-    return {m["idx"]: m for m in json.loads(text[text.index("=") + 1:].strip().rstrip(";"))}
+    return {m["idx"]: m for m in script_value(text, "ARENA_MATCHES")}
 
 
 def test_a_report_lists_unreadable_replays_and_builds_the_rest(tmp_path):
@@ -50,7 +52,7 @@ def test_a_report_lists_unreadable_replays_and_builds_the_rest(tmp_path):
     out = build_report(results, say=notes.append)
     listing = _listing(out)
     assert sorted(listing) == [0, 1, 2, 3, 4, 5]
-    assert sorted(p.name for p in (out / "replays").glob("[0-9]*.js")) == ["0.js", "2.js", "4.js", "5.js"]
+    assert sorted(all_frames(out / "replays")) == [0, 2, 4, 5]
     assert listing[1]["unreadable"] == ("replays/000001.jsonl.gz: the gzip data ends early (the file was cut "
                                         "short); it cannot be read")
     assert listing[3]["unreadable"].startswith("replays/000003.jsonl.gz: line 1 is a JSON array, not an object")
@@ -73,7 +75,7 @@ def test_arena_report_prints_a_note_per_unreadable_replay_and_succeeds(tmp_path)
     (results / "replays" / "000001.jsonl.gz").write_bytes(_replay(1))  # restored: shown at the next build
     CliRunner().invoke(main, ["report", str(results)])
     assert "unreadable" not in _listing(results / "report")[1]
-    assert (results / "report" / "replays" / "1.js").is_file()
+    assert 1 in all_frames(results / "report" / "replays")
 
 
 def test_the_viewer_says_why_a_listed_replay_is_unreadable(tmp_path):
@@ -109,4 +111,4 @@ def test_a_replay_path_outside_the_replays_directory_is_not_read(tmp_path):
     db.close()
     listing = _listing(build_report(results))
     assert listing[0]["unreadable"] == "../secret.jsonl: not a file of the results directory's replays/"
-    assert not (results / "report" / "replays" / "0.js").exists()
+    assert 0 not in all_frames(results / "report" / "replays")

@@ -7,6 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.site.blocks import frames_in
 
 from .synthetic import synthetic_store
 
@@ -21,8 +22,8 @@ def test_a_played_match_opens_in_the_viewer_from_the_seat_asked_for(tmp_path):
     result = CliRunner().invoke(main, ["replay", str(replay), "--seat", "1", "--html", str(tmp_path / "view")])
     assert result.exit_code == 0, result.output
     assert result.output.strip() == f"{(tmp_path / 'view' / 'viewer.html').as_uri()}#match=0&seat=1"
-    script = (tmp_path / "view" / "replays" / "0.js").read_text()
-    assert script.startswith("window.ARENA_REPLAY = ") and '"heuristic"' in script
+    frames = frames_in(tmp_path / "view" / "replays" / "b0.js")[0]
+    assert frames["bots"] == ["random", "heuristic"]
 
 
 def test_a_file_that_is_no_replay_is_one_line(tmp_path):

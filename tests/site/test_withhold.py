@@ -19,7 +19,9 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.site import data
+from arena.site.blocks import all_frames, entries_of, parse_head
 from arena.site.build import build_report
+from arena.site.pages import script_value
 from arena.site.serve import make_server
 from arena.site.viewer import build_viewer
 from arena.site.withhold import withheld
@@ -82,7 +84,17 @@ def test_a_ladder_waits_for_a_voided_rotation_to_be_played_again(tmp_path):
 
 
 def site_files(out: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    """Every file of a report by its path, and each match's frames inflated from its block
+    (``replays/<idx>``), so that what the blocks hold compressed is searched too."""
+    return inflated({str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()})
+
+
+def inflated(files: dict[str, bytes]) -> dict[str, bytes]:
+    """``files`` with each match's frames inflated from its block as ``replays/<idx>``."""
+    for name in [n for n in files if re.fullmatch(r"replays/b[0-9]+\.js", n)]:
+        for entry in entries_of(parse_head(files[name].decode(), name), name):
+            files[f"replays/{entry.idx}"] = entry.line.encode()
+    return files
 
 
 def stored(results: Path) -> list[tuple[int, str, str, int]]:
@@ -99,13 +111,13 @@ def check_site(files: dict[str, bytes], shown: dict[int, tuple[str, str]], hidde
     everything = b"\n".join(files.values())
     for idx, (match_id, seed) in hidden.items():
         assert seed.encode() not in everything, f"the seed of withheld match {idx} is in the report"
-        assert f"replays/{idx}.js" not in files
+        assert f"replays/{idx}" not in files
         assert json.dumps(match_id).encode() not in everything and f">{match_id}<".encode() not in everything
     for idx, (match_id, seed) in shown.items():
-        assert seed.encode() in files[f"replays/{idx}.js"]
+        assert seed.encode() in files[f"replays/{idx}"]
         assert json.dumps(match_id).encode() in files["data/matches.js"]
     linked = {int(i) for name, text in files.items() if name.endswith(".html") for i in LINK.findall(text.decode())}
-    listed = {m["idx"] for m in json.loads(files["replays/index.js"].decode().split("=", 1)[1].rstrip(";\n"))}
+    listed = {m["idx"] for m in script_value(files["replays/index.js"].decode(), "ARENA_MATCHES")}
     assert linked <= set(shown) and listed == set(shown)
     withheld_line = f"{len(hidden)} withheld until their deals are played out".encode()
     assert (withheld_line in files["index.html"]) == bool(hidden) and (b"withheld" in files["index.html"]) == bool(hidden)
@@ -152,8 +164,7 @@ def test_a_round_robin_cut_short_withholds_its_unfinished_deals(tmp_path):
         check_site(site_files(results / "report"), shown, hidden)  # the report `arena run` wrote at its end
         check_site(site_files(build_report(results, tmp_path / "again")), shown, hidden)
         build_viewer(results, tmp_path / f"viewer-{len(shown)}")  # the viewer alone withholds them too
-        scripts = {p.name for p in (tmp_path / f"viewer-{len(shown)}" / "replays").iterdir()}
-        assert scripts == {f"{idx}.js" for idx in shown} | {"index.js"}
+        assert set(all_frames(tmp_path / f"viewer-{len(shown)}" / "replays")) == set(shown)
         if hidden:
             faults = (results / "report" / "faults.html").read_text()
             assert all(f"match={idx}&" not in faults for idx in hidden)
@@ -198,20 +209,20 @@ def test_arena_serve_withholds_a_deal_until_the_run_has_played_it_out(tmp_path):
     def served() -> dict[str, bytes]:
         report.refresh()  # as the first request would: rebuilt when the store changed
         files = {}
-        for name in site_files(report.root):  # what the report holds, each fetched over HTTP
-            if name.startswith("."):
+        for path in report.root.rglob("*"):  # what the report holds, each fetched over HTTP
+            name = str(path.relative_to(report.root))
+            if name.startswith(".") or not path.is_file():
                 continue  # the marker file: never served
             with urllib.request.urlopen(f"http://{host}:{port}/{name}", timeout=10) as response:
                 files[name] = response.read()
-        return files
+        return inflated(files)
 
     try:
         shown, hidden = split_by_schedule(config)
         assert hidden
-        check_site(served(), shown, hidden)
-        for idx in hidden:
-            with pytest.raises(urllib.error.HTTPError, match="404"):
-                urllib.request.urlopen(f"http://{host}:{port}/replays/{idx}.js", timeout=10)
+        files = served()
+        check_site(files, shown, hidden)
+        assert all(f"replays/{idx}" not in files for idx in hidden)  # in no block served
         run(config)  # the run plays the rest while the report is served
         shown, hidden = split_by_schedule(config)
         assert not hidden and len(shown) == 6

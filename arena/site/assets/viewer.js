@@ -3,8 +3,10 @@
  * It draws the frames arena/site/frames.py wrote and derives nothing about cards: a seat's
  * view is the one the arena computed with the functions that build what a bot is sent.
  * URL: viewer.html#match=<idx>&seat=<all|n>&step=<k>, or &decision=<d> instead of the step: the step
- * showing the fault of that decision (the report numbers faults so). Replays load on demand from
- * replays/<idx>.js (a script setting window.ARENA_REPLAY: file:// pages may not fetch()).
+ * showing the fault of that decision (the report numbers faults so). Replays load on demand, a block of
+ * matches at a time, from replays/b<k>.js (a script setting window.ARENA_BLOCK: file:// pages may not
+ * fetch()); its frames are compressed (raw DEFLATE, base64) and inflated here by the browser's own
+ * DecompressionStream, then parsed: nothing in them is computed here.
  * A game it has no drawing for (frames of arena/game/plain.py) is shown as text: each seat's view is
  * the JSON its bot was sent, the omniscient view the step's events.
  */
@@ -34,9 +36,14 @@
     claim: "claim window", over: "match over" };
   var KINDS = { deal: "deal", play: "", end: "end of the round", reveal: "round scored: every card shown" };
   var PLAIN = "arena-viewer-plain/1";  // frames of a game without a drawing here
+  var BLOCK = 128;  // matches a block file holds: BLOCK of arena/site/blocks.py (a test holds them equal)
 
   var el = function (id) { return document.getElementById(id); };
-  var cache = {};
+  var cache = {};           // decoded frames by match
+  var blocks = {};          // block number -> promise of its matches' lines
+  var stamp = "";
+  var listLoaded = false;   // replays/index.js read (the menu and the finder wait for it)
+  var settled = null;       // what waits for the first match to be shown (see start)           // served live: the report's version, so that a block is not taken from the cache
   var matches = [];
   var replay = null;        // the decoded frames of the match shown
   var view = { match: null, seat: "all", step: 0 };
@@ -632,7 +639,51 @@
     render();
   }
 
-  /* Load replays/<match>.js (once) and show it. */
+  /* The block file holding ``match`` (arena/site/blocks.py): BLOCK matches by index a file. */
+  function blockOf(match) { return Math.floor(Number(match) / BLOCK); }
+
+  /* Inflate a block's data (base64 of raw DEFLATE) with the browser's own DecompressionStream: the frames
+   * were made by the arena, this only undoes the compression. Resolves to {idx: line of JSON}. */
+  function inflate(block) {
+    if (typeof DecompressionStream === "undefined") {
+      return Promise.reject(new Error("this browser cannot inflate the replays (it has no DecompressionStream)"));
+    }
+    var binary = atob(block.data);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+    return new Response(stream).text().then(function (text) {
+      var lines = text.split("\n");
+      var out = {};
+      block.matches.forEach(function (m, k) { out[m[0]] = lines[k]; });
+      return out;
+    });
+  }
+
+  /* Load replays/b<k>.js (once per block: a promise of its lines by match). */
+  function loadBlock(number) {
+    if (blocks[number]) { return blocks[number]; }
+    var name = "replays/b" + number + ".js";
+    var asked = blocks;
+    asked[number] = new Promise(function (resolve, reject) {
+      window.ARENA_BLOCK = undefined;
+      var script = document.createElement("script");
+      script.src = name + stamp;
+      script.onload = function () {
+        script.remove();
+        var block = window.ARENA_BLOCK;
+        window.ARENA_BLOCK = undefined;
+        if (!block || !block.data || !block.matches) { reject(new Error(name + " holds no replays")); return; }
+        inflate(block).then(resolve, reject);
+      };
+      script.onerror = function () { script.remove(); reject(new Error("missing")); };
+      document.head.appendChild(script);
+    });
+    asked[number].catch(function () { delete asked[number]; });  // tried again when asked again
+    return asked[number];
+  }
+
+  /* Load the match's block (once), decode the match and show it. */
   function open(match, seat, stepIndex, decision) {
     stop();
     if (Object.prototype.hasOwnProperty.call(cache, match)) { message(""); show(match, seat, stepIndex, decision); return; }
@@ -640,32 +691,45 @@
     if (listed && listed.unreadable) { loading = null; message("replay unreadable: " + listed.unreadable); return; }
     var token = {};
     loading = token;
-    window.ARENA_REPLAY = undefined;
-    var script = document.createElement("script");
-    script.src = "replays/" + encodeURIComponent(match) + ".js";
-    script.onload = function () {
-      script.remove();
+    var name = "replays/b" + blockOf(match) + ".js";
+    loadBlock(blockOf(match)).then(function (lines) {
       if (loading !== token) { return; }
-      if (!window.ARENA_REPLAY) { message("replays/" + match + ".js holds no replay"); return; }
-      cache[match] = window.ARENA_REPLAY.format === PLAIN ? decodePlain(window.ARENA_REPLAY) : decode(window.ARENA_REPLAY);
-      window.ARENA_REPLAY = undefined;
+      if (!Object.prototype.hasOwnProperty.call(lines, match)) {
+        if (!listLoaded) {  // the list may say why (its replay unreadable): read it, then look again
+          settled = null;
+          loadMatches(false, function () { open(match, seat, stepIndex, decision); });
+          return;
+        }
+        message("no replay of match " + match + " here (" + name + ")");
+        settle();
+        return;
+      }
+      var data;
+      try { data = JSON.parse(lines[match]); } catch (error) {
+        message(name + ": match " + match + " does not decode");
+        settle();
+        return;
+      }
+      cache[match] = data.format === PLAIN ? decodePlain(data) : decode(data);
       message("");
       show(match, seat, stepIndex, decision);
-    };
-    script.onerror = function () {
-      script.remove();
-      if (loading === token) { message("no replay of match " + match + " here (replays/" + match + ".js)"); }
-    };
-    document.head.appendChild(script);
+      settle();
+    }, function (error) {
+      if (loading !== token) { return; }
+      message(error.message === "missing" ? "no replay of match " + match + " here (" + name + ")" :
+        name + ": " + error.message);
+      settle();
+    });
   }
 
   /* Open what the address names. A value that is not what it should be (match and step whole numbers,
    * seat "all" or a seat of the match) is quietly replaced by its default: the first match, the
    * omniscient view, step 0. */
-  function openFromHash() {
+  function openFromHash(first) {
     var h = parseHash();
     var number = whole(h.match);
-    var match = number !== null ? String(number) : (matches.length ? String(matches[0].idx) : null);
+    var match = number !== null ? String(number) : typeof first === "string" ? first :
+      (matches.length ? String(matches[0].idx) : null);
     if (match === null) { message("no match to show: open viewer.html#match=<index>"); return; }
     var stepIndex = whole(h.step);
     var decision = stepIndex === null ? whole(h.decision) : null;
@@ -676,6 +740,8 @@
     var names = m.bots.map(function (b, s) { return b + " " + m.totals[s] + (m.forfeited[s] ? "*" : ""); });
     return m.idx + ": " + names.join(" \u00b7 ") + (m.unreadable ? " (replay unreadable)" : "");
   }
+
+  var LISTED = 500;  // the menu's options at most: a ladder's 100,000 as options would take seconds to draw
 
   /* The matches that fit every word typed into the finder: a whole number is a match's index, any other
    * word a part of its id or of a bot's name (whatever the case). */
@@ -688,13 +754,23 @@
     });
   }
 
+  /* At most LISTED of ``shown``: those around the match on the screen (the first ones when it is not among them). */
+  function around(shown, chosen) {
+    if (shown.length <= LISTED) { return shown; }
+    var at = 0;
+    for (var i = 0; i < shown.length; i++) { if (String(shown[i].idx) === chosen) { at = i; break; } }
+    var from = Math.max(0, Math.min(shown.length - LISTED, at - LISTED / 2));
+    return shown.slice(from, from + LISTED);
+  }
+
   function fillMatches() {
     var select = el("match");
     var chosen = view.match !== null ? String(view.match) : select.value;
     var shown = shownMatches();
+    var listedNow = around(shown, chosen);
     select.textContent = "";
     var listed = false;
-    shown.forEach(function (m) {
+    listedNow.forEach(function (m) {
       var option = document.createElement("option");
       option.value = String(m.idx);
       option.textContent = matchLine(m);
@@ -709,7 +785,10 @@
       select.insertBefore(option, select.firstChild);
     }
     if (chosen) { select.value = chosen; }
-    el("found").textContent = el("find").value.trim() ? shown.length + " of " + matches.length + " matches" : "";
+    var typed = el("find").value.trim();
+    el("found").textContent = (typed ? shown.length + " of " + matches.length + " matches" : "") +
+      (listedNow.length < shown.length ? (typed ? "; " : "") + listedNow.length + " of " + shown.length +
+        " in the menu, around this one: find narrows them" : "");
   }
 
   /* Load replays/index.js (``again``: past any cached copy), then call ``done``. */
@@ -718,13 +797,21 @@
     script.src = "replays/index.js" + (again ? "?" + Date.now() : "");
     script.onload = function () {
       script.remove();
+      listLoaded = true;
       matches = window.ARENA_MATCHES || [];
       el("home").hidden = window.ARENA_REPORT === false;  // one replay file's viewer: no report to go back to
       fillMatches();
       done();
     };
-    script.onerror = function () { script.remove(); done(); };
+    script.onerror = function () { script.remove(); listLoaded = true; done(); };
     document.head.appendChild(script);
+  }
+
+  /* The first match asked for is on the screen, or said to be missing: what waited for it may go on. */
+  function settle() {
+    var then = settled;
+    settled = null;
+    if (then) { then(); }
   }
 
   /* Served by ``arena serve``: when a newer report exists, take its match list, and nothing else. The
@@ -738,7 +825,11 @@
         .then(function (r) { return r.ok ? r.json() : null; })
         .then(function (v) {
           if (!v || !v.version) { return; }
-          if (seen !== null && v.version !== seen) { loadMatches(true, function () { if (replay) { render(); } }); }
+          if (seen !== null && v.version !== seen) {
+            blocks = {};  // a block may hold more matches now: load it anew, past the browser's cache
+            stamp = "?" + encodeURIComponent(v.version);
+            loadMatches(true, function () { if (replay) { render(); } });
+          }
           seen = v.version;
         })
         .catch(function () {});
@@ -788,9 +879,24 @@
     });
   }
 
+  /* The match the address names is shown first, the match list loaded after it: a ladder's list of
+   * 100,000 matches takes longer to read than the match. Without a match in the address, the first match
+   * of the first block (the first one shown that has a replay); without that block, the list first. */
   function start() {
     wire();
-    loadMatches(false, openFromHash);
+    var later = function () { loadMatches(false, function () { if (replay) { render(); } }); };  // its times too
+    var h = parseHash();
+    if (whole(h.match) !== null) {
+      settled = later;
+      openFromHash();
+    } else {
+      loadBlock(0).then(function (lines) {
+        var first = Object.keys(lines)[0];  // whole-number keys come in ascending order
+        if (first === undefined) { loadMatches(false, openFromHash); return; }
+        settled = later;
+        openFromHash(first);
+      }, function () { loadMatches(false, openFromHash); });
+    }
     live();
   }
 
