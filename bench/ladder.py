@@ -12,9 +12,15 @@
    included), best of three.
 4. A short real run: the bundled bots on a ladder, to show the whole path works, and its
    kept ratings checked against a recomputation.
+5. Throughput beside a round robin: the same four bundled bots at tables of 4 under
+   ``bwrap`` on 2 workers, ``--throughput-matches`` (120) matches as a round robin and as
+   a ladder, alternated, each run in a fresh output directory; the best of
+   ``--throughput-runs`` (3) of each counts, since timings on a shared machine swing.
+   ``--only throughput`` runs this part alone.
 
-Last line: ``ladder: pick X us, store Y ms, leaderboard Z s``
-(targets: pick <= 1000 us, store <= 2 ms, leaderboard <= 1 s).
+Last lines: ``ladder: pick X us, store Y ms, leaderboard Z s`` (targets: pick <= 1000 us,
+store <= 2 ms, leaderboard <= 1 s), then ``ladder: throughput ladder/round-robin = R``
+(target >= 0.8).
 """
 
 from __future__ import annotations
@@ -233,13 +239,55 @@ def real_run(directory: Path) -> str:
             f"kept ratings {'equal' if kept == again else 'DIFFER FROM'} a recomputation")
 
 
+THROUGHPUT_BOTS = ("random", "heuristic", "js-greedy", "c-random")
+
+
+def timed_run(directory: Path, ladder: bool, matches: int, sandbox: str) -> tuple[int, float]:
+    """One run of the four bundled bots at tables of 4 on 2 workers in a fresh ``directory``: a ladder
+    stopped after ``matches``, or a round robin of ``matches`` (cycles of 4 rotations). Returns the matches
+    stored and the seconds the run took."""
+    kind = ["schedule: ladder", "seats: [4]"] if ladder else ["seats: 4", f"cycles: {max(1, matches // 4)}"]
+    lines = ["name: bench-throughput", *kind, "seed: 7", f"sandbox: {sandbox}", "workers: 2",
+             f"output: {directory / 'out'}", "bots:"] + [f"  - {ROOT / 'bots' / b}" for b in THROUGHPUT_BOTS]
+    path = directory / "tournament.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    start = time.perf_counter()
+    summary = run_tournament(load_config(path), out=io.StringIO(), max_matches=matches if ladder else None)
+    return summary.played, time.perf_counter() - start
+
+
+def throughput(matches: int, runs: int, sandbox: str) -> float:
+    """Matches per second of a round robin and of a ladder on the same field, alternated, best of ``runs``
+    each; prints both and returns ladder / round robin."""
+    best = {"round robin": 0.0, "ladder": 0.0}
+    for _ in range(runs):
+        for name in best:
+            with tempfile.TemporaryDirectory() as tmp:
+                played, seconds = timed_run(Path(tmp), name == "ladder", matches, sandbox)
+            rate = played / seconds
+            print(f"  {name}: {played} matches in {seconds:.2f} s, {rate:.1f} matches/s", flush=True)
+            best[name] = max(best[name], rate)
+    print(f"throughput ({', '.join(THROUGHPUT_BOTS)} at tables of 4, sandbox {sandbox}, 2 workers, {matches} "
+          f"matches, round robin and ladder alternated, best of {runs} each): round robin "
+          f"{best['round robin']:.1f} matches/s, ladder {best['ladder']:.1f} matches/s")
+    return best["ladder"] / best["round robin"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--matches", type=int, default=100_000)
     parser.add_argument("--in-flight", type=int, default=8, help="matches in play at once (results out of order)")
     parser.add_argument("--store-samples", type=int, default=300)
+    parser.add_argument("--throughput-matches", type=int, default=120)
+    parser.add_argument("--throughput-runs", type=int, default=3)
+    parser.add_argument("--sandbox", default="bwrap", help="the throughput part's sandbox (default bwrap)")
+    parser.add_argument("--only", choices=["throughput"], help="run this part alone")
     args = parser.parse_args()
+    if args.only == "throughput":
+        ratio = throughput(args.throughput_matches, args.throughput_runs, args.sandbox)
+        print(f"ladder: throughput ladder/round-robin = {ratio:.2f}")
+        return
     buffer = io.BytesIO()
     with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as out:
         out.write(b'{"type": "header"}\n' + b'{"type": "move", "seat": 0, "action": "draw"}\n' * 200)
@@ -266,7 +314,9 @@ def main() -> None:
         board_s, first = leaderboard(store_dir)
         print(f"arena leaderboard (a new process, best of 3): {board_s:.2f} s; it says '{first}'")
         print(real_run(Path(tmp)))
+    ratio = throughput(args.throughput_matches, args.throughput_runs, args.sandbox)
     print(f"ladder: pick {pick_us:.0f} us, store {store_ms:.2f} ms, leaderboard {board_s:.2f} s")
+    print(f"ladder: throughput ladder/round-robin = {ratio:.2f}")
 
 
 if __name__ == "__main__":
