@@ -141,7 +141,8 @@ class Ladder(ScheduleKind):
                                   unsandboxed_builds=settings.unsandboxed_builds)
         return LadderSchedule(ActiveField(output), build, config.seats, config.rules.preset,
                               config.seed, params, settings.placement_matches, settings.fairness_floor,
-                              lambda: kept_in(output, params), lambda: finished_in(output))
+                              lambda: kept_in(output, params), lambda: finished_in(output),
+                              config.matches_per_process)
 
     def players(self, config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
         """Its entries as the schedule meets them (a live map)."""
