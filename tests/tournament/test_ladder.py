@@ -64,15 +64,6 @@ def played(output: Path) -> list[tuple[str, ...]]:
         db.close()
 
 
-def played_ids(output: Path) -> list[tuple[str, tuple[str, ...]]]:
-    """Every stored match's id and bots, in index order."""
-    db = sqlite3.connect(output / "results.sqlite")
-    try:
-        return [(m, tuple(json.loads(b))) for m, b in db.execute("SELECT match_id, bots FROM matches ORDER BY idx")]
-    finally:
-        db.close()
-
-
 def field(output: Path) -> list[tuple[str, int, str]]:
     db = sqlite3.connect(output / "results.sqlite")
     try:
@@ -97,17 +88,11 @@ def test_run_with_matches_stores_that_many_and_resumes(tmp_path):
 def test_a_bot_submitted_between_runs_plays_first_then_resubmitting_it_is_a_no_op(tmp_path):
     path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
     run(path, 2)
-    first = {match_id.split("/")[0] for match_id, _ in played_ids(tmp_path / "out")}
     carl = copy_bot(tmp_path, "carl")
     code, output = submit(path, carl)
     assert code == 0 and "entered carl@v1" in output, output
-    run(path, 4)
-    ids = played_ids(tmp_path / "out")[2:]
-    # the first run's tables (its batches cut across them) are completed first; then carl, in placement
-    # (fewest matches first), sits at every table drawn after he was entered
-    assert [match_id.split("/")[0] for match_id, _ in ids[:len(first)]] == sorted(first, key=lambda t: int(t[1:]))
-    later = [bots for match_id, bots in ids[len(first):]]
-    assert later and all("carl@v1" in bots for bots in later)
+    run(path, 3)
+    assert all("carl@v1" in seats for seats in played(tmp_path / "out")[2:])  # placement: fewest matches first
     code, output = submit(path, carl)
     assert code == 0 and "already entered as carl@v1" in output
     assert field(tmp_path / "out") == [("ann", 1, "active"), ("bob", 1, "active"), ("carl", 1, "active")]
