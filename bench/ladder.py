@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -246,22 +246,29 @@ def real_run(directory: Path) -> str:
 THROUGHPUT_BOTS = ("random", "heuristic", "js-greedy", "c-random")
 
 
-def timed_run(directory: Path, ladder: bool, matches: int, sandbox: str) -> tuple[int, float, float]:
+def timed_run(directory: Path, ladder: bool, matches: int, sandbox: str) -> tuple[int, float, float, list[int]]:
     """One run of the four bundled bots at tables of 4 on 2 workers in a fresh ``directory``: a ladder
     stopped after ``matches``, or a round robin of ``matches`` (cycles of 4 rotations). Returns the matches
-    stored, the seconds the whole run took, and the seconds of its play: from the pool's start to its last
-    result (without what comes before, such as building a ladder's snapshots, or the board after)."""
+    stored, the seconds the whole run took, the seconds of its play (from the pool's start to its last
+    result: without what comes before, such as building a ladder's snapshots, or the board after), and the
+    length of each batch handed out."""
     kind = ["schedule: ladder", "seats: [4]"] if ladder else ["seats: 4", f"cycles: {max(1, matches // 4)}"]
     lines = ["name: bench-throughput", *kind, "seed: 7", f"sandbox: {sandbox}", "workers: 2",
              f"output: {directory / 'out'}", "bots:"] + [f"  - {ROOT / 'bots' / b}" for b in THROUGHPUT_BOTS]
     path = directory / "tournament.yaml"
     path.write_text("\n".join(lines) + "\n")
     marks: list[float] = []
+    lengths: list[int] = []
     pool = local.run_jobs
 
-    def timed_pool(*args: Any, **kwargs: Any) -> Iterator[Any]:
+    def timed_pool(batches: Iterable[list[Any]], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        def counted() -> Iterator[list[Any]]:
+            for batch in batches:
+                if batch:
+                    lengths.append(len(batch))
+                yield batch
         marks.append(time.perf_counter())
-        for result in pool(*args, **kwargs):
+        for result in pool(counted(), *args, **kwargs):
             yield result
             marks[1:] = [time.perf_counter()]
 
@@ -272,7 +279,7 @@ def timed_run(directory: Path, ladder: bool, matches: int, sandbox: str) -> tupl
         whole = time.perf_counter() - start
     finally:
         local.run_jobs = pool
-    return summary.played, whole, marks[-1] - marks[0]
+    return summary.played, whole, marks[-1] - marks[0], lengths
 
 
 def throughput(matches: int, runs: int, sandbox: str) -> float:
@@ -284,9 +291,11 @@ def throughput(matches: int, runs: int, sandbox: str) -> float:
     for _ in range(runs):
         for name in best:
             with tempfile.TemporaryDirectory() as tmp:
-                played, whole, play = timed_run(Path(tmp), name == "ladder", matches, sandbox)
+                played, whole, play, lengths = timed_run(Path(tmp), name == "ladder", matches, sandbox)
             print(f"  {name}: {played} matches in {play:.2f} s of play, {played / play:.1f} matches/s "
-                  f"({whole:.2f} s for the whole run, {played / whole:.1f} matches/s)", flush=True)
+                  f"({whole:.2f} s for the whole run, {played / whole:.1f} matches/s); {len(lengths)} batches "
+                  f"(so {4 * len(lengths)} bot processes started, each table seating all four bots), of "
+                  f"{min(lengths)}-{max(lengths)} matches", flush=True)
             best[name] = (max(best[name][0], played / play), max(best[name][1], played / whole))
     robin, ladder = best["round robin"], best["ladder"]
     print(f"throughput ({', '.join(THROUGHPUT_BOTS)} at tables of 4, sandbox {sandbox}, 2 workers, {matches} "
