@@ -288,7 +288,9 @@ def throughput(matches: int, runs: int, sandbox: str) -> float:
     (throughput: what a ladder that runs for weeks gets; the whole run adds its start, the ladder's building
     its snapshots in a fresh directory included)."""
     best = {"round robin": (0.0, 0.0), "ladder": (0.0, 0.0)}
+    ratios: list[float] = []  # ladder / the round robin just before it, over their play
     for _ in range(runs):
+        rates: list[float] = []
         for name in best:
             with tempfile.TemporaryDirectory() as tmp:
                 played, whole, play, lengths = timed_run(Path(tmp), name == "ladder", matches, sandbox)
@@ -297,11 +299,14 @@ def throughput(matches: int, runs: int, sandbox: str) -> float:
                   f"(so {4 * len(lengths)} bot processes started, each table seating all four bots), of "
                   f"{min(lengths)}-{max(lengths)} matches", flush=True)
             best[name] = (max(best[name][0], played / play), max(best[name][1], played / whole))
+            rates.append(played / play)
+        ratios.append(rates[1] / rates[0])
     robin, ladder = best["round robin"], best["ladder"]
     print(f"throughput ({', '.join(THROUGHPUT_BOTS)} at tables of 4, sandbox {sandbox}, 2 workers, {matches} "
           f"matches, round robin and ladder alternated, best of {runs} each): round robin {robin[0]:.1f} "
           f"matches/s, ladder {ladder[0]:.1f} matches/s over their play; over the whole run {robin[1]:.1f} and "
-          f"{ladder[1]:.1f} (ladder/round-robin {ladder[1] / robin[1]:.2f})")
+          f"{ladder[1]:.1f} (ladder/round-robin {ladder[1] / robin[1]:.2f}); the median of the run-by-run "
+          f"ratios over their play: {statistics.median(ratios):.2f}")
     return ladder[0] / robin[0]
 
 
