@@ -137,8 +137,8 @@ def _jobs(schedule: Schedule | SettleGate, live: RatingFold, issued: dict[int, S
 
 def _pass_over_undealt(schedule: Schedule, live: RatingFold, issued: Mapping[int, ScheduledMatch]) -> None:
     """At the end of a run, the matches an open-ended schedule drew and never handed out are not rated:
-    the next run plays what is left of their tables under new indices (a ladder), so the ratings, kept
-    ones included, go on past them to every match stored."""
+    it plays what is left of their deals under new indices on its next run, so the ratings, those a kind
+    keeps in the store included, go on past them to every match stored."""
     left = list(schedule.unfinished())
     live.expect(left)
     for index in left:

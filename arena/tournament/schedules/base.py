@@ -53,7 +53,8 @@ class Schedule(Protocol):
         """Indices the rating fold must wait for before rating any later match: every match still to
         play of a schedule known in advance; of an open-ended one, those drawn (handed out, or queued to
         be handed out later, possibly after higher indices) and not finished. The driver asks an
-        open-ended one again after each batch."""
+        open-ended one again after each batch, and at the end of a run passes over those it never handed
+        out: such a schedule plays what is left of those deals under new indices, if at all."""
 
     def next_batch(self, room: int | None = None) -> list[ScheduledMatch] | None:
         """Matches for one worker to play in turn on the same bot processes, never one deal twice;
