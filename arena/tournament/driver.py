@@ -138,7 +138,9 @@ def _jobs(schedule: Schedule | SettleGate, live: RatingFold, issued: dict[int, S
 def _pass_over_undealt(schedule: Schedule, live: RatingFold, issued: Mapping[int, ScheduledMatch]) -> None:
     """At the end of a run, the matches an open-ended schedule drew and never handed out are not rated:
     it plays what is left of their deals under new indices on its next run, so the ratings, those a kind
-    keeps in the store included, go on past them to every match stored."""
+    keeps in the store included, go on past them to every match stored. Not after a Ctrl-C, which may
+    have fallen between rating a match and storing it: then the next reader rates what was stored beyond
+    the kept ratings, as after a kill."""
     left = list(schedule.unfinished())
     live.expect(left)
     for index in left:
@@ -349,7 +351,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         finally:
             results.close()
             progress.close()
-        if schedule.total is None:
+        if schedule.total is None and not interrupted:  # a Ctrl-C may fall between rating a match and storing it
             _pass_over_undealt(schedule, live, issued)
             hooks.passed_over()
         if interrupted:
