@@ -25,7 +25,7 @@ sees a deal twice. Tables are drawn only when the queue holds too few deals to f
 batch being cut, so a table is drawn as its first match is handed out, and a submission
 or a retirement is seen by the next table drawn. How long a batch may be is
 ``matches_per_process``, shared out among the batches seen in play at once
-(:meth:`LadderSchedule._room`): when the lookahead cannot fill every worker's batch,
+(:meth:`LadderSchedule._longest`): when the lookahead cannot fill every worker's batch,
 shorter batches keep every worker busy. Which worker plays which match changes no table,
 result or rating.
 """
@@ -191,11 +191,11 @@ class LadderSchedule:
         return sorted(self._issued.union(m.index for m in self._queue))
 
     def next_batch(self, room: int | None = None) -> list[ScheduledMatch] | None:
-        """The earliest queued match of each of up to :meth:`_room` deals, drawing tables while the
+        """The earliest queued match of each of up to :meth:`_longest` deals, drawing tables while the
         queue holds fewer deals than that (module docstring), and, within ``room``, only tables that
         fit in it whole (but one table when nothing is queued, as ever)."""
         self._spread = max(self._spread, len(self._batches) + 1)
-        most = self._room()
+        most = self._longest()
         while not self._queue or (len({m.seed for m in self._queue}) < most and
                                   (room is None or len(self._queue) + max(self.sizes) <= room)):
             queued = len(self._queue)
@@ -221,7 +221,7 @@ class LadderSchedule:
             self._batch_of[match.index] = number
         return batch
 
-    def _room(self) -> int:
+    def _longest(self) -> int:
         """How many matches the next batch may hold: ``batch_size``, or less when the lookahead's
         matches (:data:`LAG` tables and the one being drawn, of the smallest size) shared among the
         batches seen wanted at once are fewer, so that every worker gets some."""
