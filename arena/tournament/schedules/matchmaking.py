@@ -51,7 +51,8 @@ SpecOf = Callable[[Entry], BotSpec]
 """How an entry becomes the bot that plays under its player key (raises BotConfigError if it cannot)."""
 
 LAG = 16
-"""Tables drawn ahead of the ratings they use: up to this many tables are in play at once."""
+"""Tables drawn ahead of the ratings they use: a draw waits for every table but the last LAG, so up to
+LAG + 1 are in play at once, and a batch (one match per table) holds at most LAG + 1 matches."""
 
 DEFAULT_FLOOR = 0.25
 """No active bot's matches since joining fall more than this fraction below the field's median."""
