@@ -41,9 +41,9 @@ def result(match: ScheduledMatch) -> MatchRecord:
 
 def play(s: LadderSchedule, matches: int, workers: int, seed: int,
          on_batch=lambda batch: None) -> tuple[dict[int, ScheduledMatch], list[list[ScheduledMatch]]]:
-    """Hand out ``matches`` matches (as ``--matches`` does) to ``workers`` simulated workers, each playing its batch in order while
-    the others play theirs; which worker finishes a match next is drawn at random. Returns every match
-    handed out, by index, and the batches."""
+    """Hand out ``matches`` matches (as ``--matches`` does) to ``workers`` simulated workers, each playing
+    its batch in order while the others play theirs; which worker finishes a match next is drawn at
+    random. Returns every match handed out, by index, and the batches."""
     rng = random.Random(seed)
     handed: dict[int, ScheduledMatch] = {}
     batches: list[list[ScheduledMatch]] = []
@@ -142,7 +142,8 @@ def test_batches_shrink_when_more_workers_want_them_than_the_lookahead_fills():
 
 
 def job(match: ScheduledMatch) -> MatchJob:
-    return MatchJob(match.match_id, make_rules("standard", {}), match.seed, tuple(BotSpec(b, ("x",)) for b in match.bots))
+    bots = tuple(BotSpec(b, ("x",)) for b in match.bots)
+    return MatchJob(match.match_id, make_rules("standard", {}), match.seed, bots)
 
 
 def test_what_a_ladder_drew_and_never_handed_out_is_passed_over_by_the_ratings():
