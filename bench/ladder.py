@@ -12,9 +12,17 @@
    included), best of three.
 4. A short real run: the bundled bots on a ladder, to show the whole path works, and its
    kept ratings checked against a recomputation.
+5. Throughput beside a round robin: the same four bundled bots at tables of 4 under
+   ``bwrap`` on 2 workers, ``--throughput-matches`` (120) matches as a round robin and as
+   a ladder, alternated, each run in a fresh output directory; the best of
+   ``--throughput-runs`` (3) of each counts, since timings on a shared machine swing.
+   Timed over their play (the pool's start to its last result: a ladder runs for weeks,
+   its start once), and over the whole run, which adds about a second for a ladder
+   building its snapshots in a fresh directory. ``--only throughput`` runs this part alone.
 
-Last line: ``ladder: pick X us, store Y ms, leaderboard Z s``
-(targets: pick <= 1000 us, store <= 2 ms, leaderboard <= 1 s).
+Last lines: ``ladder: pick X us, store Y ms, leaderboard Z s`` (targets: pick <= 1000 us,
+store <= 2 ms, leaderboard <= 1 s), then ``ladder: throughput ladder/round-robin = R``
+(target >= 0.8).
 """
 
 from __future__ import annotations
@@ -32,11 +40,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Iterable, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.bots import BotSpec  # noqa: E402
+from arena.execute import local  # noqa: E402
 from arena.match.runner import MatchOutcome, SeatStats  # noqa: E402
 from arena.tournament.config import load_config  # noqa: E402
 from arena.tournament.driver import run_tournament  # noqa: E402
@@ -233,13 +243,88 @@ def real_run(directory: Path) -> str:
             f"kept ratings {'equal' if kept == again else 'DIFFER FROM'} a recomputation")
 
 
+THROUGHPUT_BOTS = ("random", "heuristic", "js-greedy", "c-random")
+
+
+def timed_run(directory: Path, ladder: bool, matches: int, sandbox: str) -> tuple[int, float, float, list[int]]:
+    """One run of the four bundled bots at tables of 4 on 2 workers in a fresh ``directory``: a ladder
+    stopped after ``matches``, or a round robin of ``matches`` (cycles of 4 rotations). Returns the matches
+    stored, the seconds the whole run took, the seconds of its play (from the pool's start to its last
+    result: without what comes before, such as building a ladder's snapshots, or the board after), and the
+    length of each batch handed out."""
+    kind = ["schedule: ladder", "seats: [4]"] if ladder else ["seats: 4", f"cycles: {max(1, matches // 4)}"]
+    lines = ["name: bench-throughput", *kind, "seed: 7", f"sandbox: {sandbox}", "workers: 2",
+             f"output: {directory / 'out'}", "bots:"] + [f"  - {ROOT / 'bots' / b}" for b in THROUGHPUT_BOTS]
+    path = directory / "tournament.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    marks: list[float] = []
+    lengths: list[int] = []
+    pool = local.run_jobs
+
+    def timed_pool(batches: Iterable[list[Any]], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        def counted() -> Iterator[list[Any]]:
+            for batch in batches:
+                if batch:
+                    lengths.append(len(batch))
+                yield batch
+        marks.append(time.perf_counter())
+        for result in pool(counted(), *args, **kwargs):
+            yield result
+            marks[1:] = [time.perf_counter()]
+
+    local.run_jobs = timed_pool  # type: ignore[assignment]
+    try:
+        start = time.perf_counter()
+        summary = run_tournament(load_config(path), out=io.StringIO(), max_matches=matches if ladder else None)
+        whole = time.perf_counter() - start
+    finally:
+        local.run_jobs = pool
+    return summary.played, whole, marks[-1] - marks[0], lengths
+
+
+def throughput(matches: int, runs: int, sandbox: str) -> float:
+    """Matches per second of a round robin and of a ladder on the same field, alternated, best of ``runs``
+    each, over their play and over the whole run; prints both and returns ladder / round robin over their play
+    (throughput: what a ladder that runs for weeks gets; the whole run adds its start, the ladder's building
+    its snapshots in a fresh directory included)."""
+    best = {"round robin": (0.0, 0.0), "ladder": (0.0, 0.0)}
+    ratios: list[float] = []  # ladder / the round robin just before it, over their play
+    for _ in range(runs):
+        rates: list[float] = []
+        for name in best:
+            with tempfile.TemporaryDirectory() as tmp:
+                played, whole, play, lengths = timed_run(Path(tmp), name == "ladder", matches, sandbox)
+            print(f"  {name}: {played} matches in {play:.2f} s of play, {played / play:.1f} matches/s "
+                  f"({whole:.2f} s for the whole run, {played / whole:.1f} matches/s); {len(lengths)} batches "
+                  f"(so {4 * len(lengths)} bot processes started, each table seating all four bots), of "
+                  f"{min(lengths)}-{max(lengths)} matches", flush=True)
+            best[name] = (max(best[name][0], played / play), max(best[name][1], played / whole))
+            rates.append(played / play)
+        ratios.append(rates[1] / rates[0])
+    robin, ladder = best["round robin"], best["ladder"]
+    print(f"throughput ({', '.join(THROUGHPUT_BOTS)} at tables of 4, sandbox {sandbox}, 2 workers, {matches} "
+          f"matches, round robin and ladder alternated, best of {runs} each): round robin {robin[0]:.1f} "
+          f"matches/s, ladder {ladder[0]:.1f} matches/s over their play; over the whole run {robin[1]:.1f} and "
+          f"{ladder[1]:.1f} (ladder/round-robin {ladder[1] / robin[1]:.2f}); the median of the run-by-run "
+          f"ratios over their play: {statistics.median(ratios):.2f}")
+    return ladder[0] / robin[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--matches", type=int, default=100_000)
     parser.add_argument("--in-flight", type=int, default=8, help="matches in play at once (results out of order)")
     parser.add_argument("--store-samples", type=int, default=300)
+    parser.add_argument("--throughput-matches", type=int, default=120)
+    parser.add_argument("--throughput-runs", type=int, default=3)
+    parser.add_argument("--sandbox", default="bwrap", help="the throughput part's sandbox (default bwrap)")
+    parser.add_argument("--only", choices=["throughput"], help="run this part alone")
     args = parser.parse_args()
+    if args.only == "throughput":
+        ratio = throughput(args.throughput_matches, args.throughput_runs, args.sandbox)
+        print(f"ladder: throughput ladder/round-robin = {ratio:.2f}")
+        return
     buffer = io.BytesIO()
     with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as out:
         out.write(b'{"type": "header"}\n' + b'{"type": "move", "seat": 0, "action": "draw"}\n' * 200)
@@ -266,7 +351,9 @@ def main() -> None:
         board_s, first = leaderboard(store_dir)
         print(f"arena leaderboard (a new process, best of 3): {board_s:.2f} s; it says '{first}'")
         print(real_run(Path(tmp)))
+    ratio = throughput(args.throughput_matches, args.throughput_runs, args.sandbox)
     print(f"ladder: pick {pick_us:.0f} us, store {store_ms:.2f} ms, leaderboard {board_s:.2f} s")
+    print(f"ladder: throughput ladder/round-robin = {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -104,13 +104,16 @@ def _jobs(schedule: Schedule | SettleGate, live: RatingFold, issued: dict[int, S
           room: Callable[[], int | None] = lambda: None,
           say: Callable[[str], None] = lambda line: None) -> Iterator[list[tuple[int, MatchJob]]]:
     """The schedule's batches as the pool takes them, one when a worker is free; each match handed
-    out is remembered in ``issued`` and awaited by the rating fold. An empty batch (nothing ready
+    out is remembered in ``issued`` and awaited by the rating fold, as is everything an open-ended
+    schedule drew and has not handed out yet (:meth:`.Schedule.unfinished`). An empty batch (nothing ready
     yet) goes through: the pool asks again later. ``room``: matches still wanted beyond those
     stored and in play (None: no limit); at 0 nothing more is handed out, and once nothing is in
-    play either the source ends (a match that fails makes room for another). ``say`` hears, once
-    each time it changes, why an open-ended schedule has nothing to hand out (a field too small for a
-    table)."""
+    play either the source ends (a match that fails makes room for another). The part of a batch
+    beyond that room is kept and handed out first when room comes back, since an open-ended schedule
+    has counted it as handed out. ``say`` hears, once each time it changes, why an open-ended schedule
+    has nothing to hand out (a field too small for a table)."""
     said: str | None = None
+    spare: list[ScheduledMatch] = []  # cut off a batch by room(): handed out before anything new
     while True:
         left = room()
         if left is not None and left <= 0:
@@ -118,17 +121,32 @@ def _jobs(schedule: Schedule | SettleGate, live: RatingFold, issued: dict[int, S
                 return
             yield []
             continue
-        batch = schedule.next_batch()
+        batch = spare or schedule.next_batch(left)
         if batch is None:
             return
         why = None if batch else schedule.waiting()
         if why is not None and why != said:
             say(why)
         said = why
-        batch = batch if left is None else batch[:left]
+        batch, spare = (batch, []) if left is None else (batch[:left], batch[left:])
         live.expect(s.index for s in batch)
+        if batch and schedule.total is None:  # it may hand out later what it drew before: wait for that too
+            live.expect(schedule.unfinished())
         issued.update((s.index, s) for s in batch)
         yield [(s.index, job(s)) for s in batch]
+
+
+def _pass_over_undealt(schedule: Schedule, live: RatingFold, issued: Mapping[int, ScheduledMatch]) -> None:
+    """At the end of a run, the matches an open-ended schedule drew and never handed out are not rated:
+    it plays what is left of their deals under new indices on its next run, so the ratings, those a kind
+    keeps in the store included, go on past them to every match stored. Not after a Ctrl-C, which may
+    have fallen between rating a match and storing it: then the next reader rates what was stored beyond
+    the kept ratings, as after a kill."""
+    left = list(schedule.unfinished())
+    live.expect(left)
+    for index in left:
+        if index not in issued:
+            live.void(index)
 
 
 def executor_for(config: TournamentConfig, count: int, say: Callable[[str], None]) -> tuple[Start, str]:
@@ -334,6 +352,9 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         finally:
             results.close()
             progress.close()
+        if schedule.total is None and not interrupted:  # a Ctrl-C may fall between rating a match and storing it
+            _pass_over_undealt(schedule, live, issued)
+            hooks.passed_over()
         if interrupted:
             tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played + voided} in all; "
                  "run the same command again to resume")

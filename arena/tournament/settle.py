@@ -12,7 +12,7 @@ wait costs the few seconds in which the last matches of a unit play while a work
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import trueskill
 
@@ -90,10 +90,17 @@ class SettleGate:
         self._schedule_done = False
         self._last: ScheduledMatch | None = None
 
+    @property
+    def total(self) -> int | None:
+        return self.schedule.total
+
+    def unfinished(self) -> Iterable[int]:
+        return self.schedule.unfinished()
+
     def waiting(self) -> str | None:
         return self.schedule.waiting()
 
-    def next_batch(self) -> list[ScheduledMatch] | None:
+    def next_batch(self, room: int | None = None) -> list[ScheduledMatch] | None:
         while True:
             if self.verdict.settled:
                 return None
@@ -104,7 +111,8 @@ class SettleGate:
                 self._take_all()  # a schedule known in advance: its batches need not come in unit order
                 continue
             if not self._unit_taken:
-                fresh = self.schedule.next_batch()
+                held = sum(len(b) for b in self._held)
+                fresh = self.schedule.next_batch(None if room is None else max(0, room - held))
                 if fresh == []:
                     return []  # the schedule waits (a ladder's field, ratings in play)
                 if fresh is None:

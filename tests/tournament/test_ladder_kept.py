@@ -119,8 +119,8 @@ def test_hours_stops_a_ladder_after_the_matches_in_play(tmp_path, monkeypatch):
         schedule = schedule_for(*args, **kwargs)
         next_batch = schedule.next_batch
 
-        def spy() -> Any:
-            batch = next_batch()
+        def spy(room: int | None = None) -> Any:
+            batch = next_batch(room)
             if batch:
                 handed.append((bool(late), len(batch)))
                 if late:

@@ -25,7 +25,7 @@ RECOVER = 30
 
 
 def simulate(seed: int, floor: float, seats: tuple[int, ...] = (2, 4), bots: int = 14, steps: int = 700,
-             in_flight: int = 3) -> float:
+             in_flight: int = 3, batch_size: int = 1) -> float:
     """A ladder with bots of hidden strengths, results coming back out of order, a bot joining every
     150 steps and one retiring every 350. Returns the worst ``own - (1 - floor) * median + 2 * max seat``
     over every active bot after every step (>= 0: the floor held), counted independently of the
@@ -33,7 +33,8 @@ def simulate(seed: int, floor: float, seats: tuple[int, ...] = (2, 4), bots: int
     field for all of that time. The matchmaker sees a bot join at its next draw, and counts a table's
     rotations when it draws it, so the bound allows two tables. A retirement can lift a median at once (the bot that left was below
     it); the bots that leaves behind sit first from the next table, so the ``RECOVER`` steps after a
-    retirement are not measured."""
+    retirement are not measured. ``batch_size`` above 1: batches cut across tables, ``in_flight`` workers
+    each holding one, a match coming back per step from a worker drawn at random."""
     rng = random.Random(seed)
     strength: dict[str, float] = {}
     active: list[str] = []
@@ -50,9 +51,10 @@ def simulate(seed: int, floor: float, seats: tuple[int, ...] = (2, 4), bots: int
         add(f"b{i}", 0)
     schedule = LadderSchedule(lambda: [Entry(n, 1, "d", "p", "s", 0.0, "active") for n in active],
                               lambda e: BotSpec(name=e.key, command=("x",)), seats, "standard", seed,
-                              RatingParams(), 3, floor)
+                              RatingParams(), 3, floor, batch_size=batch_size)
     schedule.resume(set(), [])
     pending = []
+    held: list[list] = []  # batch_size > 1: per busy worker, the rest of its batch
     worst = float("inf")
     retired = -RECOVER
     for step in range(steps):
@@ -61,12 +63,24 @@ def simulate(seed: int, floor: float, seats: tuple[int, ...] = (2, 4), bots: int
         if step % 350 == 175:
             active.remove(rng.choice(active))
             retired = step
-        batch = schedule.next_batch()
-        if batch:
-            counts.update(batch[0].bots)
-            pending.append(batch[0])
-        if pending and (len(pending) >= in_flight or not batch):
-            match = pending.pop(rng.randrange(len(pending)))
+        if batch_size > 1:
+            batch = schedule.next_batch() if len(held) < in_flight else None
+            for match in batch or []:
+                counts.update(match.bots)
+            if batch:
+                held.append(list(batch))
+            worker = held[rng.randrange(len(held))] if held else []
+            match = worker.pop(0) if worker else None
+            if held and not worker:
+                held.remove(worker)
+        else:
+            batch = schedule.next_batch()
+            if batch:
+                counts.update(batch[0].bots)
+                pending.append(batch[0])
+            match = pending.pop(rng.randrange(len(pending))) if pending and (len(pending) >= in_flight or
+                                                                                not batch) else None
+        if match is not None:
             order = sorted(match.bots, key=lambda b: -(strength[b] + rng.gauss(0, 1)))
             places = tuple(order.index(b) + 1 for b in match.bots)
             schedule.finished(match, MatchRecord(match.index, match.match_id, match.bots, places,
@@ -86,9 +100,16 @@ def test_no_active_bot_falls_below_the_floor_by_more_than_a_table(seed, floor):
     assert simulate(seed, floor) >= 0
 
 
+@pytest.mark.parametrize("floor", [0.0, 0.25, 0.5])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_floor_holds_with_batches_cut_across_tables(seed, floor):
+    assert simulate(seed, floor, batch_size=32, in_flight=2) >= 0
+
+
 def test_without_the_floor_the_same_runs_leave_bots_far_behind(monkeypatch):
     monkeypatch.setattr(fairness.Floor, "behind", lambda self: [])
     assert min(simulate(seed, 0.25) for seed in (1, 2, 3)) < -10
+    assert min(simulate(seed, 0.25, batch_size=32, in_flight=2) for seed in (1, 2, 3)) < -10
 
 
 def entries(names: str) -> list[Entry]:

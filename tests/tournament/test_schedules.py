@@ -105,7 +105,7 @@ class OneAtATime:
     def unfinished(self) -> Iterable[int]:
         return [self.matches[0].index] if self.in_play else []
 
-    def next_batch(self) -> list[ScheduledMatch] | None:
+    def next_batch(self, room: int | None = None) -> list[ScheduledMatch] | None:
         self.asked += 1
         if self.in_play:
             return []

@@ -44,7 +44,7 @@ class Runs:
         self.runs = list(runs)
         self.total = sum(len(r) for r in runs)
 
-    def next_batch(self) -> list[ScheduledMatch] | None:
+    def next_batch(self, room: int | None = None) -> list[ScheduledMatch] | None:
         return self.runs.pop(0) if self.runs else None
 
     def waiting(self) -> None:

@@ -54,12 +54,17 @@ class Schedule(Protocol):
 
     def unfinished(self) -> Iterable[int]:
         """Indices the rating fold must wait for before rating any later match: every match still to
-        play of a schedule known in advance; of an open-ended one, those handed out and not finished."""
+        play of a schedule known in advance; of an open-ended one, those drawn (handed out, or queued to
+        be handed out later, possibly after higher indices) and not finished. The driver asks an
+        open-ended one again after each batch, and at the end of a run passes over those it never handed
+        out: such a schedule plays what is left of those deals under new indices, if at all."""
 
-    def next_batch(self) -> list[ScheduledMatch] | None:
+    def next_batch(self, room: int | None = None) -> list[ScheduledMatch] | None:
         """Matches for one worker to play in turn on the same bot processes, never one deal twice;
         ``[]`` when none is ready yet (the pool asks again after the next result, or a moment later),
-        None once no match will ever come again."""
+        None once no match will ever come again. ``room``: matches the run may still hand out (``--matches``;
+        None: no limit); a schedule that draws as it goes draws no more than fits in it, so that a stop
+        leaves few deals half played. The driver keeps a batch's part beyond it for later."""
 
     def finished(self, scheduled: ScheduledMatch, record: MatchRecord | None) -> None:
         """A match handed out came back: stored with ``record``, or None when it has no result (voided,

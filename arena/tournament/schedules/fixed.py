@@ -46,7 +46,7 @@ class FixedSchedule:
     def unfinished(self) -> Iterable[int]:
         return sorted(self._unfinished)
 
-    def next_batch(self) -> list[ScheduledMatch] | None:
+    def next_batch(self, room: int | None = None) -> list[ScheduledMatch] | None:
         if self._runs is None:
             raise RuntimeError("resume() tells the schedule what is stored before the first batch")
         return self._runs.popleft() if self._runs else None

@@ -152,7 +152,7 @@ class Ladder(ScheduleKind):
         return LadderSchedule(ActiveField(output), build, config.seats, config.rules.preset,
                               config.seed, params, settings.placement_matches, settings.fairness_floor,
                               lambda: kept_in(output, params), lambda: finished_in(output), StoredTables(output),
-                              settings.replay_tables)
+                              settings.replay_tables, config.matches_per_process)
 
     def players(self, config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
         """Its entries as the schedule meets them (a live map)."""

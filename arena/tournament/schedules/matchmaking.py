@@ -22,9 +22,19 @@ completes one cut short from the stored source, never from a seed recomputed fro
 Ratings used for a draw are those of every match up to :data:`LAG` tables back, waited
 for if need be, never "whatever came back first": so with a fixed field the tables do
 not depend on the number of workers. Each table is played under every rotation of its
-seats with one deal, each rotation a batch of its own (a batch never holds one deal
-twice); a table left incomplete by a stopped run is completed first on the next one.
-A table is named by its first match index: ``L{n}/{bots}/r{k}``.
+seats with one deal; a table left incomplete by a stopped run is completed first on the
+next one. A table is named by its first match index: ``L{n}/{bots}/r{k}``.
+
+Batches are cut across tables, as a round robin's are (:mod:`.fixed`): a batch takes the
+earliest rotation still queued of each of the first tables in the queue, one match per
+deal, so a worker's bot processes follow their bots from table to table and no process
+sees a deal twice. Tables are drawn only when the queue holds too few deals to fill the
+batch being cut, so a table is drawn as its first match is handed out, and a submission
+or a retirement is seen by the next table drawn. How long a batch may be is
+``matches_per_process``, shared out among the batches seen in play at once
+(:meth:`LadderSchedule._longest`): when the lookahead cannot fill every worker's batch,
+shorter batches keep every worker busy. Which worker plays which match changes no table,
+result or rating.
 """
 
 from __future__ import annotations
@@ -51,7 +61,8 @@ SpecOf = Callable[[Entry], BotSpec]
 """How an entry becomes the bot that plays under its player key (raises BotConfigError if it cannot)."""
 
 LAG = 16
-"""Tables drawn ahead of the ratings they use: up to this many tables are in play at once."""
+"""Tables drawn ahead of the ratings they use: a draw waits for every table but the last LAG, so up to
+LAG + 1 are in play at once, and a batch (one match per table) holds at most LAG + 1 matches."""
 
 DEFAULT_FLOOR = 0.25
 """No active bot's matches since joining fall more than this fraction below the field's median."""
@@ -94,7 +105,9 @@ class LadderSchedule:
                  master: int | str, params: RatingParams, placement: int = 5, floor: float = DEFAULT_FLOOR,
                  kept: Callable[[], tuple[dict[str, trueskill.Rating], int]] | None = None,
                  history: Callable[[], list[tuple[float, tuple[str, ...]]]] | None = None,
-                 stored: StoredTables | None = None, replay_tables: int = 0) -> None:
+                 stored: StoredTables | None = None, replay_tables: int = 0, batch_size: int = 1) -> None:
+        if batch_size < 1:
+            raise ValueError("batch size must be at least 1")
         self.field = field
         """Reads the active field (from the store) before each table."""
         self.spec_of = spec_of
@@ -113,6 +126,8 @@ class LadderSchedule:
         """The store's tables: what a new version replays, and a replay cut short (None: no replays)."""
         self.replay_tables = replay_tables
         """At most this many replays per new version."""
+        self.batch_size = batch_size
+        """Most matches in a batch (``matches_per_process``; 1: one match at a time)."""
         self.specs: dict[str, BotSpec] = {}
         """Player key -> bot, for every entry seen: the driver builds jobs from it."""
         self.unusable: dict[str, str] = {}
@@ -130,6 +145,9 @@ class LadderSchedule:
         self._replays: deque[Replay] = deque()
         self._planned: set[str] = set()  # player keys whose replays were planned
         self._issued: set[int] = set()
+        self._batch_of: dict[int, int] = {}  # index handed out -> its batch's number
+        self._batches: Counter[int] = Counter()  # batch number -> its matches not back yet
+        self._spread = 1  # the most batches seen wanted at once: those in play and the one asked for
         self._firsts: list[int] = []  # first index of each table drawn by this run
         self._begin = 0
         self._next = 0
@@ -215,20 +233,56 @@ class LadderSchedule:
         return None if self.stored is None else self.stored.replay(source, players)
 
     def unfinished(self) -> Iterable[int]:
-        return sorted(self._issued)
+        """Handed out and not back, and queued: a batch may hand out a later table's match before an
+        earlier table's last rotation."""
+        return sorted(self._issued.union(m.index for m in self._queue))
 
-    def next_batch(self) -> list[ScheduledMatch] | None:
-        if not self._queue:
+    def next_batch(self, room: int | None = None) -> list[ScheduledMatch] | None:
+        """The earliest queued match of each of up to :meth:`_longest` deals, drawing tables while the
+        queue holds fewer deals than that (module docstring), and, within ``room``, only tables that
+        fit in it whole (but one table when nothing is queued, as ever)."""
+        self._spread = max(self._spread, len(self._batches) + 1)
+        most = self._longest()
+        while not self._queue or (len({m.seed for m in self._queue}) < most and
+                                  (room is None or len(self._queue) + max(self.sizes) <= room)):
+            queued = len(self._queue)
             self._draw()
+            if len(self._queue) == queued:
+                break  # too few bots for a table, or the ratings it needs are still in play
         if not self._queue:
-            return []  # too few bots for any table, or the ratings it needs are still in play: wait
-        match = self._queue.popleft()
-        self._issued.add(match.index)
-        return [match]
+            return []  # nothing to hand out: wait
+        batch: list[ScheduledMatch] = []
+        deals: set[str] = set()
+        for match in self._queue:
+            if match.seed not in deals:
+                deals.add(match.seed)
+                batch.append(match)
+                if len(batch) == most:
+                    break
+        taken = {m.index for m in batch}
+        self._queue = deque(m for m in self._queue if m.index not in taken)
+        number = batch[0].index
+        self._batches[number] = len(batch)
+        for match in batch:
+            self._issued.add(match.index)
+            self._batch_of[match.index] = number
+        return batch
+
+    def _longest(self) -> int:
+        """How many matches the next batch may hold: ``batch_size``, or less when the lookahead's
+        matches (:data:`LAG` tables and the one being drawn, of the smallest size) shared among the
+        batches seen wanted at once are fewer, so that every worker gets some."""
+        window = (LAG + 1) * min(self.sizes, default=1)
+        return max(1, min(self.batch_size, -(-window // self._spread)))
 
     def finished(self, scheduled: ScheduledMatch, record: MatchRecord | None) -> None:
         self._issued.discard(scheduled.index)
         self._arrived[scheduled.index] = record
+        number = self._batch_of.pop(scheduled.index, None)
+        if number is not None:
+            self._batches[number] -= 1
+            if self._batches[number] <= 0:
+                del self._batches[number]
 
     def matches_of(self, key: str) -> int:
         """Matches handed out with ``key`` seated, stored ones included."""
