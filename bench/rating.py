@@ -28,7 +28,8 @@ default parameters otherwise; the target was R <= 0.7), both ratios of the means
 two rule sets; then ``compare: paired/unpaired = R``: matches until ``arena compare``'s test
 calls p = 0.1 better than p = 0.2, on paired deals against independent ones
 (``--compare-reps`` comparisons each way, ``pairing`` in ``bench/compare.py``, which
-``bench/compare.py`` also runs; the target was R <= 0.5).
+``bench/compare.py`` also runs; the target was R <= 0.5). The two comparisons' own lines come first,
+before the table, so that these lines end the output.
 
 Cost: about 15,000 in-process matches (30-50 ms each) the first time, 12 minutes on two
 busy cores; then about a minute and a half of rating from the cache.
@@ -231,11 +232,10 @@ def main() -> None:
     played = {(kind, preset): games(args.cache, kind, preset, args.seeds, args.matches, args.workers)
               for preset in PRESETS for kind in ("duplicate", "plain")}
     print(f"games ready in {time.perf_counter() - start:.0f} s (cache {args.cache})")
+    # the pairing's own lines first, so that the rating: lines and the compare: line end the output
+    pairing = _compare.pairing(args.compare_reps, Plan().margin, args.workers) if args.compare_reps > 0 else None
     print_schemes(played, args)
-    if args.compare_reps > 0:
-        print(f"compare: paired/unpaired = {_compare.pairing(args.compare_reps, Plan().margin, args.workers):.2f}")
-    else:
-        print("compare: paired/unpaired = not measured (--compare-reps 0)")
+    print("compare: paired/unpaired = " + ("not measured (--compare-reps 0)" if pairing is None else f"{pairing:.2f}"))
 
 
 def print_schemes(played: dict[tuple[str, str], list[list[tuple[str, Game]]]], args: argparse.Namespace) -> None:
