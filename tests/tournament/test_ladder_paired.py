@@ -370,3 +370,29 @@ def test_replays_are_played_but_never_rated(tmp_path):
     assert set(history.ratings) == set(expected)
     for key, rating in expected.items():
         assert (history.ratings[key].mu, history.ratings[key].sigma) == pytest.approx((rating.mu, rating.sigma))
+
+
+def test_a_new_version_stays_in_placement_through_its_replays():
+    # Replays are never rated, so they do not count towards placement_matches, for anybody at them:
+    # after its three replays (six seats) a@v2 has as few rated matches as before them.
+    from arena.bots import BotSpec
+
+    field = [Entry("a", 2, "d", "p", "s", 0.0, "active")] + [Entry(n, 1, "d", "p", "s", 0.0, "active") for n in "bcd"]
+    s = LadderSchedule(lambda: field, lambda e: BotSpec(name=e.key, command=("x",)), [2], "standard", 9,
+                       RatingParams(), stored=PlannedReplays(), replay_tables=8)  # type: ignore[arg-type]
+    s.resume(set(), [])
+    handed = [m for b in (s.next_batch() for _ in range(14)) if b for m in b]
+    seats = {key: sum(key in m.bots for m in handed) for key in ("a@v2", "b@v1", "c@v1")}
+    replay_seats = {key: sum(key in m.bots for m in handed if "~" in m.match_id) for key in seats}
+    assert replay_seats["a@v2"] == 6 and replay_seats["c@v1"] == 0
+    for key in seats:
+        assert s.matches_of(key) == seats[key]
+        assert s.rated_of(key) == seats[key] - replay_seats[key]
+    # a resumed run counts the stored replays the same way
+    from arena.tournament.records import MatchRecord
+
+    stored_records = [MatchRecord(m.index, m.match_id, m.bots, (1, 2), (0, 0), (False, False), ()) for m in handed]
+    again = LadderSchedule(lambda: field, lambda e: BotSpec(name=e.key, command=("x",)), [2], "standard", 9,
+                           RatingParams(), replay_tables=8)
+    again.resume({m.index for m in handed}, stored_records)
+    assert {key: again.rated_of(key) for key in seats} == {key: s.rated_of(key) for key in seats}

@@ -6,7 +6,8 @@ while the run goes are picked up at the next table. A table's size goes round th
 sit at it. Seats are filled in this order (docs/ladder.md, "Matchmaking"):
 
 1. bots behind the fairness floor (:mod:`.fairness`), the furthest behind first;
-2. else a bot still in placement (fewer than ``placement_matches``), the least played;
+2. else a bot still in placement (fewer than ``placement_matches`` rated matches: replays do not
+   count), the least played;
 3. else the bot whose rating is most uncertain (largest sigma);
 
 and the other seats go to the bots whose mean rating is closest to the first one's.
@@ -48,7 +49,7 @@ import trueskill
 from ...bots import BotConfigError, BotSpec
 from ..ladder.entries import Entry
 from ..rating import RatingFold, RatingParams
-from ..records import REPLAY_MARK, MatchRecord
+from ..records import REPLAY_MARK, MatchRecord, is_replay
 from .base import ScheduledMatch
 from .seeds import deal_seed
 from .fairness import Floor
@@ -140,6 +141,7 @@ class LadderSchedule:
         self._keys: list[str] = []
         self._able: dict[int, list[str]] = {}
         self._learning: set[str] = set()
+        self._replayed: Counter[str] = Counter()  # seats at replays, which are never rated: not placement
         self._arrived: dict[int, MatchRecord | None] = {}
         self._queue: deque[ScheduledMatch] = deque()
         self._replays: deque[Replay] = deque()
@@ -168,8 +170,10 @@ class LadderSchedule:
         else:
             self._fold = self._new_fold(records)
         for record in records:
+            replay = is_replay(record.match_id)
             for key in record.bots:
                 self.floor.counts[key] += 1
+                self._replayed[key] += replay
         self._tables = len({r.match_id.split("/", 1)[0] for r in records})
         self._windows()
         self._complete(records)
@@ -288,6 +292,10 @@ class LadderSchedule:
         """Matches handed out with ``key`` seated, stored ones included."""
         return self.floor.counts[key]
 
+    def rated_of(self, key: str) -> int:
+        """Those of :meth:`matches_of` that will be rated: all but replays (what placement counts)."""
+        return self.floor.counts[key] - self._replayed[key]
+
     def waiting(self) -> str | None:
         """Why no table can be drawn now (the run waits for submissions), or None."""
         return self._short
@@ -308,7 +316,7 @@ class LadderSchedule:
         for key in keys:
             if key not in self.index.mu:
                 self.index.set(key, self._fold.ratings.get(key, fresh))
-                if self.matches_of(key) < self.placement:
+                if self.rated_of(key) < self.placement:
                     self._learning.add(key)
         self.floor.join(keys)
         self._plan(keys)
@@ -413,8 +421,8 @@ class LadderSchedule:
         if not seated:
             learning = sorted(k for k in self._learning if k in allowed)
             if learning:
-                fewest = min(self.matches_of(k) for k in learning)
-                seated = [rng.choice([k for k in learning if self.matches_of(k) == fewest])]
+                fewest = min(self.rated_of(k) for k in learning)
+                seated = [rng.choice([k for k in learning if self.rated_of(k) == fewest])]
             else:
                 seated = [self.index.most_uncertain(allowed, rng)]
         seated += self.index.nearest(self.index.mu[seated[0]], n - len(seated), allowed, set(seated), rng)
@@ -438,5 +446,6 @@ class LadderSchedule:
             self._queue.append(ScheduledMatch(index, match_id, seed, seating, 1, rotation, told))
             for key in seating:
                 self.floor.seat(key, 1)
-                if key in self._learning and self.matches_of(key) >= self.placement:
+                self._replayed[key] += replay is not None
+                if key in self._learning and self.rated_of(key) >= self.placement:
                     self._learning.discard(key)
