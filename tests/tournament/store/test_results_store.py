@@ -4,9 +4,11 @@ and ``arena run``'s extension check read through them), on a store a real round 
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Iterator
 
 from arena.match.runner import stats_of_json
 from arena.tournament.records import MatchRecord
@@ -18,38 +20,38 @@ def raw(output: Path) -> sqlite3.Connection:
     return sqlite3.connect(output / "results.sqlite")
 
 
-def test_seatings_and_the_seating_of_one_match(played_round_robin: Path) -> None:
-    db = raw(played_round_robin)
-    store = ResultStore(played_round_robin, readonly=True)
+@contextmanager
+def both(output: Path) -> Iterator[tuple[sqlite3.Connection, ResultStore]]:
+    """The raw file and the store reading it, both closed afterwards."""
+    db = raw(output)
+    store = ResultStore(output, readonly=True)
     try:
+        yield db, store
+    finally:
+        store.close()
+        db.close()
+
+
+def test_seatings_and_the_seating_of_one_match(played_round_robin: Path) -> None:
+    with both(played_round_robin) as (db, store):
         expected = [json.loads(bots) for (bots,) in db.execute("SELECT bots FROM matches ORDER BY idx")]
         assert list(store.seatings()) == expected and len(expected) == 12
         for match_id, bots in db.execute("SELECT match_id, bots FROM matches"):
             assert store.seating_of(match_id) == json.loads(bots)
         assert store.seating_of("c9/x+y/r0") is None
-    finally:
-        store.close()
-        db.close()
 
 
 def test_logs_are_read_per_seat(played_round_robin: Path) -> None:
-    db = raw(played_round_robin)
-    store = ResultStore(played_round_robin, readonly=True)
-    try:
+    with both(played_round_robin) as (db, store):
         assert store.keeps_logs()
         rows = db.execute("SELECT idx, seat, text FROM logs").fetchall()
         assert rows and any(text for _, _, text in rows)  # the writer's and the illegal bot's logs
         assert all(store.log(idx, seat) == text for idx, seat, text in rows)
         assert store.log(999, 0) is None
-    finally:
-        store.close()
-        db.close()
 
 
 def test_records_are_the_stored_rows(played_round_robin: Path) -> None:
-    db = raw(played_round_robin)
-    store = ResultStore(played_round_robin, readonly=True)
-    try:
+    with both(played_round_robin) as (db, store):
         expected = [MatchRecord(idx, match_id, tuple(json.loads(bots)), tuple(json.loads(places)),
                                 tuple(json.loads(totals)), tuple(json.loads(forfeited)),
                                 tuple((f["seat"], f["kind"]) for f in json.loads(faults)),
@@ -59,9 +61,6 @@ def test_records_are_the_stored_rows(played_round_robin: Path) -> None:
                         "ORDER BY idx")]
         assert store.records() == expected
         assert any(record.faults for record in expected)  # the illegal bot's faults come through
-    finally:
-        store.close()
-        db.close()
 
 
 def test_deals_of_stored_and_voided_matches_in_index_order(played_round_robin: Path, tmp_path: Path) -> None:
@@ -73,9 +72,7 @@ def test_deals_of_stored_and_voided_matches_in_index_order(played_round_robin: P
         store.void(ScheduledMatch(13, "c2/random+heuristic/r1", "77", ("heuristic", "random"), 2, 1), "killed")
     finally:
         store.close()
-    db = raw(output)
-    store = ResultStore(output, readonly=True)
-    try:
+    with both(output) as (db, store):
         expected = [(idx, match_id, seed, json.loads(bots)) for idx, match_id, seed, bots in db.execute(
             "SELECT idx, match_id, seed, bots FROM matches UNION ALL "
             "SELECT idx, match_id, seed, bots FROM voided ORDER BY idx")]
@@ -83,9 +80,6 @@ def test_deals_of_stored_and_voided_matches_in_index_order(played_round_robin: P
         assert store.voided_deals() == [(str(seed), int(rotation), len(json.loads(bots))) for seed, rotation, bots
                                         in db.execute("SELECT seed, rotation, bots FROM voided")]
         assert store.voided_deals() == [("77", 0, 2), ("77", 1, 2)]
-    finally:
-        store.close()
-        db.close()
 
 
 def test_a_read_transaction_sees_one_state_while_a_run_writes(played_round_robin: Path, tmp_path: Path) -> None:
