@@ -256,7 +256,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         longer = extension(store, config.fingerprint(), config.describe(), schedule.matches) \
             if isinstance(schedule, FixedSchedule) else None  # more cycles or tables: checked, written below
         if longer is None:
-            store.claim(config.fingerprint(), config.describe(), schedule.total)
+            store.claim(config.fingerprint(), config.describe(), schedule.total, kind.unbound)
         hooks = kind.hooks(config, store)
         notes = hooks.enter_field(accept_bot_changes)
         if longer is not None:  # after the bots' check, so a refused resume leaves the store as it was

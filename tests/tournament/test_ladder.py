@@ -348,3 +348,26 @@ def test_the_files_of_an_old_version_come_back_as_the_newest(tmp_path):
     code, output = submit(path, ann)
     assert code == 0 and "entered ann@v3" in output and "replaces v2" in output and "ann@v1 (replaced)" in output
     assert field(tmp_path / "out")[:3] == [("ann", 1, "replaced"), ("ann", 2, "replaced"), ("ann", 3, "active")]
+
+
+def test_a_starting_bot_edited_and_submitted_or_a_bot_added_to_the_file_does_not_refuse_the_next_run(tmp_path):
+    # The file's bots are a starting field, entered once by name and played from snapshots: editing one
+    # (then submitting it as a new version) or listing one more changes no match already decided.
+    ann, bob = copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")
+    path = write_ladder(tmp_path, [ann, bob])
+    run(path, 4)
+    manifest = ann / "bot.yaml"
+    manifest.write_text(manifest.read_text().replace("run:", "description: a new version\nrun:"))
+    code, output = submit(path, ann)
+    assert code == 0 and "entered ann@v2" in output, output
+    run(path, 4)
+    cid = copy_bot(tmp_path, "cid")
+    path = write_ladder(tmp_path, [ann, bob, cid])
+    result = CliRunner().invoke(main, ["run", str(path), "--matches", "4"])
+    assert result.exit_code == 0, result.output
+    assert "entered cid@v1 from the file's bots" in result.output
+    # what decides the matches still binds the directory
+    path.write_text(path.read_text().replace("seats: [2, 3]", "seats: [2]"))
+    refused = CliRunner().invoke(main, ["run", str(path), "--matches", "4"])
+    assert refused.exit_code == 1 and "different tournament configuration" in refused.output
+    assert "seats: stored [2, 3], now [2]" in refused.output

@@ -148,6 +148,9 @@ class ScheduleKind(abc.ABC):
     """The file's bots are the players, built before the first match (else the schedule builds its own)."""
     board_files: tuple[str, ...] = ()
     """Files of its own it writes beside the usual leaderboard files at publish."""
+    unbound: tuple[str, ...] = ()
+    """Parts of the stored configuration (:meth:`.config.TournamentConfig.describe`) that may change between
+    runs of one output directory: a run with only these changed rebinds it instead of being refused."""
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -135,6 +135,10 @@ class Ladder(ScheduleKind):
         return LadderSettings(options.placement_matches, options.fairness_floor, options.keep_versions,
                               options.submission, unsandboxed, options.replay_tables)
 
+    unbound = ("bots",)
+    """The file's bots are a starting field, entered once by name and then played from snapshots, so
+    editing one (and submitting it as a new version) or adding one to the list must not refuse the run."""
+
     def describe(self, options: Any) -> dict[str, Any]:
         return {"schedule": self.name, "tables": None}  # as ladders begun before kinds declared their part
 

@@ -207,22 +207,29 @@ class ResultStore:
             raise StoreDamaged(f"{self.path}: the store is damaged (meta {key!r} is not JSON); {_RESTORE}") from None
 
     def set_meta(self, key: str, value: Any) -> None:
-        with self.db:
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+        self._set_metas({key: value})
 
-    def claim(self, fingerprint: str, described: dict[str, Any], total: int | None) -> bool:
+    def claim(self, fingerprint: str, described: dict[str, Any], total: int | None,
+              unbound: tuple[str, ...] = ()) -> bool:
         """Bind this directory to a tournament (``total``: its matches, None when open-ended; :meth:`extend`
-        raises it); True if it was new. Refuse a different one."""
+        raises it); True if it was new. Refuse a different one, unless it differs only in the ``unbound``
+        parts of its configuration: then rebind the directory to it."""
         stored = self.meta("fingerprint")  # None: nothing is stored either (checked on opening)
         if stored is None:
-            with self.db:
-                for key, value in (("fingerprint", fingerprint), ("config", described), ("total", total),
-                                   ("created", time.time())):
-                    self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+            self._set_metas({"fingerprint": fingerprint, "config": described, "total": total, "created": time.time()})
             return True
         if stored != fingerprint:
-            raise StoreMismatch(_difference(self.meta("config") or {}, described))
+            before = self.meta("config") or {}
+            if not unbound or _bound(before, unbound) != _bound(described, unbound):
+                raise StoreMismatch(_difference(before, described))
+            self._set_metas({"fingerprint": fingerprint, "config": described})
         return False
+
+    def _set_metas(self, values: dict[str, Any]) -> None:
+        """Write these meta keys in one transaction."""
+        with self.db:
+            for key, value in values.items():
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     def extend(self, before: str, fingerprint: str, described: dict[str, Any], total: int) -> None:
         """Rebind this directory from the tournament ``before`` to a longer one (:mod:`.extend` checked that
@@ -512,6 +519,11 @@ def _meta_problem(key: str, value: Any) -> str:
         except (TypeError, ValueError) as exc:
             return f"is not rating parameters: {exc}"
     return ""
+
+
+def _bound(described: dict[str, Any], unbound: tuple[str, ...]) -> dict[str, Any]:
+    """The parts of a stored configuration that bind its directory."""
+    return {key: value for key, value in described.items() if key not in unbound}
 
 
 def _difference(stored: dict[str, Any], wanted: dict[str, Any]) -> str:
