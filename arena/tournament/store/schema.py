@@ -125,7 +125,8 @@ def missing_tables(db: sqlite3.Connection) -> list[str]:
 
 def migrate(db: sqlite3.Connection) -> None:
     """Create a new file at :data:`VERSION`, or bring an older one to it; never touches a newer one."""
-    db.executescript(BASE)
+    db.executescript(f"BEGIN IMMEDIATE;{BASE}COMMIT;")  # all of BASE or none: a process killed between its
+    # tables would leave a file that has ``meta`` and lacks ``matches``, which every later open calls damaged
     while True:
         db.execute("BEGIN IMMEDIATE")  # re-read under the write lock: another arena may have migrated meanwhile
         try:

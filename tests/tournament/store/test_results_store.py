@@ -96,3 +96,21 @@ def test_a_read_transaction_sees_one_state_while_a_run_writes(played_round_robin
     finally:
         writer.close()
         reader.close()
+
+
+def test_a_new_store_gets_its_first_tables_in_one_transaction(tmp_path: Path) -> None:
+    # A process killed between the first two tables of a new file left one that every later open called
+    # damaged; the layout is now created whole or not at all.
+    from arena.tournament.store import schema
+
+    statements: list[str] = []
+    db = sqlite3.connect(tmp_path / "new.sqlite")
+    db.set_trace_callback(statements.append)
+    try:
+        schema.migrate(db)
+    finally:
+        db.close()
+    creates = [i for i, s in enumerate(statements) if "CREATE TABLE IF NOT EXISTS" in s]
+    begin = next(i for i, s in enumerate(statements) if s.startswith("BEGIN"))
+    commit = next(i for i, s in enumerate(statements) if s.startswith("COMMIT"))
+    assert creates and begin < min(creates) and max(creates) < commit
