@@ -73,13 +73,14 @@ def _played(preset: str, players: int) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _primed() -> tuple[Any, bytes]:
+def _primed() -> tuple[zlib._Compress, bytes]:
     """A compressor that has taken the dictionary (flushed to a byte boundary), and what it gave for it."""
     packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
     head = packer.compress(dictionary()) + packer.flush(zlib.Z_SYNC_FLUSH)
     return packer, head
 
 
+@functools.lru_cache(maxsize=1)
 def packing() -> str:
     """The name of this arena's packing: its dictionary's hash (stored beside each packed line)."""
     return "deflate-dictionary/" + hashlib.sha256(dictionary()).hexdigest()[:16]
