@@ -98,7 +98,7 @@ def test_a_store_from_before_logs_opens_says_so_and_resumes(tmp_path):
     assert (summary.skipped, summary.played) == (1, 1)
     db = sqlite3.connect(config.output / "results.sqlite")
     try:
-        assert schema.version(db) == schema.VERSION == 5
+        assert schema.version(db) == schema.VERSION == 6
         assert db.execute("SELECT idx, seat FROM logs ORDER BY idx, seat").fetchall() == [(1, 0), (1, 1)]
     finally:
         db.close()
