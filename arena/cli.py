@@ -443,7 +443,8 @@ def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> 
               help="Start no match after this many hours; matches in play are finished and stored.")
 @click.option("--report/--no-report", default=True, show_default=True,
               help="Write the web report (RESULTS/report/index.html) at the end, and every few minutes "
-                   "while a ladder plays.")
+                   "while a ladder plays; the replay viewer's frames of each match are made as it is played "
+                   "(--no-report: a later report makes them from the replays).")
 @click.option("--until", "until", metavar="settled[=P]", default=None,
               help="Stop once every adjacent pair of the board is ordered with probability at least P "
                    "(default 0.95), after whole cycles (a ladder: after any table), or at cycles or --matches, "

@@ -3,9 +3,9 @@
 A made-up store of ``--matches`` (10,000) matches among ``--bots`` (8) bots at tables of
 2 and 3 (faults and logs included; see tests/site/synthetic.py), each match given the
 replay of a real match with as many seats (from a short real tournament of the bundled bots;
-its header renamed to this match and bots, the row given its seed), so the viewer has real
-replays to turn into frames (``--no-replays`` leaves them out), is
-built into a report. Then one more match is stored and the report rebuilt the way
+its header renamed to this match and bots, the row given its seed), and the viewer's frames of it
+stored with the match, as a run with a report stores them (``--no-frames``: none, so the report
+makes them from the replays; ``--no-replays``: no replays either), is built into a report. Then one more match is stored and the report rebuilt the way
 ``arena serve`` does (ratings and decoded rows kept, blocks of the last build reused): the first
 build is made without the last match, whose deal is then not whole, so storing it shows its
 deal's matches and their block is made again.
@@ -30,12 +30,14 @@ import sqlite3
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.game.framepack import packed_frames  # noqa: E402
 from arena.site import blocks  # noqa: E402
 from arena.site.build import build_report  # noqa: E402
 from arena.site.frames import FORMAT, frames_for_file  # noqa: E402
@@ -63,12 +65,13 @@ def loaded_at_start(page: Path) -> int:
     return total
 
 
-def give_replays(results: Path, source: Path, upto: int | None = None) -> int:
+def give_replays(results: Path, source: Path, upto: int | None = None, frames: bool = True) -> int:
     """Give every stored match (``upto``: of an index below it) the replay of a real match with as many
     seats (from ``source``), its header naming this match and its bots, and the row that replay's seed;
     returns how many. Every
     rotation of a made-up deal gets the same real deal, so the report shows it (it withholds a match
-    while its deal has a rotation still to play)."""
+    while its deal has a rotation still to play). ``frames``: each match's viewer frames stored with it, as a
+    run with a report stores them (made here, in a pool of processes, before the clock starts)."""
     real: dict[int, list[tuple[dict[str, Any], bytes]]] = {}
     for path in sorted((source / "replays").glob("*.jsonl.gz")):
         first, rest = gzip.decompress(path.read_bytes()).split(b"\n", 1)
@@ -88,9 +91,21 @@ def give_replays(results: Path, source: Path, upto: int | None = None) -> int:
             seeds.append((header["seed"], idx))
         with db:
             db.executemany("UPDATE matches SET seed = ? WHERE idx = ?", seeds)
+        if frames:  # as a run with a report has them: made by the worker that played the match, stored with it
+            paths = [str(results / replay) for _, _, _, _, replay in rows]
+            with ProcessPoolExecutor(CORES) as pool:
+                packed = list(pool.map(_packed, paths, chunksize=64))
+            with db:
+                db.executemany("INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?)",
+                               [(row[0], *made) for row, made in zip(rows, packed) if made is not None])
         return len(rows)
     finally:
         db.close()
+
+
+def _packed(path: str) -> tuple[str, str, bytes] | None:
+    """The frames a worker would have made of the match of this replay file (none of its times are stored)."""
+    return packed_frames(gzip.decompress(Path(path).read_bytes()), [])
 
 
 def hold_back(results: Path) -> tuple[Any, ...]:
@@ -120,7 +135,7 @@ def distinct(source: Path) -> str:
     """The bytes a match's frames take in a block when no two matches share a deal: the made-up matches
     above repeat a few dozen real ones (every rotation of a deal the same), which compress better."""
     paths = sorted((source / "replays").glob("*.jsonl.gz"))
-    entries = [blocks.Entry(i, str(i), str(i), FORMAT, blocks.frames_line(frames_for_file(p))) for i, p in enumerate(paths)]
+    entries = [blocks.Entry.of(i, str(i), str(i), FORMAT, blocks.frames_line(frames_for_file(p))) for i, p in enumerate(paths)]
     size = len(blocks.encode(0, entries).encode())
     raw = sum(len(e.line.encode()) for e in entries)
     return (f"frames of {len(entries)} distinct real matches in one block: {size / len(entries) / 1024:.1f} KB/match "
@@ -177,6 +192,9 @@ def main() -> None:
                         help="no replay files: time the report without the viewer's frames")
     parser.add_argument("--replayed", type=int, default=None, metavar="N",
                         help="only the matches of an index below N get a replay file (a ladder of 100,000 in minutes)")
+    parser.add_argument("--no-frames", dest="frames", action="store_false",
+                        help="no frames stored with the matches: the report makes them from the replays, as for the "
+                             "results of a run without a report (or of an older arena)")
     parser.add_argument("--ladder", action="store_true", help="the store of a ladder, not of a sampled tournament")
     parser.add_argument("--every-page", action="store_true",
                         help="time to usable of every kind of page (the viewer, a bot page, the last page of the "
@@ -188,7 +206,7 @@ def main() -> None:
         start = time.perf_counter()
         synthetic_store(results, args.matches, names, seats=(2, 3), faulty=names[-2:], ladder=args.ladder)
         real = play(Path(tmp) / "real", "standard") if args.replays else None
-        linked = give_replays(results, real, args.replayed) if real is not None else 0
+        linked = give_replays(results, real, args.replayed, args.frames) if real is not None else 0
         last = hold_back(results)
         print(f"store: {args.matches:,} matches among {args.bots} bots made in {time.perf_counter() - start:.1f} s"
               f" ({linked:,} with a real replay file)")

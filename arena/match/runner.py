@@ -18,6 +18,7 @@ from ..bots import BotConfigError, BotSpec
 from ..bots.buildlock import bot_lock
 from ..bots.launch import launch_spec
 from ..game.registry import DEFAULT_GAME, game_named
+from ..game.framepack import packed_frames
 from ..game.replay import Notes
 from ..game.seam import GameRules
 from ..sandbox import Backend, Limits, SandboxError, resolve_backend
@@ -62,6 +63,9 @@ class MatchJob:
     name the bots at the table, so by default its bots get an opaque one instead."""
     game: str = DEFAULT_GAME
     """The game's name in :mod:`arena.game.registry`: a name, not the game, so the job stays picklable."""
+    frames: bool = False
+    """Make the viewer's frames of the match too (:attr:`MatchOutcome.frames`): a tournament that will have a
+    report asks for them, so that its report copies them instead of rebuilding every match."""
 
     def __post_init__(self) -> None:
         if self.fault_policy not in FAULT_POLICIES:
@@ -140,6 +144,10 @@ class MatchOutcome:
     from sending ``act`` to reading the reply, to 0.1 ms; None where the bot did not choose (the
     fallback policy did). Kept here, not in the replay: a replayed match gives the same replay bytes,
     and times never repeat. Empty in an outcome from before times were kept."""
+    frames: tuple[str, str, bytes] | None = field(default=None, repr=False)
+    """The viewer's frames of the match when the job asked for them: (frames format, packing, packed bytes),
+    made from :attr:`replay` and :attr:`decision_ms` as a report would make them (:mod:`arena.game.framepack`);
+    None when not asked for, or when they could not be made (a report then makes them from the replay)."""
 
     def replay_text(self) -> str:
         return gzip.decompress(self.replay).decode()
@@ -451,13 +459,15 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
     logs = [record for seat, log in enumerate(table.logs) for record in log_records(seat, log)]
     notes = Notes(logs + table.notes, dict.fromkeys(table.fallback_moves, FALLBACK),
                   (result_record(result.totals, final, forfeited, result.reason),))
+    text = table.game.replay_bytes(match, meta, notes)
     # Level 6: half the time of gzip's default 9 for about 6% more bytes (docs/performance.md).
-    replay = gzip.compress(table.game.replay_bytes(match, meta, notes), compresslevel=6, mtime=0)
+    replay = gzip.compress(text, compresslevel=6, mtime=0)
+    decision_ms = tuple(table.reply_ms.get(number) for number in range(len(match.history)))
     return MatchOutcome(
         match_id=job.match_id, seed=job.seed, bots=tuple(b.name for b in job.bots), totals=result.totals,
         places=final, forfeited=forfeited, faults=tuple(table.faults), reason=result.reason,
         rounds=result.rounds, decisions=len(match.history),
         seconds=time.perf_counter() - started, play_seconds=play_seconds, stats=stats, sandbox=backend, replay=replay,
         logs=tuple(log.text() for log in table.logs),
-        decision_ms=tuple(table.reply_ms.get(number) for number in range(len(match.history))),
+        decision_ms=decision_ms, frames=packed_frames(text, decision_ms) if job.frames else None,
     ), kept

@@ -1,52 +1,71 @@
-"""The viewer's replays on disk: one script per block of :data:`BLOCK` matches, its frames compressed.
+"""The viewer's replays on disk: one script per block of :data:`BLOCK` matches, each match's frames packed.
 
-A match's frames (:mod:`.frames`) are about 15 KB of JSON, most of it log lines that differ
-little from match to match; one file per match made a report of 10,000 matches 150 MB in
-10,000 files. So the matches ``BLOCK * b`` to ``BLOCK * (b + 1) - 1`` share ``replays/b<b>.js``::
+A match's frames (:mod:`.frames`) are about 16 KB of JSON, much of it the same from match to
+match; one file per match made a report of 10,000 matches 150 MB in 10,000 files. So the matches
+``BLOCK * b`` to ``BLOCK * (b + 1) - 1`` share ``replays/b<b>.js``::
 
-    window.ARENA_BLOCK = {"format": BLOCK_FORMAT, "block": b,
-                          "matches": [[idx, match id, seed, frames format], ...],
-                          "data": "<base64 of the raw DEFLATE of the frames' JSON, one match a line>"};
+    window.ARENA_BLOCK = {"format": BLOCK_FORMAT, "block": b, "packing": ..., "prefix": "<base64>", "skip": n,
+                          "matches": [[idx, match id, seed, frames format, length], ...],
+                          "size": ..., "data": "<each match's packed frames in base64, one after the other>"};
 
-The frames are still the engine's (made in Python, per seat from ``observe()``); the viewer only
-inflates them, with the browser's own ``DecompressionStream``, and parses the line of the match it
-shows. A page opened from ``file://`` may not ``fetch()``, but it may add a ``<script>``, hence a
-script. The bytes on disk are what counts: no web server's gzip is assumed.
+Each match's frames are packed as :mod:`arena.game.framepack` says: raw DEFLATE continuing a fixed
+dictionary, whose compressed form is the block's ``prefix``. The viewer inflates ``prefix`` followed
+by the match's own bytes with the browser's own ``DecompressionStream`` and drops the first ``skip``
+bytes (the dictionary). A match is packed once, by the worker that played it (the results store
+keeps the bytes), so a report's build copies them and compresses nothing; and the viewer inflates only
+the match it shows. The frames are still the engine's (made in Python, per seat from ``observe()``).
+A page opened from ``file://`` may not ``fetch()``, but it may add a ``<script>``, hence a script.
+The bytes on disk are what counts: no web server's gzip is assumed.
 
-``matches`` lists in plain what the block holds, so a rebuild can tell without inflating it whether
-an earlier build's block is still right (same matches, same deals, same frames format: it is linked)
-or which of its lines it can keep (the rest are made anew, the block compressed again).
+``matches`` lists in plain what the block holds, so a rebuild can tell without reading the data
+whether an earlier build's block is still right (same matches, same deals, same frames format: it is
+linked) or which of its matches it can keep (the rest are added, the block written again).
 """
 
 from __future__ import annotations
 
 import base64
-import os
 import binascii
 import json
-import zlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..game import framepack
+from ..game.framepack import frames_line
+
+__all__ = ["BLOCK", "BLOCK_FORMAT", "BlockError", "Entry", "all_frames", "block_name", "block_of", "encode",
+           "entries_of", "frames_in", "frames_line", "parse_head", "read_block", "read_head"]
+
 BLOCK = 128
-"""Matches a block file holds (by index): small enough that a rebuild compresses one block in a fraction
-of a second and the viewer inflates one quickly, large enough that a report has few files."""
-BLOCK_FORMAT = "arena-viewer-block/1"
+"""Matches a block file holds (by index): few files in a report, and a rebuild that writes one block again
+copies 128 matches' bytes at most."""
+BLOCK_FORMAT = "arena-viewer-block/2"
+"""2: each match packed on its own against a dictionary (1: the block's frames compressed as one stream)."""
 PREFIX = "window.ARENA_BLOCK = "
-LEVEL = 6
-"""zlib's level: 9 saves 3-4% more for twice the time."""
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One match in a block: its index, id, deal seed, frames format and the frames as one line of JSON."""
+    """One match in a block: its index, id, deal seed, frames format and its frames packed
+    (:func:`arena.game.framepack.pack`)."""
 
     idx: int
     match: str
     seed: str
     format: str
-    line: str
+    packed: bytes
+
+    @classmethod
+    def of(cls, idx: int, match: str, seed: str, format: str, line: str) -> Entry:
+        """The entry of frames given as their line of JSON (packed here)."""
+        return cls(idx, match, seed, format, framepack.pack(line))
+
+    @property
+    def line(self) -> str:
+        """The frames as one line of JSON."""
+        return framepack.unpack(self.packed)
 
     def key(self) -> list[object]:
         return [self.idx, self.match, self.seed, self.format]
@@ -60,18 +79,14 @@ def block_name(block: int) -> str:
     return f"b{block}.js"
 
 
-def frames_line(frames: dict[str, Any]) -> str:
-    """The frames as one line (JSON escapes every newline of a string, so a line is a match)."""
-    return json.dumps(frames, separators=(",", ":"), ensure_ascii=False)
-
-
 def encode(block: int, entries: list[Entry]) -> str:
     """The script of a block holding ``entries`` (in index order)."""
     entries = sorted(entries, key=lambda e: e.idx)
-    packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)  # raw DEFLATE: what DecompressionStream("deflate-raw") reads
-    packed = packer.compress("\n".join(e.line for e in entries).encode("utf-8")) + packer.flush()
-    data = base64.b64encode(packed).decode("ascii")
-    head = {"format": BLOCK_FORMAT, "block": block, "matches": [e.key() for e in entries], "size": len(data),
+    pieces = [base64.b64encode(e.packed).decode("ascii") for e in entries]
+    data = "".join(pieces)
+    head = {"format": BLOCK_FORMAT, "block": block, "packing": framepack.packing(),
+            "prefix": base64.b64encode(framepack.prefix()).decode("ascii"), "skip": len(framepack.dictionary()),
+            "matches": [e.key() + [len(piece)] for e, piece in zip(entries, pieces)], "size": len(data),
             "data": data}
     text = json.dumps(head, separators=(",", ":"), ensure_ascii=False)
     return PREFIX + text.replace("</", "<\\/") + ";\n"  # "</" could end an inlined <script>
@@ -135,20 +150,34 @@ def read_block(path: Path) -> list[Entry]:
 
 
 def entries_of(head: dict[str, Any], path: Path | str) -> list[Entry]:
-    """The matches of a block's header, inflated (``path`` names it in an error)."""
+    """The matches of a block's header, each with its packed frames (``path`` names it in an error). A block
+    packed against another dictionary than this arena's (another version's) is a :class:`BlockError`: its
+    matches are made anew."""
+    if head.get("packing") != framepack.packing():
+        raise BlockError(f"{path}: packed against another dictionary than this arena's; it is made anew")
     try:
-        lines = zlib.decompress(base64.b64decode(str(head.get("data", "")), validate=True), -15).decode("utf-8").split("\n")
-        keys = [(int(k[0]), str(k[1]), str(k[2]), str(k[3])) for k in head["matches"]]
-    except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError, TypeError, IndexError) as exc:
+        data = str(head.get("data", ""))
+        keys = [(int(k[0]), str(k[1]), str(k[2]), str(k[3]), int(k[4])) for k in head["matches"]]
+        entries, at = [], 0
+        for idx, match, seed, frames_format, size in keys:
+            if size < 0 or at + size > len(data):
+                raise ValueError(f"match {idx}'s {size} characters run past the data")
+            entries.append(Entry(idx, match, seed, frames_format, base64.b64decode(data[at:at + size], validate=True)))
+            at += size
+    except (binascii.Error, ValueError, TypeError, IndexError, KeyError) as exc:
         raise BlockError(f"{path}: its data does not decode ({exc})") from None
-    if len(lines) != len(keys):
-        raise BlockError(f"{path}: {len(keys)} matches listed, {len(lines)} lines of frames")
-    return [Entry(*key, line) for key, line in zip(keys, lines)]
+    if at != len(data):
+        raise BlockError(f"{path}: {len(data) - at} characters of data that no listed match holds")
+    return entries
 
 
 def frames_in(path: Path) -> dict[int, dict[str, Any]]:
-    """The frames of every match of a block file, by index, as the viewer gets them."""
-    return {entry.idx: json.loads(entry.line) for entry in read_block(path)}
+    """The frames of every match of a block file, by index, as the viewer gets them (a
+    :class:`BlockError` if one does not inflate)."""
+    try:
+        return {entry.idx: json.loads(entry.line) for entry in read_block(path)}
+    except ValueError as exc:
+        raise BlockError(f"{path}: {exc}") from None
 
 
 def all_frames(replays: Path) -> dict[int, dict[str, Any]]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection
 
+from ..game import framepack
 from ..game.replay import ReplayError
 from . import blocks
 from .frames import FORMATS, frames_for_file, frames_of, read_replay_file
@@ -97,7 +98,7 @@ def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         if shown is None:
             hidden = withheld_in(store, rows)
             shown = {int(row["idx"]) for row in rows if int(row["idx"]) not in hidden}
-        listing, tasks = _plan(results_dir, replays, rows, shown, reuse, store.decision_times)
+        listing, tasks = _plan(results_dir, replays, rows, shown, reuse, store.decision_times, store.packed_frames)
     finally:
         store.close()
     return ViewerBuild(replays, listing, tasks, say)
@@ -105,8 +106,9 @@ def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
 
 @dataclass
 class BlockTask:
-    """One block to write: the frames it keeps from an earlier block, and the matches whose frames are to be
-    made, each as (idx, match id, seed, replay path relative to ``results_dir``, decision times)."""
+    """One block to write: the frames it keeps from an earlier block or has from the store (packed when their
+    match was played), and the matches whose frames are to be made, each as (idx, match id, seed, replay path
+    relative to ``results_dir``, decision times)."""
 
     block: int
     path: str
@@ -116,10 +118,12 @@ class BlockTask:
 
 
 def _plan(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: Collection[int],
-          reuse: Path | None, times_of: Callable[[int], list[float | None] | None]
+          reuse: Path | None, times_of: Callable[[int], list[float | None] | None],
+          packed_of: Callable[[Collection[int]], dict[int, tuple[str, str, bytes]]] = lambda indices: {},
           ) -> tuple[list[dict[str, Any]], list[BlockTask]]:
     """The match list of :func:`build_viewer` and the blocks to write (those linked from an earlier build are
-    linked here); ``times_of`` gives a match's stored decision times."""
+    linked here); ``times_of`` gives a match's stored decision times, ``packed_of`` the stored frames of
+    matches (frames format, packing, bytes) by index."""
     listing: list[dict[str, Any]] = []
     wanted: dict[int, dict[int, dict[str, Any]]] = {}  # block -> idx -> row, the matches with a replay to show
     for row in rows:
@@ -143,10 +147,21 @@ def _plan(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: C
             continue
         kept = _old_entries(replays / name, reuse, members)
         made = {e.idx for e in kept}
+        kept += _stored(packed_of([idx for idx in members if idx not in made]), members)
+        made = {e.idx for e in kept}
         tasks.append(BlockTask(block, str(replays / name), str(results_dir), kept,
                                [(idx, str(row["match_id"]), str(row["seed"]), str(row["replay"]), times_of(idx))
                                 for idx, row in members.items() if idx not in made]))
     return listing, tasks
+
+
+def _stored(packed: dict[int, tuple[str, str, bytes]], members: dict[int, dict[str, Any]]) -> list[blocks.Entry]:
+    """The entries of the matches whose frames the store holds, packed as this arena packs them (others, packed
+    by another version's dictionary or in another frames format, are made anew from their replays)."""
+    packing = framepack.packing()
+    return [blocks.Entry(idx, str(members[idx]["match_id"]), str(members[idx]["seed"]), frames_format, data)
+            for idx, (frames_format, how, data) in sorted(packed.items())
+            if idx in members and how == packing and frames_format in FORMATS]
 
 
 POOL_FROM = 48
@@ -210,11 +225,11 @@ def make_block(task: BlockTask) -> list[tuple[int, str]]:
     unreadable = []
     for idx, match_id, seed, replay, times in task.todo:
         try:
-            frames_format, line = _frames(Path(task.results_dir), replay, idx, times)
+            frames_format, line = _frames(Path(task.results_dir), replay, times)
         except ReplayError as exc:
             unreadable.append((idx, str(exc)))
             continue
-        entries.append(blocks.Entry(idx, match_id, seed, frames_format, line))
+        entries.append(blocks.Entry.of(idx, match_id, seed, frames_format, line))
     if entries:
         _write_atomically(Path(task.path), blocks.encode(task.block, entries))
     return unreadable
@@ -271,7 +286,7 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _frames(results_dir: Path, replay: str, idx: int, times: list[float | None] | None) -> tuple[str, str]:
+def _frames(results_dir: Path, replay: str, times: list[float | None] | None) -> tuple[str, str]:
     """One match's frames format and frames as a block's line; a :class:`ReplayError` naming the replay by its
     path relative to ``results_dir`` when it cannot be shown."""
     source = results_dir / replay
@@ -281,7 +296,6 @@ def _frames(results_dir: Path, replay: str, idx: int, times: list[float | None] 
         frames = frames_for_file(source, times)
     except ReplayError as exc:
         raise ReplayError(str(exc).replace(str(source), replay)) from None
-    frames["idx"] = idx
     return str(frames["format"]), blocks.frames_line(frames)
 
 
@@ -332,9 +346,8 @@ def build_single(replay: Path, out_dir: Path, idx: int = 0) -> Path:
                                          encoding="utf-8")
     replays = out_dir / REPLAYS
     replays.mkdir(parents=True, exist_ok=True)
-    frames["idx"] = idx
-    entry = blocks.Entry(idx, str(frames["match"]), str(frames.get("seed")), str(frames["format"]),
-                         blocks.frames_line(frames))
+    entry = blocks.Entry.of(idx, str(frames["match"]), str(frames.get("seed")), str(frames["format"]),
+                            blocks.frames_line(frames))
     _write_atomically(replays / blocks.block_name(blocks.block_of(idx)), blocks.encode(blocks.block_of(idx), [entry]))
     result = frames["result"]
     listing = [{"idx": idx, "match": frames["match"], "bots": frames["bots"], "totals": result["totals"],

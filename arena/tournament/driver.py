@@ -91,12 +91,14 @@ def lost_text(lost: WorkerLost) -> str:
     return f"worker process {lost.pid} died ({lost.cause}) {where}{again}"
 
 
-def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: Mapping[str, BotSpec], sandbox: str) -> MatchJob:
+def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: Mapping[str, BotSpec], sandbox: str,
+         frames: bool = False) -> MatchJob:
+    """The job of a scheduled match (``frames``: a run with a report has the viewer's frames made with it)."""
     return MatchJob(scheduled.match_id, config.rules, scheduled.seed, tuple(specs[n] for n in scheduled.bots),
                     time=config.time, sandbox=sandbox, limits=config.limits, fault_policy=config.fault_policy,
                     max_faults=config.max_faults, private=(str(config.output), str(config.path.parent)),
                     wire_id=config.wire_id(scheduled.match_id if config.tell_opponents or scheduled.told is None
-                                           else scheduled.told), game=config.game)
+                                           else scheduled.told), game=config.game, frames=frames)
 
 
 def _jobs(schedule: Schedule | SettleGate, live: RatingFold, issued: dict[int, ScheduledMatch],
@@ -192,7 +194,8 @@ ReportFactory = Callable[[Path, bool], Report]
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
                    say: Callable[[str], None] | None = None, accept_bot_changes: bool = False,
                    max_matches: int | None = None, hours: float | None = None, report: ReportFactory | None = None,
-                   dask: str | None = None, until_settled: float | None = None) -> RunSummary:
+                   dask: str | None = None, until_settled: float | None = None,
+                   frames: bool | None = None) -> RunSummary:
     """Play every match of ``config`` not stored yet in its output directory (at most ``max_matches``
     of them, and none begun after ``hours``), then publish (``report``: the web report too, also every few
     minutes while a schedule that asks for it plays; the CLI passes :class:`arena.site.refresh.RunReport`).
@@ -217,7 +220,8 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     elif config.executor is not None:
         registered(config.executor.name).require()
     with config.kind.run_guard(config):
-        return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report, until_settled)
+        return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report, until_settled,
+                    report is not None if frames is None else frames)
 
 
 def _builder(sandbox: str) -> Backend:
@@ -232,7 +236,7 @@ def _builder(sandbox: str) -> Backend:
 
 def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say: Callable[[str], None] | None,
          accept_bot_changes: bool, max_matches: int | None, hours: float | None = None,
-         report: ReportFactory | None = None, until_settled: float | None = None) -> RunSummary:
+         report: ReportFactory | None = None, until_settled: float | None = None, frames: bool = False) -> RunSummary:
     kind = config.kind
     up_front = kind.builds_up_front  # else the file's bots are only a starting field, built as they join
     why = refusal(config.bots, config.rules.preset, config.seats) if up_front else None  # load_config refuses it too
@@ -305,7 +309,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         gate = None if until_settled is None else SettleGate(
             schedule, until_settled, kind.settle_unit, kind.settle_name, lambda: live.ratings, playing,
             lambda: len(issued), lambda: len(done) + played + voided)
-        jobs = _jobs(gate or schedule, live, issued, lambda s: _job(config, s, specs, sandbox), room, tell)
+        jobs = _jobs(gate or schedule, live, issued, lambda s: _job(config, s, specs, sandbox, frames), room, tell)
         interrupted = False
         stopped = ""
         news = "\n" if progress.live else ""  # off the live progress line

@@ -499,9 +499,24 @@ def test_the_outcome_has_each_decisions_time_and_none_where_the_fallback_policy_
 def test_an_outcome_pickled_before_decision_times_loads_without_them():
     outcome = play_match(job(table(2, 0, load_bot(RANDOM, name="r")), "standard"))
     old = object.__new__(MatchOutcome)
-    old.__dict__.update({k: v for k, v in outcome.__dict__.items() if k != "decision_ms"})  # as an older arena made it
+    old.__dict__.update({k: v for k, v in outcome.__dict__.items()
+                         if k not in ("decision_ms", "frames")})  # as an older arena made it
     loaded = pickle.loads(pickle.dumps(old))
-    assert loaded.decision_ms == () and loaded.totals == outcome.totals
+    assert loaded.decision_ms == () and loaded.frames is None and loaded.totals == outcome.totals
+
+
+def test_a_job_that_asks_for_frames_gets_those_a_report_makes_from_its_replay(tmp_path):
+    from arena.game import framepack
+    from arena.site.frames import frames_for_file
+
+    asked = play_match(dataclasses.replace(job(table(3, 0, load_bot(RANDOM, name="r")), "standard"), frames=True))
+    assert asked.frames is not None
+    path = tmp_path / "m.jsonl.gz"
+    path.write_bytes(asked.replay)
+    expected = frames_for_file(path, list(asked.decision_ms))
+    assert asked.frames[:2] == (expected["format"], framepack.packing())
+    assert framepack.unpack(asked.frames[2]) == framepack.frames_line(expected)
+    assert play_match(job(table(3, 0, load_bot(RANDOM, name="r")), "standard")).frames is None  # not asked
 
 
 # --------------------------------------------------------------------------- bugs found while testing

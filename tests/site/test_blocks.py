@@ -13,6 +13,7 @@ import pytest
 from arena.game import Match, make_rules
 from arena.game.replay import replay_bytes
 from arena.selfplay import play_random
+from arena.game import framepack
 from arena.site import blocks
 from arena.site.frames import FORMAT, frames_for_file
 from arena.site.viewer import build_single, build_viewer
@@ -23,7 +24,7 @@ ASSETS = Path(__file__).resolve().parents[2] / "arena" / "site" / "assets"
 
 
 def _entry(idx: int, line: dict[str, object]) -> blocks.Entry:
-    return blocks.Entry(idx, f"m{idx}", f"1/{idx}", FORMAT, blocks.frames_line(line))
+    return blocks.Entry.of(idx, f"m{idx}", f"1/{idx}", FORMAT, blocks.frames_line(line))
 
 
 def test_a_block_gives_back_each_match_as_it_was_written():
@@ -39,8 +40,14 @@ def test_a_block_gives_back_each_match_as_it_was_written():
     ("window.ARENA_REPLAY = {};\n", "not a block of replays (it does not start with window.ARENA_BLOCK ="),
     (blocks.PREFIX + "{nope;\n", "not a block of replays (Expecting property name"),
     (blocks.PREFIX + '{"format":"arena-viewer-block/0","matches":[]};\n', "not a block of replays in the format"),
-    (blocks.PREFIX + '{"format":"%s","block":0,"matches":[[0,"m","s","f"]],"data":"!!"};\n' % blocks.BLOCK_FORMAT,
-     "its data does not decode"),
+    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"%s","matches":[[0,"m","s","f",2]],"data":"!!"};\n'
+     % (blocks.BLOCK_FORMAT, framepack.packing()), "its data does not decode"),
+    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"%s","matches":[[0,"m","s","f",8]],"data":"AAAA"};\n'
+     % (blocks.BLOCK_FORMAT, framepack.packing()), "its data does not decode (match 0's 8 characters run past"),
+    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"%s","matches":[[0,"m","s","f",4]],"data":"AAAABBBB"};\n'
+     % (blocks.BLOCK_FORMAT, framepack.packing()), "4 characters of data that no listed match holds"),
+    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"deflate-dictionary/0","matches":[],"data":""};\n'
+     % blocks.BLOCK_FORMAT, "packed against another dictionary than this arena's; it is made anew"),
 ])
 def test_a_damaged_block_is_one_line_naming_the_file(tmp_path, text, why):
     path = tmp_path / "b0.js"
@@ -99,7 +106,7 @@ def test_many_matches_are_made_in_workers_as_in_one_process(tmp_path, monkeypatc
         assert (tmp_path / "pooled" / "replays" / name).read_bytes() == (tmp_path / "alone" / "replays" / name).read_bytes()
     frames = blocks.all_frames(tmp_path / "pooled" / "replays")
     assert sorted(frames) == list(range(10))
-    assert frames[7] == {**frames_for_file(results / "replays" / "000007.jsonl"), "idx": 7}
+    assert frames[7] == frames_for_file(results / "replays" / "000007.jsonl")
 
 
 def test_a_match_of_a_later_block_opens_in_the_viewer(tmp_path):
@@ -183,7 +190,7 @@ def test_a_block_cut_short_is_told_by_its_header_alone(tmp_path):
     noise = "%x" % random.Random(1).getrandbits(20000)  # does not compress: the data is most of the file
     text = blocks.encode(0, [_entry(0, {"idx": 0, "log": [noise]})])
     path.write_text(text)
-    assert blocks.read_head(path)["matches"] == [[0, "m0", "1/0", FORMAT]]
+    assert [m[:4] for m in blocks.read_head(path)["matches"]] == [[0, "m0", "1/0", FORMAT]]
     path.write_text(text[:-100])
     with pytest.raises(blocks.BlockError, match="cut short or grown: its size is not the one its header gives"):
         blocks.read_head(path)
@@ -227,3 +234,38 @@ def test_a_served_viewer_takes_a_block_again_when_it_gained_a_match(tmp_path):
         server.shutdown()
         server.server_close()
         db.close()
+
+
+def test_blocks_from_the_frames_stored_with_the_matches_are_those_made_from_their_replays(tmp_path, monkeypatch):
+    """A run with a report has each match's frames made as it is played; the report copies them. Its blocks are
+    byte for byte those made from the replays, and frames packed otherwise (another arena's dictionary) are
+    made anew from the replay."""
+    import sqlite3
+
+    from .played import play
+
+    results = play(tmp_path / "played", "espanola")
+    db = sqlite3.connect(results / "results.sqlite")
+    stored = db.execute("SELECT COUNT(*) FROM frames").fetchone()[0]
+    assert stored == db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] > 0
+    from arena.site import viewer
+
+    def unread(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a replay was read: the stored frames were not used")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(viewer, "frames_for_file", unread)
+        assert build_viewer(results, tmp_path / "copied") == []
+    with db:
+        db.execute("UPDATE frames SET packing = 'deflate-dictionary/0' WHERE idx % 2 = 0")
+    build_viewer(results, tmp_path / "half")
+    with db:
+        db.execute("DELETE FROM frames")
+    db.close()
+    build_viewer(results, tmp_path / "made")
+    names = sorted(p.name for p in (tmp_path / "made" / "replays").glob("b*.js"))
+    assert names
+    for name in names:
+        made = (tmp_path / "made" / "replays" / name).read_bytes()
+        assert (tmp_path / "copied" / "replays" / name).read_bytes() == made
+        assert (tmp_path / "half" / "replays" / name).read_bytes() == made

@@ -277,16 +277,20 @@ def test_rebuilding_writes_only_the_blocks_that_changed(sites, tmp_path):
         return directory
 
     # a block that lacks a match keeps the lines it has (marked here, to tell them apart) and makes the other
-    marked = blocks.Entry(**{**made[first].__dict__, "line": made[first].line.replace('"idx":', '"kept":1,"idx":')})
+    def changed(entry: blocks.Entry, **fields: str) -> blocks.Entry:
+        values = {"idx": entry.idx, "match": entry.match, "seed": entry.seed, "format": entry.format,
+                  "line": entry.line, **fields}
+        return blocks.Entry.of(**values)  # type: ignore[arg-type]
+
+    marked = changed(made[first], line=made[first].line.replace('"format":', '"kept":1,"format":', 1))
     partial = old_build("partial", [marked])
     again = tmp_path / "again"
     build_viewer(site.results, again, reuse=partial)
     rebuilt = blocks.frames_in(again / "replays" / block.name)
     assert rebuilt[first]["kept"] == 1 and rebuilt[second] == json.loads(made[second].line)
     # ... but not another tournament's match with the same index, nor an older arena's frames of the same match
-    other = blocks.Entry(**{**made[first].__dict__, "match": "other", "line": '{"format":"x","match":"other"}'})
-    older = blocks.Entry(**{**marked.__dict__, "format": "arena-viewer-frames/1",
-                            "line": marked.line.replace(FORMAT, "arena-viewer-frames/1")})
+    other = changed(made[first], match="other", line='{"format":"x","match":"other"}')
+    older = changed(marked, format="arena-viewer-frames/1", line=marked.line.replace(FORMAT, "arena-viewer-frames/1"))
     for name, kept in (("other", other), ("older", older)):
         newest = tmp_path / f"newest-{name}"
         build_viewer(site.results, newest, reuse=old_build(name, [kept, made[second]]))

@@ -37,6 +37,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
         db.execute("DROP TABLE ladder_bots")
         db.execute("DROP TABLE ladder_ratings")
         db.execute("DROP TABLE decision_times")
+        db.execute("DROP TABLE frames")
         db.execute("DELETE FROM matches WHERE idx = 1")
     db.execute("PRAGMA user_version = 0")
     db.close()
@@ -48,7 +49,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
     assert (summary.skipped, summary.played) == (1, 1)
     db = sqlite3.connect(config.output / "results.sqlite")
     try:
-        assert schema.version(db) == schema.VERSION == 5 and schema.has_table(db, "voided")
+        assert schema.version(db) == schema.VERSION == 6 and schema.has_table(db, "voided")
         assert db.execute("SELECT COUNT(*) FROM matches").fetchone() == (2,)
     finally:
         db.close()
@@ -76,6 +77,33 @@ def test_each_decisions_time_is_stored_with_its_match(tmp_path):
             sql.execute("UPDATE decision_times SET ms = '{' WHERE idx = 0")
         sql.close()
         assert store.decision_times(0) is None  # what is not a list of times shows no times, quietly
+    finally:
+        store.close()
+
+
+def test_a_run_with_a_report_stores_each_matchs_frames_as_the_report_would_make_them(tmp_path):
+    from arena.game import framepack
+    from arena.site.frames import frames_for_file
+
+    config = load_config(two_bots(tmp_path))
+    run_tournament(config, out=open(os.devnull, "w"), frames=True)
+    store = ResultStore(config.output, readonly=True)
+    try:
+        rows = list(store.rows())
+        packed = store.packed_frames([row["idx"] for row in rows])
+        assert sorted(packed) == [row["idx"] for row in rows] and rows
+        for row in rows:
+            expected = frames_for_file(config.output / row["replay"], store.decision_times(row["idx"]))
+            frames_format, packing, data = packed[row["idx"]]
+            assert (frames_format, packing) == (expected["format"], framepack.packing())
+            assert framepack.unpack(data) == framepack.frames_line(expected)
+    finally:
+        store.close()
+    plain = load_config(two_bots(tmp_path, "plain"))
+    run_tournament(plain, out=open(os.devnull, "w"))  # no report: no frames made
+    store = ResultStore(plain.output, readonly=True)
+    try:
+        assert store.count() > 0 and store.packed_frames(range(store.count())) == {}
     finally:
         store.close()
 

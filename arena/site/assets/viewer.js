@@ -642,22 +642,36 @@
   /* The block file holding ``match`` (arena/site/blocks.py): BLOCK matches by index a file. */
   function blockOf(match) { return Math.floor(Number(match) / BLOCK); }
 
-  /* Inflate a block's data (base64 of raw DEFLATE) with the browser's own DecompressionStream: the frames
-   * were made by the arena, this only undoes the compression. Resolves to {idx: line of JSON}. */
+  /* The bytes of a base64 text. */
+  function bytesOf(text) {
+    var binary = atob(text);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    return bytes;
+  }
+
+  /* A block's matches (arena/site/blocks.py), each a function that inflates its frames when asked: the block's
+   * prefix (the packing's dictionary, compressed) then the match's own bytes, raw DEFLATE, with the browser's
+   * own DecompressionStream, less the dictionary's ``skip`` bytes. The frames were made by the arena, this only
+   * undoes the compression. Resolves to {idx: function () -> promise of the match's line of JSON}. */
   function inflate(block) {
     if (typeof DecompressionStream === "undefined") {
       return Promise.reject(new Error("this browser cannot inflate the replays (it has no DecompressionStream)"));
     }
-    var binary = atob(block.data);
-    var bytes = new Uint8Array(binary.length);
-    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
-    return new Response(stream).text().then(function (text) {
-      var lines = text.split("\n");
-      var out = {};
-      block.matches.forEach(function (m, k) { out[m[0]] = lines[k]; });
-      return out;
+    var prefix = bytesOf(block.prefix);
+    var out = {};
+    var at = 0;
+    block.matches.forEach(function (m) {
+      var piece = block.data.substr(at, m[4]);
+      at += m[4];
+      out[m[0]] = function () {
+        var stream = new Blob([prefix, bytesOf(piece)]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+        return new Response(stream).arrayBuffer().then(function (buffer) {
+          return new TextDecoder().decode(new Uint8Array(buffer).subarray(block.skip));
+        });
+      };
     });
+    return Promise.resolve(out);
   }
 
   /* Load replays/b<k>.js (once per block: a promise of its lines by match). */
@@ -673,7 +687,9 @@
         script.remove();
         var block = window.ARENA_BLOCK;
         window.ARENA_BLOCK = undefined;
-        if (!block || !block.data || !block.matches) { reject(new Error(name + " holds no replays")); return; }
+        if (!block || typeof block.data !== "string" || !block.matches || !block.prefix) {
+          reject(new Error(name + " holds no replays")); return;
+        }
         inflate(block).then(resolve, reject);
       };
       script.onerror = function () { script.remove(); reject(new Error("missing")); };
@@ -704,16 +720,23 @@
         settle();
         return;
       }
-      var data;
-      try { data = JSON.parse(lines[match]); } catch (error) {
-        message(name + ": match " + match + " does not decode");
+      return lines[match]().then(function (line) {
+        if (loading !== token) { return; }
+        var data;
+        try { data = JSON.parse(line); } catch (error) {
+          message(name + ": match " + match + " does not decode");
+          settle();
+          return;
+        }
+        cache[match] = data.format === PLAIN ? decodePlain(data) : decode(data);
+        message("");
+        show(match, seat, stepIndex, decision);
         settle();
-        return;
-      }
-      cache[match] = data.format === PLAIN ? decodePlain(data) : decode(data);
-      message("");
-      show(match, seat, stepIndex, decision);
-      settle();
+      }, function () {
+        if (loading !== token) { return; }
+        message(name + ": match " + match + " does not inflate");
+        settle();
+      });
     }, function (error) {
       if (loading !== token) { return; }
       message(error.message === "missing" ? "no replay of match " + match + " here (" + name + ")" :

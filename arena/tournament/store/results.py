@@ -21,7 +21,7 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Collection, Iterator
 
 from ...match.runner import MatchOutcome, stats_json
 from . import schema
@@ -310,6 +310,8 @@ class ResultStore:
                                 [(scheduled.index, seat, text) for seat, text in enumerate(outcome.logs)])
             self.db.execute("INSERT OR REPLACE INTO decision_times VALUES (?, ?)",
                             (scheduled.index, json.dumps(list(outcome.decision_ms), separators=(",", ":"))))
+            if outcome.frames is not None:
+                self.db.execute("INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?)", (scheduled.index, *outcome.frames))
             if also is not None:
                 also(self.db)
 
@@ -419,6 +421,21 @@ class ResultStore:
         if not isinstance(times, list) or not all(t is None or _is_number(t) for t in times):
             return None
         return times
+
+    def packed_frames(self, indices: Collection[int]) -> dict[int, tuple[str, str, bytes]]:
+        """The stored viewer frames of the matches ``indices`` that have them: (frames format, packing, bytes)
+        by index (:mod:`arena.game.framepack`)."""
+        if not indices or not schema.has_table(self.db, "frames"):
+            return {}
+        out: dict[int, tuple[str, str, bytes]] = {}
+        wanted = sorted(indices)
+        for at in range(0, len(wanted), 500):  # SQLite's limit on the parameters of one statement is higher
+            part = wanted[at:at + 500]
+            for idx, frames_format, packing, data in self.db.execute(
+                    f"SELECT idx, format, packing, data FROM frames WHERE idx IN ({', '.join('?' * len(part))})", part):
+                if isinstance(frames_format, str) and isinstance(packing, str) and isinstance(data, bytes):
+                    out[int(idx)] = (frames_format, packing, data)
+        return out
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every finished match as a dict (JSON columns decoded), schedule order."""

@@ -93,6 +93,17 @@ MIGRATIONS: tuple[str, ...] = (
         ms TEXT NOT NULL
     )
     """,
+    # 6: each match's viewer frames, made by the worker that played it and packed (arena/game/framepack.py),
+    # written with the match's row, so that a report copies them instead of rebuilding every match; a match
+    # without a row (played before, or by a run that makes no report) has its frames made from its replay
+    """
+    CREATE TABLE frames (
+        idx INTEGER PRIMARY KEY,
+        format TEXT NOT NULL,
+        packing TEXT NOT NULL,
+        data BLOB NOT NULL
+    )
+    """,
 )
 
 VERSION = len(MIGRATIONS)
@@ -109,7 +120,7 @@ def has_table(db: sqlite3.Connection, name: str) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
-TABLES = ("meta", "matches", "voided", "logs", "ladder_bots", "ladder_ratings", "decision_times")
+TABLES = ("meta", "matches", "voided", "logs", "ladder_bots", "ladder_ratings", "decision_times", "frames")
 """The tables of :data:`BASE` (two) and of each migration (one each), in that order."""
 
 
