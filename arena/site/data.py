@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import trueskill
 
-from ..tournament.leaderboard import RANKED, Leaderboard
+from ..tournament.leaderboard import RANKED, Leaderboard, Tally
 from ..tournament.rating import RatingFold, RatingParams, apply, make_env, schedule_order
 from ..tournament.records import MatchRecord, VoidRecord, is_replay, record_of_row
 from ..tournament.standings import Results, read, standings
@@ -170,10 +170,12 @@ class RatingHistory:
         self.params = params
         self.env = make_env(params)
         self.applied: list[tuple[int, str]] = []
+        self.ordered: list[MatchRecord] = []  # what ``applied`` names: a rebuild's records are these, then more
         self.ratings: dict[str, trueskill.Rating] = {}
         self.played: dict[str, int] = {}
         self.history: dict[str, list[list[float]]] = {}
-        self.checkpoints: list[tuple[int, dict[str, trueskill.Rating], dict[str, int]]] = [(0, {}, {})]
+        self.tally = Tally()  # the board's counts of the same matches, kept and rewound with the ratings
+        self.checkpoints: list[tuple[int, dict[str, trueskill.Rating], dict[str, int], Tally]] = [(0, {}, {}, Tally())]
 
     def _point(self, bot: str) -> list[float]:
         rating = self.ratings[bot]
@@ -183,9 +185,9 @@ class RatingHistory:
         """Back to the last checkpoint at or before ``keep`` applied matches."""
         while self.checkpoints[-1][0] > keep:
             self.checkpoints.pop()
-        count, ratings, played = self.checkpoints[-1]
+        count, ratings, played, tally = self.checkpoints[-1]
         self.applied = self.applied[:count]
-        self.ratings, self.played = dict(ratings), dict(played)
+        self.ratings, self.played, self.tally = dict(ratings), dict(played), tally.copy()
         self.history = {bot: points[:played[bot] + 1] for bot, points in self.history.items() if bot in played}
 
     def update(self, records: Sequence[MatchRecord]) -> None:
@@ -193,7 +195,7 @@ class RatingHistory:
         if self.params.method != "match":
             self._fold(records)
             return
-        ordered = schedule_order(records)
+        ordered = self._order(records)
         keys = [(r.index, r.match_id) for r in ordered]
         same = 0
         for mine, theirs in zip(self.applied, keys):
@@ -202,7 +204,9 @@ class RatingHistory:
             same += 1
         if same < len(self.applied):
             self._rewind(same)
+        self.ordered = ordered
         for record in ordered[len(self.applied):]:
+            self.tally.add(record)
             if is_replay(record.match_id):  # played, never rated (records.is_replay: why)
                 self.applied.append((record.index, record.match_id))
                 continue
@@ -217,13 +221,33 @@ class RatingHistory:
                 self.history[bot].append(self._point(bot))
             self.applied.append((record.index, record.match_id))
             if len(self.applied) % CHECKPOINT == 0:
-                self.checkpoints.append((len(self.applied), dict(self.ratings), dict(self.played)))
+                self.checkpoints.append((len(self.applied), dict(self.ratings), dict(self.played), self.tally.copy()))
+
+    def _order(self, records: Sequence[MatchRecord]) -> list[MatchRecord]:
+        """:func:`schedule_order` of ``records``, which checks and sorts every one of them; a rebuild's records
+        (a :class:`RowCache` keeps the same objects for the rows it read before) start with the ones ordered
+        last time, so only those after them are checked and sorted, unless one of those falls before them."""
+        same = 0
+        for mine, theirs in zip(self.ordered, records):
+            if mine is not theirs:
+                break
+            same += 1
+        if not same:
+            return schedule_order(records)
+        later = schedule_order(records[same:])
+        last = self.ordered[same - 1]
+        if later and (later[0].index, later[0].match_id) <= (last.index, last.match_id):
+            return schedule_order(records)
+        return self.ordered[:same] + later
 
     def _fold(self, records: Sequence[MatchRecord]) -> None:
         """Rate every record again with :class:`RatingFold`, for a method that rates a deal's rotations
         together (the last deal's changes as its rotations come in, so no checkpoint would hold): each
         bot's point after a match is its rating once that match's deal is rated."""
         self.reset(self.params)
+
+        for record in schedule_order(records):
+            self.tally.add(record)
 
         def rated(record: MatchRecord) -> None:
             for bot in record.bots:
@@ -265,7 +289,7 @@ def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Compute
     ratings.update(snapshot.records)
     final, history = ratings.result(snapshot.names)
     board = standings(Results(snapshot.params, snapshot.names, snapshot.records, snapshot.voided,
-                              left=snapshot.status, placement=snapshot.placement), final)
+                              left=snapshot.status, placement=snapshot.placement), final, ratings.tally)
     return Computed(board, {s.bot: history[s.bot] for s in board.standings})
 
 
