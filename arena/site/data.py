@@ -62,27 +62,69 @@ class Snapshot:
 
 
 class RowCache:
-    """The store's rows, decoded and checked as :meth:`ResultStore.rows` does, with their records: kept
-    between builds by ``arena serve``, so that a rebuild decodes only the rows that are new or changed
-    (decoding every row is most of a rebuild's time at 10,000 matches)."""
+    """The store's rows, decoded and checked as :meth:`ResultStore.rows` does, with their records and the logs
+    of their faulted seats: kept between builds by ``arena serve``, so that a rebuild reads and decodes only
+    the rows that are new or changed (reading and decoding every row is most of a rebuild's time).
+
+    A stored match is never changed, only added (and, by hand, deleted): a row is known by its index, id
+    and finish time. The rows up to the highest index read last time are taken as they were when their
+    count and the sums of their indices and finish times are the same (one aggregate query); otherwise
+    every row's key is read again and the rows whose key changed are decoded again.
+    """
 
     def __init__(self) -> None:
-        self.kept: dict[Any, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
+        self.kept: dict[int, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
+        self.logs: dict[tuple[int, int], str] = {}
+        self.sums: tuple[Any, ...] | None = None  # :meth:`_sums` of the rows in ``kept``
 
     def read(self, store: ResultStore) -> tuple[list[dict[str, Any]], list[MatchRecord]]:
         """Every finished match of ``store`` in schedule order: its row and its record."""
-        cursor = store.db.execute("SELECT * FROM matches ORDER BY idx")
+        top = next(reversed(self.kept), -1)
+        same = self.sums is not None and self._sums(store, top) == self.sums
+        if same:
+            known = self.kept
+            wanted = "SELECT * FROM matches WHERE idx > ? ORDER BY idx"
+            cursor = store.db.execute(wanted, (top,))
+        else:
+            keys = {idx: (match_id, finished_at) for idx, match_id, finished_at in
+                    store.db.execute("SELECT idx, match_id, finished_at FROM matches")}
+            known = {idx: kept for idx, kept in self.kept.items()
+                     if keys.get(idx) == (kept[1]["match_id"], kept[1]["finished_at"])}
+            cursor = store.db.execute("SELECT * FROM matches ORDER BY idx")
         names = [d[0] for d in cursor.description]
         at = names.index("idx")
-        kept: dict[Any, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
+        added: dict[int, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
         for values in cursor:
-            known = self.kept.get(values[at])
-            if known is None or known[0] != values:
-                row = decode_match(store.path, dict(zip(names, values)))
-                known = (values, row, record_of_row(row))
-            kept[values[at]] = known
+            if values[at] in known:
+                continue
+            row = decode_match(store.path, dict(zip(names, values)))
+            added[values[at]] = (values, row, record_of_row(row))
+        if same:
+            kept = {**known, **added} if added else known
+        else:
+            kept = dict(sorted({**known, **added}.items()))
+        self.logs = {key: text for key, text in self.logs.items() if key[0] in kept and key[0] not in added}
         self.kept = kept
+        self.sums = self._sums(store, next(reversed(kept), -1))
         return [row for _, row, _ in kept.values()], [record for _, _, record in kept.values()]
+
+    @staticmethod
+    def _sums(store: ResultStore, top: int) -> tuple[Any, ...]:
+        """Count, sum of indices and of finish times of the rows up to index ``top``, as SQLite adds them."""
+        return tuple(store.db.execute("SELECT count(*), total(idx), total(finished_at) FROM matches WHERE idx <= ?",
+                                      (top,)).fetchone())
+
+    def log_tails(self, store: ResultStore, rows: Sequence[dict[str, Any]]) -> dict[tuple[int, int], str]:
+        """The end of the log of each seat that faulted, by (match index, seat) (other logs are not read),
+        read from ``store`` only for the rows that are new since the last call."""
+        if store.keeps_logs():
+            for row in rows:
+                for fault in row["faults"]:
+                    key = (int(row["idx"]), int(fault["seat"]))
+                    if key not in self.logs:
+                        found = store.log(*key)
+                        self.logs[key] = "" if found is None else found[-4 * LOG_TAIL_CHARS:]
+        return dict(self.logs)
 
 
 def read_snapshot(directory: Path, cache: RowCache | None = None) -> Snapshot:
@@ -94,19 +136,13 @@ def read_snapshot(directory: Path, cache: RowCache | None = None) -> Snapshot:
     store = ResultStore(directory, readonly=True)
     try:
         with store.reading():  # one snapshot: rows, records and voided agree even while a run writes
-            rows, records = (cache or RowCache()).read(store)
+            cache = cache or RowCache()
+            rows, records = cache.read(store)
             results = read(store, records=False, kept=False)  # rated here, with each bot's history
             config = store.meta("config") or {}
             rules = config.get("rules") or {}
             preset = str(rules.get("preset", "standard")) if isinstance(rules, dict) else str(rules)
-            logs: dict[tuple[int, int], str] = {}
-            has_logs = store.keeps_logs()
-            for row in rows:
-                for fault in row["faults"]:
-                    key = (int(row["idx"]), int(fault["seat"]))
-                    if has_logs and key not in logs:
-                        found = store.log(*key)
-                        logs[key] = "" if found is None else found[-4 * LOG_TAIL_CHARS:]
+            logs = cache.log_tails(store, rows)
             return Snapshot(
                 directory=Path(directory),
                 name=str(config.get("name") or Path(directory).resolve().name),
