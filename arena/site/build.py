@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import data, pages
+from .chunks import MatchChunks
 from .viewer import start_viewer
 
 REPORT_DIR = "report"
@@ -42,15 +43,17 @@ def default_out(results_dir: Path) -> Path:
     return Path(results_dir) / REPORT_DIR
 
 
-def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistory | None = None) -> dict[str, Any]:
+def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistory | None = None,
+               chunks: MatchChunks | None = None, reuse: Path | None = None) -> dict[str, Any]:
     """Every page and data file of ``snapshot`` into the (empty) directory ``target`` (``ratings``: see
-    :func:`data.compute`); returns what it wrote about."""
+    :func:`data.compute`; ``chunks``: the match list's chunks written last time, ``reuse``: the report being
+    replaced, whose unchanged chunks are linked); returns what it wrote about."""
     computed = data.compute(snapshot, ratings)
     rows = data.leaderboard_rows(computed.board)
     summary = data.summary(snapshot)
     version = data.version(snapshot)
     faults = data.fault_list(snapshot)
-    matches = data.match_list(snapshot)
+    shown = data.shown_rows(snapshot)
 
     (target / "bots").mkdir(parents=True)
     (target / "data").mkdir()
@@ -64,23 +67,43 @@ def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistor
     write("index.html", pages.index_page(rows, summary, version))
     write("headtohead.html", pages.headtohead_page(data.head_to_head(computed.board), summary, version))
     write("faults.html", pages.faults_page(faults, rows, summary, version))
-    write("matches.html", pages.matches_page([r["bot"] for r in rows], summary, version))
-    write("data/matches.js", pages.matches_js(matches))
+    written = (chunks or MatchChunks()).write(shown, target, reuse)
+    write("matches.html", pages.matches_page([r["bot"] for r in rows], summary, version, written))
     by_bot_faults: dict[str, list[dict[str, Any]]] = {}
     for fault in faults:
         by_bot_faults.setdefault(fault["bot"], []).append(fault)
-    by_bot_matches: dict[str, list[dict[str, Any]]] = {}
-    for match in matches:
-        for bot in match["bots"]:
-            by_bot_matches.setdefault(bot, []).append(match)
+    played, latest = _latest_matches(shown, pages.BOT_MATCHES)
     for row in rows:
         bot = row["bot"]
         write(f"bots/{row['page']}.html", pages.bot_page(row, computed.history.get(bot, []),
-                                                          by_bot_faults.get(bot, []), by_bot_matches.get(bot, []),
-                                                          summary, version))
+                                                          by_bot_faults.get(bot, []), latest.get(bot, []),
+                                                          summary, version, played.get(bot, 0)))
     write(VERSION_FILE, json.dumps({"version": version, "matches": summary["matches"]}) + "\n")
     write(MARKER, "an arena report: `arena report` replaces this directory as a whole\n")
     return {"version": version, "matches": summary["matches"], "bots": len(rows)}
+
+
+def _latest_matches(shown: list[dict[str, Any]], count: int) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
+    """How many of the ``shown`` rows each bot played, and its latest ``count`` as match list entries (oldest
+    first): entries of only those, not of every match."""
+    played: dict[str, int] = {}
+    for row in shown:
+        for bot in row["bots"]:
+            played[bot] = played.get(bot, 0) + 1
+    latest: dict[str, list[dict[str, Any]]] = {}
+    left = {bot: min(n, count) for bot, n in played.items()}
+    wanting = sum(left.values())
+    for row in reversed(shown):
+        if not wanting:
+            break
+        entry = None
+        for bot in row["bots"]:
+            if left[bot]:
+                entry = entry or data.match_entry(row)
+                latest.setdefault(bot, []).append(entry)
+                left[bot] -= 1
+                wanting -= 1
+    return played, {bot: entries[::-1] for bot, entries in latest.items()}
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -162,7 +185,8 @@ def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.R
         viewer = start_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None,  # blocks reused
                               shown=shown, say=say, rows=snapshot.rows)
         try:
-            write_site(snapshot, new, ratings)  # while the viewer's frames are made in other processes
+            write_site(snapshot, new, ratings, None if rows is None else rows.chunks,
+                       out if (out / MARKER).is_file() else None)  # while the viewer's frames are made in other processes
             viewer.finish()
         finally:
             viewer.close()

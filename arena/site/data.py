@@ -76,6 +76,10 @@ class RowCache:
         self.kept: dict[int, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
         self.logs: dict[tuple[int, int], str] = {}
         self.sums: tuple[Any, ...] | None = None  # :meth:`_sums` of the rows in ``kept``
+        from .chunks import MatchChunks  # chunks builds on this module
+
+        self.chunks = MatchChunks()
+        """The match list's chunks written from these rows, so that a rebuild links those that did not change."""
 
     def read(self, store: ResultStore) -> tuple[list[dict[str, Any]], list[MatchRecord]]:
         """Every finished match of ``store`` in schedule order: its row and its record."""
@@ -424,16 +428,20 @@ def fault_list(snapshot: Snapshot) -> list[dict[str, Any]]:
 
 MATCH_COLUMNS: tuple[str, ...] = ("index", "id", "bots", "places", "totals", "forfeited", "reason",
                                   "decisions", "seconds", "faults", "finished_at")
-"""The fields of a match in the match list, in the order ``data/matches.js`` stores them."""
+"""The fields of a match in the match list, in the order its chunks (``data/matches-<k>.js``) store them."""
+
+
+def match_entry(row: dict[str, Any]) -> dict[str, Any]:
+    """One stored match as the match list shows it."""
+    return {"index": row["idx"], "id": row["match_id"], "bots": list(row["bots"]), "places": list(row["places"]),
+            "totals": list(row["totals"]), "forfeited": [bool(f) for f in row["forfeited"]],
+            "reason": row["reason"], "decisions": row["decisions"], "seconds": _round(row["seconds"]),
+            "faults": len(row["faults"]), "finished_at": round(float(row["finished_at"]), 1)}
 
 
 def match_list(snapshot: Snapshot) -> list[dict[str, Any]]:
     """Every finished match in schedule order, as the match list shows it, the withheld ones left out."""
-    return [{"index": row["idx"], "id": row["match_id"], "bots": list(row["bots"]), "places": list(row["places"]),
-             "totals": list(row["totals"]), "forfeited": [bool(f) for f in row["forfeited"]],
-             "reason": row["reason"], "decisions": row["decisions"], "seconds": _round(row["seconds"]),
-             "faults": len(row["faults"]), "finished_at": round(float(row["finished_at"]), 1)}
-            for row in shown_rows(snapshot)]
+    return [match_entry(row) for row in shown_rows(snapshot)]
 
 
 def compact(items: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, Any]:

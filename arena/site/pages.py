@@ -217,18 +217,19 @@ MATCH_HEAD = (("index", "#"), ("id", "match"), ("bots", "bots (place, total)"), 
               ("decisions", "decisions"), ("seconds", "seconds"), ("faults", "faults"))
 
 
-def matches_page(bots: Sequence[str], summary: dict[str, Any], version: str) -> str:
-    """The match list: rendered by report.js from ``data/matches.js`` (loaded by this page only, so the
-    leaderboard stays small), filtered by bot, sorted by any column, a page at a time."""
+def matches_page(bots: Sequence[str], summary: dict[str, Any], version: str, chunks: Sequence[int] = ()) -> str:
+    """The match list: rendered by report.js from its ``chunks`` (``data/matches-<k>.js``, loaded by this page
+    only, so the leaderboard stays small; :mod:`.chunks`), filtered by bot, sorted by any column, a page at a
+    time."""
     options = "".join(f'<option value="{esc(b)}">{esc(b)}</option>' for b in sorted(bots))
     head = "".join(f'<th data-key="{key}">{esc(label)}</th>' for key, label in MATCH_HEAD)
     body = (f'<p class="controls"><label>bot <select id="bot-filter"><option value="">all</option>{options}'
             '</select></label> <span id="match-count"></span> <span id="pager"></span></p>'
-            f'<table id="matches" class="matches"><thead><tr>{head}</tr></thead><tbody></tbody></table>'
+            f'<table id="matches" class="matches" data-chunks="{" ".join(str(c) for c in chunks)}"><thead><tr>{head}</tr></thead><tbody></tbody></table>'
             '<noscript><p>The match list needs JavaScript.</p></noscript>'
             '<p class="note">A match opens in the replay viewer; a bot\'s name there opens it as that seat saw '
             "it.</p>")
-    return layout("Matches", body, summary, version, scripts=("data/matches.js",))
+    return layout("Matches", body, summary, version, scripts=[f"data/matches-{c}.js" for c in chunks])
 
 
 def _match_rows(matches: Sequence[dict[str, Any]], bot: str, up: str) -> str:
@@ -246,8 +247,10 @@ def _match_rows(matches: Sequence[dict[str, Any]], bot: str, up: str) -> str:
 
 
 def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Sequence[dict[str, Any]],
-             matches: Sequence[dict[str, Any]], summary: dict[str, Any], version: str) -> str:
-    """One bot: its standing, its rating chart, its latest faults with log tails, its latest matches."""
+             matches: Sequence[dict[str, Any]], summary: dict[str, Any], version: str,
+             played: int | None = None) -> str:
+    """One bot: its standing, its rating chart, its latest faults with log tails, its latest matches (``matches``:
+    at least its latest :data:`BOT_MATCHES`; ``played``: how many it has in all, by default ``len(matches)``)."""
     up = "../"
     bot = row["bot"]
     rank = rank_text(row["rank"]) + (f' ({row["status"]})' if row.get("status") else "")
@@ -265,7 +268,8 @@ def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Se
         parts.append(f"<h2>Faults ({len(faults)}{', latest ' + str(len(latest)) if len(latest) < len(faults) else ''}"
                      ")</h2>" + _fault_rows(latest, up, with_bot=False))
     latest_matches = list(reversed(matches[-BOT_MATCHES:]))
-    parts.append(f'<h2>Matches</h2><p><a href="{up}matches.html#bot={esc(_hash(bot))}">all {len(matches)} '
+    played = len(matches) if played is None else played
+    parts.append(f'<h2>Matches</h2><p><a href="{up}matches.html#bot={esc(_hash(bot))}">all {played} '
                  f"matches of {esc(bot)}</a>" + (f"; the latest {len(latest_matches)}:" if matches else "") + "</p>")
     if matches:
         parts.append(_match_rows(latest_matches, bot, up))
@@ -277,6 +281,3 @@ def _hash(text: str) -> str:
     return quote(text, safe="")
 
 
-def matches_js(matches: Sequence[dict[str, Any]]) -> str:
-    """``data/matches.js``: the match list as compact columns."""
-    return script_json("ARENA_MATCH_LIST", data.compact(matches, data.MATCH_COLUMNS))

@@ -170,6 +170,19 @@
     render();
   }
 
+  // The match list comes in chunks of match indices, each from a data/matches-<k>.js of its own (so that a rebuild
+  // writes only the chunks that changed); the table names them in order (data-chunks="0 1 2").
+  function joinChunks(table) {
+    var list = { columns: [], rows: [] };
+    (table.getAttribute("data-chunks") || "").split(" ").forEach(function (k) {
+      var chunk = k === "" ? null : window["ARENA_MATCH_LIST_" + k];
+      if (!chunk) return;
+      list.columns = chunk.columns;
+      for (var i = 0; i < chunk.rows.length; i++) list.rows.push(chunk.rows[i]);
+    });
+    return list;
+  }
+
   // ---------------------------------------------------------------- live: served over http, reload on a new report
   // What a reload would lose is kept for the page that replaces this one (sessionStorage, this tab only):
   // the scroll position and the opened entries (<details> whose <summary data-key> names them); the sort and
@@ -223,7 +236,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), sortable);
     var matches = document.getElementById("matches");
-    if (matches && window.ARENA_MATCH_LIST) matchList(matches, window.ARENA_MATCH_LIST);
+    if (matches) matchList(matches, joinChunks(matches));
     if (/^https?:$/.test(location.protocol)) restore();
     live();
   });
