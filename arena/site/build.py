@@ -183,7 +183,7 @@ def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.R
         os.chmod(new, 0o755)  # mkdtemp makes 0700; a report is meant to be read by others
         shown = {int(row["idx"]) for row in data.shown_rows(snapshot)}  # not what was stored since the snapshot
         viewer = start_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None,  # blocks reused
-                              shown=shown, say=say, rows=snapshot.rows)
+                              shown=shown, say=say, rows=snapshot.rows, memo=None if rows is None else rows.viewer)
         try:
             write_site(snapshot, new, ratings, None if rows is None else rows.chunks,
                        out if (out / MARKER).is_file() else None)  # while the viewer's frames are made in other processes

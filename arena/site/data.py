@@ -76,10 +76,13 @@ class RowCache:
         self.kept: dict[int, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
         self.logs: dict[tuple[int, int], str] = {}
         self.sums: tuple[Any, ...] | None = None  # :meth:`_sums` of the rows in ``kept``
-        from .chunks import MatchChunks  # chunks builds on this module
+        from .chunks import MatchChunks  # both build on this module
+        from .viewer import ViewerMemo
 
         self.chunks = MatchChunks()
         """The match list's chunks written from these rows, so that a rebuild links those that did not change."""
+        self.viewer = ViewerMemo()
+        """The viewer's match list entries made of these rows, and which of them have a replay file."""
 
     def read(self, store: ResultStore) -> tuple[list[dict[str, Any]], list[MatchRecord]]:
         """Every finished match of ``store`` in schedule order: its row and its record."""
