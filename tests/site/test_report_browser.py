@@ -16,7 +16,7 @@ from typing import Iterator
 
 import pytest
 
-from arena.site import data
+from arena.site import chunks, data
 from arena.site.build import build_report
 from arena.site.serve import make_server
 
@@ -32,7 +32,9 @@ NAMES = ["alpha", HOSTILE, "o'neil", "foo@v2"]
 def site(tmp_path_factory) -> tuple[Path, Path]:
     results = tmp_path_factory.mktemp("browser") / "results"
     synthetic_store(results, 260, NAMES, faulty=[HOSTILE], voided=0)
-    return results, build_report(results)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chunks, "CHUNK", 64)  # the match list in 5 chunks, the last one partly filled
+        return results, build_report(results)
 
 
 def column(page: Page, table: str, index: int) -> list[str]:
@@ -61,6 +63,7 @@ def test_leaderboard_sorts_by_clicking_a_heading(page, site):
 def test_match_list_filters_sorts_pages_and_links_to_the_viewer(page, site):
     results, out = site
     snapshot = data.read_snapshot(results)
+    assert len(list((out / "data").glob("matches-*.js"))) == 5
     page.goto((out / "matches.html").as_uri())
     assert page.text_content("#match-count") == "260 matches"
     assert column(page, "#matches", 0) == [str(i) for i in range(259, 159, -1)]  # newest first, 100 a page
