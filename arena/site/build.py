@@ -44,15 +44,16 @@ def default_out(results_dir: Path) -> Path:
 
 
 def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistory | None = None,
-               chunks: MatchChunks | None = None, reuse: Path | None = None) -> dict[str, Any]:
+               kept: data.RowCache | None = None, reuse: Path | None = None) -> dict[str, Any]:
     """Every page and data file of ``snapshot`` into the (empty) directory ``target`` (``ratings``: see
-    :func:`data.compute`; ``chunks``: the match list's chunks written last time, ``reuse``: the report being
-    replaced, whose unchanged chunks are linked); returns what it wrote about."""
+    :func:`data.compute`; ``kept``: the row cache ``snapshot`` was read with, holding what earlier builds made
+    of its rows; ``reuse``: the report being replaced, whose unchanged chunks of the match list are linked);
+    returns what it wrote about."""
     computed = data.compute(snapshot, ratings)
     rows = data.leaderboard_rows(computed.board)
     summary = data.summary(snapshot)
     version = data.version(snapshot)
-    faults = data.fault_list(snapshot)
+    faults = data.fault_list(snapshot, None if kept is None else kept.faults)
     shown = data.shown_rows(snapshot)
 
     (target / "bots").mkdir(parents=True)
@@ -67,7 +68,7 @@ def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistor
     write("index.html", pages.index_page(rows, summary, version))
     write("headtohead.html", pages.headtohead_page(data.head_to_head(computed.board), summary, version))
     write("faults.html", pages.faults_page(faults, rows, summary, version))
-    written = (chunks or MatchChunks()).write(shown, target, reuse)
+    written = (MatchChunks() if kept is None else kept.chunks).write(shown, target, reuse)
     write("matches.html", pages.matches_page([r["bot"] for r in rows], summary, version, written))
     by_bot_faults: dict[str, list[dict[str, Any]]] = {}
     for fault in faults:
@@ -185,7 +186,7 @@ def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.R
         viewer = start_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None,  # blocks reused
                               shown=shown, say=say, rows=snapshot.rows, memo=None if rows is None else rows.viewer)
         try:
-            write_site(snapshot, new, ratings, None if rows is None else rows.chunks,
+            write_site(snapshot, new, ratings, rows,
                        out if (out / MARKER).is_file() else None)  # while the viewer's frames are made in other processes
             viewer.finish()
         finally:

@@ -82,6 +82,8 @@ class RowCache:
         self.chunks = MatchChunks()
         """The match list's chunks written from these rows, so that a rebuild links those that did not change."""
         self.viewer = ViewerMemo()
+        self.faults: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+        """The fault list's entries made of these rows (:func:`fault_list`)."""
         """The viewer's match list entries made of these rows, and which of them have a replay file."""
 
     def read(self, store: ResultStore) -> tuple[list[dict[str, Any]], list[MatchRecord]]:
@@ -411,21 +413,41 @@ def shown_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
     return [row for row in snapshot.rows if int(row["idx"]) not in snapshot.withheld]
 
 
-def fault_list(snapshot: Snapshot) -> list[dict[str, Any]]:
+def fault_list(snapshot: Snapshot, kept: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] | None = None
+               ) -> list[dict[str, Any]]:
     """Every fault in schedule order: who, where, what, and the end of what the bot wrote on stderr
     (what it wrote up to the fault when the arena kept that, else the end of its log of the match).
-    A withheld match's faults are left out: a log may show the bot's cards, a link opens the replay."""
-    out = []
+    A withheld match's faults are left out: a log may show the bot's cards, a link opens the replay.
+    ``kept``: each match's faults as made by an earlier call, by index with the row they were made of
+    (:class:`RowCache` keeps it): made again only for a row that is not the same object; updated."""
+    out: list[dict[str, Any]] = []
+    made: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
     for row in shown_rows(snapshot):
-        for fault in row["faults"]:
-            seat = int(fault["seat"])
-            own = str(fault.get("stderr") or "")
-            text = own or snapshot.logs.get((int(row["idx"]), seat), "")
-            out.append({"bot": row["bots"][seat], "page": safe_name(row["bots"][seat]), "index": row["idx"],
-                        "match": row["match_id"], "seat": seat, "kind": fault["kind"],
-                        "detail": str(fault.get("detail") or ""), "round": fault.get("round"),
-                        "decision": fault.get("decision"), "log_tail": log_tail(text),
-                        "exception": exception_line(log_tail(text))})
+        if not row["faults"]:
+            continue
+        known = None if kept is None else kept.get(int(row["idx"]))
+        if known is None or known[0] is not row:
+            known = (row, _faults_of(snapshot, row))
+        made[int(row["idx"])] = known
+        out += known[1]
+    if kept is not None:
+        kept.clear()
+        kept.update(made)
+    return out
+
+
+def _faults_of(snapshot: Snapshot, row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The faults of one match, as :func:`fault_list` lists them."""
+    out = []
+    for fault in row["faults"]:
+        seat = int(fault["seat"])
+        own = str(fault.get("stderr") or "")
+        text = own or snapshot.logs.get((int(row["idx"]), seat), "")
+        out.append({"bot": row["bots"][seat], "page": safe_name(row["bots"][seat]), "index": row["idx"],
+                    "match": row["match_id"], "seat": seat, "kind": fault["kind"],
+                    "detail": str(fault.get("detail") or ""), "round": fault.get("round"),
+                    "decision": fault.get("decision"), "log_tail": log_tail(text),
+                    "exception": exception_line(log_tail(text))})
     return out
 
 
