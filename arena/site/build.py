@@ -186,8 +186,8 @@ def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.R
         viewer = start_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None,  # blocks reused
                               shown=shown, say=say, rows=snapshot.rows, memo=None if rows is None else rows.viewer)
         try:
-            write_site(snapshot, new, ratings, rows,
-                       out if (out / MARKER).is_file() else None)  # while the viewer's frames are made in other processes
+            # while the viewer's frames are made in other processes
+            write_site(snapshot, new, ratings, rows, out if (out / MARKER).is_file() else None)
             viewer.finish()
         finally:
             viewer.close()

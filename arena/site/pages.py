@@ -236,7 +236,8 @@ def matches_page(bots: Sequence[str], summary: dict[str, Any], version: str, chu
     head = "".join(f'<th data-key="{key}">{esc(label)}</th>' for key, label in MATCH_HEAD)
     body = (f'<p class="controls"><label>bot <select id="bot-filter"><option value="">all</option>{options}'
             '</select></label> <span id="match-count"></span> <span id="pager"></span></p>'
-            f'<table id="matches" class="matches" data-chunks="{" ".join(str(c) for c in chunks)}"><thead><tr>{head}</tr></thead><tbody></tbody></table>'
+            f'<table id="matches" class="matches" data-chunks="{" ".join(str(c) for c in chunks)}">'
+            f'<thead><tr>{head}</tr></thead><tbody></tbody></table>'
             '<noscript><p>The match list needs JavaScript.</p></noscript>'
             '<p class="note">A match opens in the replay viewer; a bot\'s name there opens it as that seat saw '
             "it.</p>")

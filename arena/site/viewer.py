@@ -88,7 +88,8 @@ class ViewerMemo:
 
     def __init__(self) -> None:
         self.entries: dict[int, tuple[dict[str, Any], dict[str, Any], str]] = {}  # idx -> (row, entry, JSON)
-        self.present: dict[int, tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]] = {}  # block -> rows, with a file
+        # block -> its rows, and those of them with a replay file
+        self.present: dict[int, tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]] = {}
 
 
 def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
@@ -219,7 +220,8 @@ class ViewerBuild:
         if self.memo is None:
             text = script_json("ARENA_MATCHES", listing)
         else:  # the JSON of each entry kept, made again only for the unreadable ones
-            text = script_json_list("ARENA_MATCHES", [json_piece(m) if m["idx"] in bad else self.memo.entries[m["idx"]][2]
+            entries = self.memo.entries
+            text = script_json_list("ARENA_MATCHES", [json_piece(m) if m["idx"] in bad else entries[m["idx"]][2]
                                                       for m in listing])
         _write_atomically(self.replays / INDEX, text)
         return notes
