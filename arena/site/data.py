@@ -196,6 +196,9 @@ class Computed:
 CHECKPOINT = 256
 """:class:`RatingHistory` keeps its state every this many matches, to go back to when a match arrives
 out of schedule order (workers finish out of order)."""
+TALLIES = 4
+"""Only the last this many checkpoints keep a copy of the board's counts (a ladder's head-to-head may hold
+tens of thousands of pairs); going back further counts the matches before it again."""
 
 
 class RatingHistory:
@@ -220,7 +223,8 @@ class RatingHistory:
         self.played: dict[str, int] = {}
         self.history: dict[str, list[list[float]]] = {}
         self.tally = Tally()  # the board's counts of the same matches, kept and rewound with the ratings
-        self.checkpoints: list[tuple[int, dict[str, trueskill.Rating], dict[str, int], Tally]] = [(0, {}, {}, Tally())]
+        self.checkpoints: list[tuple[int, dict[str, trueskill.Rating], dict[str, int], Tally | None]] = \
+            [(0, {}, {}, Tally())]
 
     def _point(self, bot: str) -> list[float]:
         rating = self.ratings[bot]
@@ -232,7 +236,12 @@ class RatingHistory:
             self.checkpoints.pop()
         count, ratings, played, tally = self.checkpoints[-1]
         self.applied = self.applied[:count]
-        self.ratings, self.played, self.tally = dict(ratings), dict(played), tally.copy()
+        self.ratings, self.played = dict(ratings), dict(played)
+        if tally is None:  # counted again: a match arrived before the last few checkpoints
+            tally = Tally()
+            for record in self.ordered[:count]:
+                tally.add(record)
+        self.tally = tally.copy()
         self.history = {bot: points[:played[bot] + 1] for bot, points in self.history.items() if bot in played}
 
     def update(self, records: Sequence[MatchRecord]) -> None:
@@ -267,6 +276,9 @@ class RatingHistory:
             self.applied.append((record.index, record.match_id))
             if len(self.applied) % CHECKPOINT == 0:
                 self.checkpoints.append((len(self.applied), dict(self.ratings), dict(self.played), self.tally.copy()))
+                if len(self.checkpoints) > TALLIES:  # a ladder's head-to-head counts are large: few copies
+                    old = self.checkpoints[-TALLIES - 1]
+                    self.checkpoints[-TALLIES - 1] = (old[0], old[1], old[2], None)
 
     def _order(self, records: Sequence[MatchRecord]) -> list[MatchRecord]:
         """:func:`schedule_order` of ``records``, which checks and sorts every one of them; a rebuild's records
