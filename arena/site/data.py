@@ -275,7 +275,9 @@ class RatingHistory:
                 self.history[bot].append(self._point(bot))
             self.applied.append((record.index, record.match_id))
             if len(self.applied) % CHECKPOINT == 0:
-                self.checkpoints.append((len(self.applied), dict(self.ratings), dict(self.played), self.tally.copy()))
+                recent = len(self.applied) > len(ordered) - TALLIES * CHECKPOINT  # a copy only where one is kept
+                self.checkpoints.append((len(self.applied), dict(self.ratings), dict(self.played),
+                                         self.tally.copy() if recent else None))
                 if len(self.checkpoints) > TALLIES:  # a ladder's head-to-head counts are large: few copies
                     old = self.checkpoints[-TALLIES - 1]
                     self.checkpoints[-TALLIES - 1] = (old[0], old[1], old[2], None)
