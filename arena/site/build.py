@@ -18,6 +18,8 @@ import os
 import shutil
 import tempfile
 import time
+from collections import Counter
+from itertools import chain
 from pathlib import Path
 from typing import Any, Callable
 
@@ -87,10 +89,7 @@ def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistor
 def _latest_matches(shown: list[dict[str, Any]], count: int) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
     """How many of the ``shown`` rows each bot played, and its latest ``count`` as match list entries (oldest
     first): entries of only those, not of every match."""
-    played: dict[str, int] = {}
-    for row in shown:
-        for bot in row["bots"]:
-            played[bot] = played.get(bot, 0) + 1
+    played = Counter(chain.from_iterable(row["bots"] for row in shown))
     latest: dict[str, list[dict[str, Any]]] = {}
     left = {bot: min(n, count) for bot, n in played.items()}
     wanting = sum(left.values())
@@ -104,7 +103,7 @@ def _latest_matches(shown: list[dict[str, Any]], count: int) -> tuple[dict[str, 
                 latest.setdefault(bot, []).append(entry)
                 left[bot] -= 1
                 wanting -= 1
-    return played, {bot: entries[::-1] for bot, entries in latest.items()}
+    return dict(played), {bot: entries[::-1] for bot, entries in latest.items()}
 
 
 def _exchange(a: Path, b: Path) -> bool:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -59,6 +60,8 @@ class Snapshot:
     """A ladder's ``placement_matches``: an active entry with fewer matches is listed, not ranked."""
     withheld: set[int] = field(default_factory=set)
     """Indices of the stored matches whose deal has a rotation still to play: rated, never shown."""
+    shown: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+    """:func:`shown_rows`, once asked for."""
 
 
 class RowCache:
@@ -249,11 +252,10 @@ class RatingHistory:
         if self.params.method != "match":
             self._fold(records)
             return
-        ordered = self._order(records)
-        keys = [(r.index, r.match_id) for r in ordered]
-        same = 0
-        for mine, theirs in zip(self.applied, keys):
-            if mine != theirs:
+        ordered, same = self._order(records)  # the first ``same`` are those applied last time: their keys agree
+        same = min(same, len(self.applied))
+        for mine, theirs in zip(self.applied[same:], ordered[same:]):
+            if mine != (theirs.index, theirs.match_id):
                 break
             same += 1
         if same < len(self.applied):
@@ -282,22 +284,25 @@ class RatingHistory:
                     old = self.checkpoints[-TALLIES - 1]
                     self.checkpoints[-TALLIES - 1] = (old[0], old[1], old[2], None)
 
-    def _order(self, records: Sequence[MatchRecord]) -> list[MatchRecord]:
-        """:func:`schedule_order` of ``records``, which checks and sorts every one of them; a rebuild's records
-        (a :class:`RowCache` keeps the same objects for the rows it read before) start with the ones ordered
-        last time, so only those after them are checked and sorted, unless one of those falls before them."""
+    def _order(self, records: Sequence[MatchRecord]) -> tuple[list[MatchRecord], int]:
+        """:func:`schedule_order` of ``records``, which checks and sorts every one of them, and how many of them
+        lead it as they led it last time. A rebuild's records (a :class:`RowCache` keeps the same objects for
+        the rows it read before) start with the ones ordered last time, so only those after them are checked
+        and sorted, unless one of those falls before them."""
         same = 0
         for mine, theirs in zip(self.ordered, records):
             if mine is not theirs:
                 break
             same += 1
         if not same:
-            return schedule_order(records)
+            return schedule_order(records), 0
         later = schedule_order(records[same:])
         last = self.ordered[same - 1]
         if later and (later[0].index, later[0].match_id) <= (last.index, last.match_id):
-            return schedule_order(records)
-        return self.ordered[:same] + later
+            ordered = schedule_order(records)
+            return ordered, next((i for i, (a, b) in enumerate(zip(self.ordered, ordered)) if a is not b),
+                                 min(len(self.ordered), len(ordered)))
+        return self.ordered[:same] + later, same
 
     def _fold(self, records: Sequence[MatchRecord]) -> None:
         """Rate every record again with :class:`RatingFold`, for a method that rates a deal's rotations
@@ -424,7 +429,10 @@ def exception_line(text: str) -> str:
 
 def shown_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
     """The stored matches the report shows: those whose deal is whole (:mod:`.withhold`)."""
-    return [row for row in snapshot.rows if int(row["idx"]) not in snapshot.withheld]
+    if snapshot.shown is None:
+        hidden = snapshot.withheld
+        snapshot.shown = [row for row in snapshot.rows if row["idx"] not in hidden] if hidden else list(snapshot.rows)
+    return snapshot.shown
 
 
 def fault_list(snapshot: Snapshot, kept: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] | None = None
@@ -493,7 +501,7 @@ def summary(snapshot: Snapshot) -> dict[str, Any]:
     return {"name": snapshot.name, "preset": snapshot.preset, "ladder": snapshot.ladder,
             "matches": len(snapshot.records), "total": snapshot.total, "voided": len(snapshot.voided),
             "withheld": len(snapshot.withheld),
-            "bots": len({b for r in snapshot.records for b in r.bots} | set(snapshot.names))}
+            "bots": len(set(chain.from_iterable(r.bots for r in snapshot.records)) | set(snapshot.names))}
 
 
 def version(snapshot: Snapshot) -> str:
