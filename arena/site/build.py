@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 from . import data, pages
 from .chunks import MatchChunks
+from .linked import LinkedFiles, Same
 from .viewer import start_viewer
 
 REPORT_DIR = "report"
@@ -72,23 +73,30 @@ def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistor
     write("faults.html", pages.faults_page(faults, rows, summary, version))
     written = (MatchChunks() if kept is None else kept.chunks).write(shown, target, reuse)
     write("matches.html", pages.matches_page([r["bot"] for r in rows], summary, version, written))
+    write(pages.SUMMARY_JS, pages.summary_js(summary, version))
     by_bot_faults: dict[str, list[dict[str, Any]]] = {}
     for fault in faults:
         by_bot_faults.setdefault(fault["bot"], []).append(fault)
     played, latest = _latest_matches(shown, pages.BOT_MATCHES)
-    for row in rows:
-        bot = row["bot"]
-        write(f"bots/{row['page']}.html", pages.bot_page(row, computed.history.get(bot, []),
-                                                          by_bot_faults.get(bot, []), latest.get(bot, []),
-                                                          summary, version, played.get(bot, 0)))
+    linked = LinkedFiles() if kept is None else kept.pages
+    linked.begin()
+    static = (summary["name"], summary["preset"], summary["ladder"])  # the header facts a bot page holds
+    for row in rows:  # a bot page is written again only when what it shows changed: its bot played, mostly
+        bot, path = row["bot"], f"bots/{row['page']}.html"
+        history, own, mine = computed.history.get(bot, []), by_bot_faults.get(bot, []), latest.get(bot, [])
+        key = (static, row, history, [Same(f) for f in own], [Same(m) for m in mine], played.get(bot, 0))
+        if not linked.link(path, key, target, reuse):
+            write(path, pages.bot_page(row, history, own, [data.match_entry(m) for m in mine], summary, version,
+                                       played.get(bot, 0)))
+            linked.wrote(path, key, target)
+    linked.done()
     write(VERSION_FILE, json.dumps({"version": version, "matches": summary["matches"]}) + "\n")
     write(MARKER, "an arena report: `arena report` replaces this directory as a whole\n")
     return {"version": version, "matches": summary["matches"], "bots": len(rows)}
 
 
 def _latest_matches(shown: list[dict[str, Any]], count: int) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
-    """How many of the ``shown`` rows each bot played, and its latest ``count`` as match list entries (oldest
-    first): entries of only those, not of every match."""
+    """How many of the ``shown`` rows each bot played, and the rows of its latest ``count`` (oldest first)."""
     played = Counter(chain.from_iterable(row["bots"] for row in shown))
     latest: dict[str, list[dict[str, Any]]] = {}
     left = {bot: min(n, count) for bot, n in played.items()}
@@ -96,11 +104,9 @@ def _latest_matches(shown: list[dict[str, Any]], count: int) -> tuple[dict[str, 
     for row in reversed(shown):
         if not wanting:
             break
-        entry = None
         for bot in row["bots"]:
             if left[bot]:
-                entry = entry or data.match_entry(row)
-                latest.setdefault(bot, []).append(entry)
+                latest.setdefault(bot, []).append(row)
                 left[bot] -= 1
                 wanting -= 1
     return dict(played), {bot: entries[::-1] for bot, entries in latest.items()}

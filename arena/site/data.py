@@ -80,6 +80,7 @@ class RowCache:
         self.logs: dict[tuple[int, int], str] = {}
         self.sums: tuple[Any, ...] | None = None  # :meth:`_sums` of the rows in ``kept``
         from .chunks import MatchChunks  # both build on this module
+        from .linked import LinkedFiles
         from .viewer import ViewerMemo
 
         self.chunks = MatchChunks()
@@ -87,6 +88,8 @@ class RowCache:
         self.viewer = ViewerMemo()
         self.faults: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
         """The fault list's entries made of these rows (:func:`fault_list`)."""
+        self.pages = LinkedFiles()
+        """The bot pages written, with what each was made from, so that a rebuild links those that did not change."""
         """The viewer's match list entries made of these rows, and which of them have a replay file."""
 
     def read(self, store: ResultStore) -> tuple[list[dict[str, Any]], list[MatchRecord]]:

@@ -70,28 +70,51 @@ def _v(value: Any) -> str:
     return "" if value is None else esc(value)
 
 
-def layout(title: str, body: str, summary: dict[str, Any], version: str, depth: int = 0,
-           scripts: Sequence[str] = ()) -> str:
-    """A whole page: head, navigation, heading facts, ``body``; assets and links relative to ``depth``."""
-    up = "../" * depth
-    nav = " ".join(f'<a href="{up}{href}">{label}</a>' for href, label in NAV)
+def progress_text(summary: dict[str, Any]) -> str:
+    """How far the tournament is, as every page's header says it: ``12 of 40 matches, 1 voided, ...``."""
     total = summary["total"]
     progress = f"{summary['matches']}" + ("" if total is None else f" of {total}") + " matches"
     if summary["voided"]:
         progress += f", {summary['voided']} voided"
     if summary.get("withheld"):
         progress += f", {summary['withheld']} withheld until their deals are played out"
+    return progress
+
+
+SUMMARY_JS = "data/summary.js"
+"""What a bot page's header shows of how far the tournament is, and the report's version (:func:`summary_js`)."""
+
+
+def summary_js(summary: dict[str, Any], version: str) -> str:
+    """``data/summary.js``: the header facts that change with every match, for the bot pages, which leave them out
+    so that a rebuild need not write again the page of a bot that did not play."""
+    return script_json("ARENA_SUMMARY", {"version": version, "progress": progress_text(summary),
+                                         "bots": summary["bots"]})
+
+
+def layout(title: str, body: str, summary: dict[str, Any], version: str, depth: int = 0,
+           scripts: Sequence[str] = (), shared: bool = False) -> str:
+    """A whole page: head, navigation, heading facts, ``body``; assets and links relative to ``depth``.
+    ``shared``: the facts that change with every match (and the version) are filled in by report.js from
+    :data:`SUMMARY_JS`, so the page changes only with what it shows itself (a bot page)."""
+    up = "../" * depth
+    nav = " ".join(f'<a href="{up}{href}">{label}</a>' for href, label in NAV)
     kind = "ladder" if summary["ladder"] else "tournament"
+    if shared:
+        scripts = [SUMMARY_JS, *scripts]
+        meta, progress, bots = "", '<span data-summary="progress"></span>', '<span data-summary="bots"></span>'
+    else:
+        meta = f'<meta name="arena-version" content="{esc(version)}">'
+        progress, bots = esc(progress_text(summary)), str(summary["bots"])
     extra = "".join(f'<script src="{up}{esc(src)}"></script>' for src in scripts)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<meta name="arena-version" content="{esc(version)}">'
-        f"<title>{esc(title)} · {esc(summary['name'])}</title>"
+        f"{meta}<title>{esc(title)} · {esc(summary['name'])}</title>"
         f'<link rel="icon" href="data:,"><link rel="stylesheet" href="{up}assets/report.css"></head>\n'
         f'<body data-root="{esc(up)}"><header><nav>{nav}</nav>'
         f'<p class="facts">{kind} <b>{esc(summary["name"])}</b> · rules {esc(summary["preset"])} · '
-        f'{esc(progress)} · {summary["bots"]} bots</p></header>\n'
+        f'{progress} · {bots} bots</p></header>\n'
         f"<main><h1>{esc(title)}</h1>\n{body}</main>\n"
         f'{extra}<script src="{up}assets/report.js"></script></body></html>\n'
     )
@@ -285,7 +308,7 @@ def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Se
                  f"matches of {esc(bot)}</a>" + (f"; the latest {len(latest_matches)}:" if matches else "") + "</p>")
     if matches:
         parts.append(_match_rows(latest_matches, bot, up))
-    return layout(bot, "\n".join(parts), summary, version, depth=1)
+    return layout(bot, "\n".join(parts), summary, version, depth=1, shared=True)
 
 
 def _hash(text: str) -> str:

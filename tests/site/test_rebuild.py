@@ -4,6 +4,7 @@ arrive in and out of schedule order, after a withheld deal becomes whole, and af
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -91,18 +92,29 @@ def test_rebuilds_write_what_a_first_build_writes(played, tmp_path, monkeypatch)
         same_as_cold(results, out, tmp_path / f"cold{step}")
     assert "withheld" not in (out / "index.html").read_text()  # every deal whole at the end
 
-def test_a_rebuild_links_the_match_list_chunks_that_did_not_change(tmp_path, monkeypatch):
+def inodes(out: Path) -> dict[str, int]:
+    return {str(p.relative_to(out)): p.stat().st_ino for p in [*(out / "data").glob("matches-*.js"),
+                                                                *(out / "bots").iterdir()]}
+
+
+def test_a_rebuild_links_the_files_that_did_not_change(tmp_path, monkeypatch):
     monkeypatch.setattr(chunks, "CHUNK", 16)
     results = tmp_path / "results"
-    synthetic_store(results, 100, ["alpha", "beta", "gamma", "delta"], seats=(2, 3), faulty=["delta"])
-    held = take_out(results, [99, 98])
+    bots = ["alpha", "beta", "gamma", "delta", "eps", "zeta"]
+    synthetic_store(results, 100, bots, seats=(2,), faulty=["delta"])
+    held = take_out(results, [99, 98])  # one table of two
     kept, rows = RatingHistory(), RowCache()
     out = build_report(results, ratings=kept, rows=rows)
-    first = {p.name: p.stat().st_ino for p in (out / "data").iterdir()}
+    first = inodes(out)
     for idx in sorted(held):
         put_back(results, held[idx])
     build_report(results, ratings=kept, rows=rows)
-    second = {p.name: p.stat().st_ino for p in (out / "data").iterdir()}
-    assert sorted(second) == [f"matches-{k}.js" for k in range(7)]
-    assert [name for name in second if first.get(name) != second[name]] == ["matches-6.js"]  # 96 to 99
+    second = inodes(out)
+    assert sorted(n for n in second if n.startswith("data/")) == [f"data/matches-{k}.js" for k in range(7)]
+    played = json.loads(held[99][5])
+    changed = sorted(name for name in second if first.get(name) != second[name])
+    assert [name for name in changed if name.startswith("data/")] == ["data/matches-6.js"]  # 96 to 99
+    pages = [name for name in changed if name.startswith("bots/")]
+    assert {f"bots/{bot}.html" for bot in played} <= set(pages)  # written again: they played
+    assert len(pages) < len(bots)  # a bot that did not play, and whose rank did not move, is linked
     same_as_cold(results, out, tmp_path / "cold")

@@ -94,6 +94,7 @@ def test_a_bot_page_link_opens_the_match_list_filtered(page, site):
     results, out = site
     page.goto((out / "bots" / f"{data.safe_name(HOSTILE)}.html").as_uri())
     assert page.text_content("h1") == HOSTILE
+    assert "· 260 of 260 matches · 4 bots" in page.text_content("p.facts")  # from data/summary.js
     assert page.locator("svg.chart polyline.mu").count() == 1
     page.click("text=all")  # a link to matches.html: wait for that page to fill its count
     page.wait_for_function("(n) => (document.getElementById('match-count') || {}).textContent"
@@ -128,6 +129,15 @@ def test_a_served_page_reloads_when_matches_arrive(page, served):
     add_match(results, 21, ["alpha", "beta"], [2, 1], deal="d-new", rotation=1)
     page.wait_for_function("document.getElementById('match-count').textContent === '22 matches'", timeout=15_000)
     assert column(page, "#matches", 0)[0] == "21" and "sort=index" in page.url
+
+
+def test_a_served_bot_page_reloads_and_shows_the_new_count_when_matches_arrive(page, served):
+    base, results = served  # its header's count is in data/summary.js, and so is the version it polls for
+    page.goto(base + "bots/alpha.html")
+    assert "· 20 of 20 matches · 2 bots" in page.text_content("p.facts")
+    add_match(results, 20, ["beta", "alpha"], [1, 2], deal="d-new", rotation=0)
+    page.wait_for_function("document.querySelector('p.facts').textContent.includes('21 of 20 matches, 1 withheld')",
+                           timeout=15_000)
 
 
 def test_ten_thousand_matches_are_usable_at_once(page, tmp_path):

@@ -214,11 +214,22 @@
     window.scrollTo(Number(kept.x) || 0, Number(kept.y) || 0);
   }
 
+  // A bot page leaves out the header facts that change with every match (so that a rebuild need not write it
+  // again when its bot did not play): they and the report's version are in data/summary.js.
+  function summary() {
+    var facts = window.ARENA_SUMMARY;
+    if (!facts) return;
+    Array.prototype.forEach.call(document.querySelectorAll("[data-summary]"), function (span) {
+      var value = facts[span.getAttribute("data-summary")];
+      if (value !== undefined) span.textContent = String(value);
+    });
+  }
+
   function live() {
     if (!/^https?:$/.test(location.protocol)) return;
     var meta = document.querySelector('meta[name="arena-version"]');
-    if (!meta) return;
-    var mine = meta.getAttribute("content");
+    var mine = meta ? meta.getAttribute("content") : (window.ARENA_SUMMARY || {}).version;
+    if (!mine) return;
     var root = document.body.getAttribute("data-root") || "";
     setInterval(function () {
       fetch(root + "version.json", { cache: "no-store" })
@@ -234,6 +245,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
+    summary();
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), sortable);
     var matches = document.getElementById("matches");
     if (matches) matchList(matches, joinChunks(matches));
