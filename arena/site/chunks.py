@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import data
+from .linked import stamp
 from .pages import script_json
 
 CHUNK = 4096
@@ -42,13 +43,6 @@ def chunk_js(chunk: int, rows: Sequence[dict[str, Any]]) -> str:
     """The script of one chunk: its matches as :func:`.data.compact` columns."""
     return script_json(f"ARENA_MATCH_LIST_{chunk}",
                        data.compact([data.match_entry(row) for row in rows], data.MATCH_COLUMNS))
-
-
-def _stamp(path: Path) -> tuple[int, ...]:
-    """What tells a file from any other written since: device, inode, size and modification time (not the
-    change time, which linking it into the next build and removing the old build change)."""
-    info = path.stat()
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
@@ -74,7 +68,7 @@ class MatchChunks:
             path = target / DATA / chunk_name(chunk)
             if not self._link(chunk, rows, path, reuse):
                 path.write_text(chunk_js(chunk, rows), encoding="utf-8")
-            written[chunk] = (rows, _stamp(path))
+            written[chunk] = (rows, stamp(path))
         self.written = written
         return sorted(written)
 
@@ -85,7 +79,7 @@ class MatchChunks:
             return False
         old = reuse / DATA / chunk_name(chunk)
         try:
-            if _stamp(old) != before[1]:
+            if stamp(old) != before[1]:
                 return False
             os.link(old, path)
         except OSError:
