@@ -86,11 +86,11 @@ class RowCache:
         self.chunks = MatchChunks()
         """The match list's chunks written from these rows, so that a rebuild links those that did not change."""
         self.viewer = ViewerMemo()
+        """The viewer's match list entries made of these rows, and which of them have a replay file."""
         self.faults: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
         """The fault list's entries made of these rows (:func:`fault_list`)."""
         self.pages = LinkedFiles()
         """The bot pages written, with what each was made from, so that a rebuild links those that did not change."""
-        """The viewer's match list entries made of these rows, and which of them have a replay file."""
 
     def read(self, store: ResultStore) -> tuple[list[dict[str, Any]], list[MatchRecord]]:
         """Every finished match of ``store`` in schedule order: its row and its record."""
