@@ -6,7 +6,8 @@ replay of a real match with as many seats (from a short real tournament of the b
 its header renamed to this match and bots, the row given its seed), so the viewer has real
 replays to turn into frames (``--no-replays`` leaves them out), is
 built into a report. Then one more match is stored and the report rebuilt the way
-``arena serve`` does (ratings and decoded rows kept, blocks of the last build reused): the first
+``arena serve`` does (ratings, decoded rows and what was made of them kept, the blocks, match
+list chunks and bot pages of the last build that did not change linked): the first
 build is made without the last match, whose deal is then not whole, so storing it shows its
 deal's matches and their block is made again.
 Printed: the time of each, and the sizes of index.html (what the issue caps at 2 MB,
