@@ -5,13 +5,15 @@ A made-up store of ``--matches`` (10,000) matches among ``--bots`` (8) bots at t
 replay of a real match with as many seats (from a short real tournament of the bundled bots;
 its header renamed to this match and bots, the row given its seed), and the viewer's frames of it
 stored with the match, as a run with a report stores them (``--no-frames``: none, so the report
-makes them from the replays; ``--no-replays``: no replays either), is built into a report. Then one more match is stored and the report rebuilt the way
-``arena serve`` does (ratings and decoded rows kept, blocks of the last build reused): the first
+makes them from the replays; ``--no-replays``: no replays either), is built into a report. Then
+one more match is stored and the report rebuilt the way ``arena serve`` does (ratings, decoded
+rows and what was made of them kept, the blocks, match list chunks and bot pages of the last
+build that did not change linked): the first
 build is made without the last match, whose deal is then not whole, so storing it shows its
 deal's matches and their block is made again.
 Printed: the time of each, and the sizes of index.html (what the issue caps at 2 MB,
-with everything it loads at start), matches.html with data/matches.js, the largest bot
-page, faults.html and the whole site (bytes on disk, no compression by a web server assumed).
+with everything it loads at start), matches.html with the chunks of its match list, the largest
+bot page, faults.html and the whole site (bytes on disk, no compression by a web server assumed).
 
 Last line: ``report: N KB/match, cold build S s per 10k matches, rebuild T s`` (the targets: 4 KB,
 10 s, 2 s): the whole site's bytes over the matches it shows, the first build's time scaled to
@@ -228,7 +230,7 @@ def main() -> None:
         site = sum(p.stat().st_size for p in files)
         print(f"index.html {index.stat().st_size / 1024:.0f} KB; with its script and stylesheet "
               f"{loaded_at_start(index) / 1024:.0f} KB (cap 2048 KB)")
-        print(f"matches.html with data/matches.js: {loaded_at_start(matches) / 1024:.0f} KB")
+        print(f"matches.html with its match list chunks: {loaded_at_start(matches) / 1024:.0f} KB")
         print(f"largest bot page: {bot_pages[-1].name} {bot_pages[-1].stat().st_size / 1024:.0f} KB; "
               f"faults.html {(out / 'faults.html').stat().st_size / 1024:.0f} KB")
         print(f"whole site: {site / 1e6:.1f} MB in {len(files):,} files")

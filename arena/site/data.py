@@ -15,12 +15,13 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, Sequence
 
 import trueskill
 
-from ..tournament.leaderboard import RANKED, Leaderboard
+from ..tournament.leaderboard import RANKED, Leaderboard, Tally
 from ..tournament.rating import RatingFold, RatingParams, apply, make_env, schedule_order
 from ..tournament.records import MatchRecord, VoidRecord, is_replay, record_of_row
 from ..tournament.standings import Results, read, standings
@@ -59,30 +60,86 @@ class Snapshot:
     """A ladder's ``placement_matches``: an active entry with fewer matches is listed, not ranked."""
     withheld: set[int] = field(default_factory=set)
     """Indices of the stored matches whose deal has a rotation still to play: rated, never shown."""
+    shown: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+    """:func:`shown_rows`, once asked for."""
 
 
 class RowCache:
-    """The store's rows, decoded and checked as :meth:`ResultStore.rows` does, with their records: kept
-    between builds by ``arena serve``, so that a rebuild decodes only the rows that are new or changed
-    (decoding every row is most of a rebuild's time at 10,000 matches)."""
+    """The store's rows, decoded and checked as :meth:`ResultStore.rows` does, with their records and the logs
+    of their faulted seats: kept between builds by ``arena serve``, so that a rebuild reads and decodes only
+    the rows that are new or changed (reading and decoding every row is most of a rebuild's time).
+
+    A stored match is never changed, only added (and, by hand, deleted): a row is known by its index, id
+    and finish time. The rows up to the highest index read last time are taken as they were when their
+    count and the sums of their indices and finish times are the same (one aggregate query); otherwise
+    every row's key is read again and the rows whose key changed are decoded again.
+    """
 
     def __init__(self) -> None:
-        self.kept: dict[Any, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
+        self.kept: dict[int, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
+        self.logs: dict[tuple[int, int], str] = {}
+        self.sums: tuple[Any, ...] | None = None  # :meth:`_sums` of the rows in ``kept``
+        from .chunks import MatchChunks  # both build on this module
+        from .linked import LinkedFiles
+        from .viewer import ViewerMemo
+
+        self.chunks = MatchChunks()
+        """The match list's chunks written from these rows, so that a rebuild links those that did not change."""
+        self.viewer = ViewerMemo()
+        """The viewer's match list entries made of these rows, and which of them have a replay file."""
+        self.faults: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+        """The fault list's entries made of these rows (:func:`fault_list`)."""
+        self.pages = LinkedFiles()
+        """The bot pages written, with what each was made from, so that a rebuild links those that did not change."""
 
     def read(self, store: ResultStore) -> tuple[list[dict[str, Any]], list[MatchRecord]]:
         """Every finished match of ``store`` in schedule order: its row and its record."""
-        cursor = store.db.execute("SELECT * FROM matches ORDER BY idx")
+        top = next(reversed(self.kept), -1)
+        same = self.sums is not None and self._sums(store, top) == self.sums
+        if same:
+            known = self.kept
+            wanted = "SELECT * FROM matches WHERE idx > ? ORDER BY idx"
+            cursor = store.db.execute(wanted, (top,))
+        else:
+            keys = {idx: (match_id, finished_at) for idx, match_id, finished_at in
+                    store.db.execute("SELECT idx, match_id, finished_at FROM matches")}
+            known = {idx: kept for idx, kept in self.kept.items()
+                     if keys.get(idx) == (kept[1]["match_id"], kept[1]["finished_at"])}
+            cursor = store.db.execute("SELECT * FROM matches ORDER BY idx")
         names = [d[0] for d in cursor.description]
         at = names.index("idx")
-        kept: dict[Any, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
+        added: dict[int, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
         for values in cursor:
-            known = self.kept.get(values[at])
-            if known is None or known[0] != values:
-                row = decode_match(store.path, dict(zip(names, values)))
-                known = (values, row, record_of_row(row))
-            kept[values[at]] = known
+            if values[at] in known:
+                continue
+            row = decode_match(store.path, dict(zip(names, values)))
+            added[values[at]] = (values, row, record_of_row(row))
+        if same:
+            kept = {**known, **added} if added else known
+        else:
+            kept = dict(sorted({**known, **added}.items()))
+        self.logs = {key: text for key, text in self.logs.items() if key[0] in kept and key[0] not in added}
         self.kept = kept
+        self.sums = self._sums(store, next(reversed(kept), -1))
         return [row for _, row, _ in kept.values()], [record for _, _, record in kept.values()]
+
+    @staticmethod
+    def _sums(store: ResultStore, top: int) -> tuple[Any, ...]:
+        """Count, sum of indices and of finish times of the rows up to index ``top``, as SQLite adds them."""
+        return tuple(store.db.execute("SELECT count(*), total(idx), total(finished_at) FROM matches WHERE idx <= ?",
+                                      (top,)).fetchone())
+
+    def log_tails(self, store: ResultStore, rows: Sequence[dict[str, Any]]) -> dict[tuple[int, int], str]:
+        """The end of the log of each seat that faulted, by (match index, seat) (other logs are not read),
+        read from ``store`` only for the rows that are new since the last call."""
+        if store.keeps_logs():
+            for row in rows:
+                for fault in row["faults"]:
+                    key = (int(row["idx"]), int(fault["seat"]))
+                    if key not in self.logs:
+                        found = store.log(*key)
+                        self.logs[key] = "" if found is None else found[-4 * LOG_TAIL_CHARS:]
+        return dict(self.logs)
 
 
 def read_snapshot(directory: Path, cache: RowCache | None = None) -> Snapshot:
@@ -94,19 +151,13 @@ def read_snapshot(directory: Path, cache: RowCache | None = None) -> Snapshot:
     store = ResultStore(directory, readonly=True)
     try:
         with store.reading():  # one snapshot: rows, records and voided agree even while a run writes
-            rows, records = (cache or RowCache()).read(store)
+            cache = cache or RowCache()
+            rows, records = cache.read(store)
             results = read(store, records=False, kept=False)  # rated here, with each bot's history
             config = store.meta("config") or {}
             rules = config.get("rules") or {}
             preset = str(rules.get("preset", "standard")) if isinstance(rules, dict) else str(rules)
-            logs: dict[tuple[int, int], str] = {}
-            has_logs = store.keeps_logs()
-            for row in rows:
-                for fault in row["faults"]:
-                    key = (int(row["idx"]), int(fault["seat"]))
-                    if has_logs and key not in logs:
-                        found = store.log(*key)
-                        logs[key] = "" if found is None else found[-4 * LOG_TAIL_CHARS:]
+            logs = cache.log_tails(store, rows)
             return Snapshot(
                 directory=Path(directory),
                 name=str(config.get("name") or Path(directory).resolve().name),
@@ -151,6 +202,9 @@ class Computed:
 CHECKPOINT = 256
 """:class:`RatingHistory` keeps its state every this many matches, to go back to when a match arrives
 out of schedule order (workers finish out of order)."""
+TALLIES = 4
+"""Only the last this many checkpoints keep a copy of the board's counts (a ladder's head-to-head may hold
+tens of thousands of pairs); going back further counts the matches before it again."""
 
 
 class RatingHistory:
@@ -170,10 +224,13 @@ class RatingHistory:
         self.params = params
         self.env = make_env(params)
         self.applied: list[tuple[int, str]] = []
+        self.ordered: list[MatchRecord] = []  # what ``applied`` names: a rebuild's records are these, then more
         self.ratings: dict[str, trueskill.Rating] = {}
         self.played: dict[str, int] = {}
         self.history: dict[str, list[list[float]]] = {}
-        self.checkpoints: list[tuple[int, dict[str, trueskill.Rating], dict[str, int]]] = [(0, {}, {})]
+        self.tally = Tally()  # the board's counts of the same matches, kept and rewound with the ratings
+        self.checkpoints: list[tuple[int, dict[str, trueskill.Rating], dict[str, int], Tally | None]] = \
+            [(0, {}, {}, Tally())]
 
     def _point(self, bot: str) -> list[float]:
         rating = self.ratings[bot]
@@ -183,9 +240,14 @@ class RatingHistory:
         """Back to the last checkpoint at or before ``keep`` applied matches."""
         while self.checkpoints[-1][0] > keep:
             self.checkpoints.pop()
-        count, ratings, played = self.checkpoints[-1]
+        count, ratings, played, tally = self.checkpoints[-1]
         self.applied = self.applied[:count]
         self.ratings, self.played = dict(ratings), dict(played)
+        if tally is None:  # counted again: a match arrived before the last few checkpoints
+            tally = Tally()
+            for record in self.ordered[:count]:
+                tally.add(record)
+        self.tally = tally.copy()
         self.history = {bot: points[:played[bot] + 1] for bot, points in self.history.items() if bot in played}
 
     def update(self, records: Sequence[MatchRecord]) -> None:
@@ -193,16 +255,17 @@ class RatingHistory:
         if self.params.method != "match":
             self._fold(records)
             return
-        ordered = schedule_order(records)
-        keys = [(r.index, r.match_id) for r in ordered]
-        same = 0
-        for mine, theirs in zip(self.applied, keys):
-            if mine != theirs:
+        ordered, same = self._order(records)  # the first ``same`` are those applied last time: their keys agree
+        same = min(same, len(self.applied))
+        for mine, theirs in zip(self.applied[same:], ordered[same:]):
+            if mine != (theirs.index, theirs.match_id):
                 break
             same += 1
         if same < len(self.applied):
             self._rewind(same)
+        self.ordered = ordered
         for record in ordered[len(self.applied):]:
+            self.tally.add(record)
             if is_replay(record.match_id):  # played, never rated (records.is_replay: why)
                 self.applied.append((record.index, record.match_id))
                 continue
@@ -217,13 +280,41 @@ class RatingHistory:
                 self.history[bot].append(self._point(bot))
             self.applied.append((record.index, record.match_id))
             if len(self.applied) % CHECKPOINT == 0:
-                self.checkpoints.append((len(self.applied), dict(self.ratings), dict(self.played)))
+                recent = len(self.applied) > len(ordered) - TALLIES * CHECKPOINT  # a copy only where one is kept
+                self.checkpoints.append((len(self.applied), dict(self.ratings), dict(self.played),
+                                         self.tally.copy() if recent else None))
+                if len(self.checkpoints) > TALLIES:  # a ladder's head-to-head counts are large: few copies
+                    old = self.checkpoints[-TALLIES - 1]
+                    self.checkpoints[-TALLIES - 1] = (old[0], old[1], old[2], None)
+
+    def _order(self, records: Sequence[MatchRecord]) -> tuple[list[MatchRecord], int]:
+        """:func:`schedule_order` of ``records``, which checks and sorts every one of them, and how many of them
+        lead it as they led it last time. A rebuild's records (a :class:`RowCache` keeps the same objects for
+        the rows it read before) start with the ones ordered last time, so only those after them are checked
+        and sorted, unless one of those falls before them."""
+        same = 0
+        for mine, theirs in zip(self.ordered, records):
+            if mine is not theirs:
+                break
+            same += 1
+        if not same:
+            return schedule_order(records), 0
+        later = schedule_order(records[same:])
+        last = self.ordered[same - 1]
+        if later and (later[0].index, later[0].match_id) <= (last.index, last.match_id):
+            ordered = schedule_order(records)
+            return ordered, next((i for i, (a, b) in enumerate(zip(self.ordered, ordered)) if a is not b),
+                                 min(len(self.ordered), len(ordered)))
+        return self.ordered[:same] + later, same
 
     def _fold(self, records: Sequence[MatchRecord]) -> None:
         """Rate every record again with :class:`RatingFold`, for a method that rates a deal's rotations
         together (the last deal's changes as its rotations come in, so no checkpoint would hold): each
         bot's point after a match is its rating once that match's deal is rated."""
         self.reset(self.params)
+
+        for record in schedule_order(records):
+            self.tally.add(record)
 
         def rated(record: MatchRecord) -> None:
             for bot in record.bots:
@@ -265,7 +356,7 @@ def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Compute
     ratings.update(snapshot.records)
     final, history = ratings.result(snapshot.names)
     board = standings(Results(snapshot.params, snapshot.names, snapshot.records, snapshot.voided,
-                              left=snapshot.status, placement=snapshot.placement), final)
+                              left=snapshot.status, placement=snapshot.placement), final, ratings.tally)
     return Computed(board, {s.bot: history[s.bot] for s in board.standings})
 
 
@@ -341,39 +432,66 @@ def exception_line(text: str) -> str:
 
 def shown_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
     """The stored matches the report shows: those whose deal is whole (:mod:`.withhold`)."""
-    return [row for row in snapshot.rows if int(row["idx"]) not in snapshot.withheld]
+    if snapshot.shown is None:
+        hidden = snapshot.withheld
+        snapshot.shown = [row for row in snapshot.rows if row["idx"] not in hidden] if hidden else list(snapshot.rows)
+    return snapshot.shown
 
 
-def fault_list(snapshot: Snapshot) -> list[dict[str, Any]]:
+def fault_list(snapshot: Snapshot, kept: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] | None = None
+               ) -> list[dict[str, Any]]:
     """Every fault in schedule order: who, where, what, and the end of what the bot wrote on stderr
     (what it wrote up to the fault when the arena kept that, else the end of its log of the match).
-    A withheld match's faults are left out: a log may show the bot's cards, a link opens the replay."""
-    out = []
+    A withheld match's faults are left out: a log may show the bot's cards, a link opens the replay.
+    ``kept``: each match's faults as made by an earlier call, by index with the row they were made of
+    (:class:`RowCache` keeps it): made again only for a row that is not the same object; updated."""
+    out: list[dict[str, Any]] = []
+    made: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
     for row in shown_rows(snapshot):
-        for fault in row["faults"]:
-            seat = int(fault["seat"])
-            own = str(fault.get("stderr") or "")
-            text = own or snapshot.logs.get((int(row["idx"]), seat), "")
-            out.append({"bot": row["bots"][seat], "page": safe_name(row["bots"][seat]), "index": row["idx"],
-                        "match": row["match_id"], "seat": seat, "kind": fault["kind"],
-                        "detail": str(fault.get("detail") or ""), "round": fault.get("round"),
-                        "decision": fault.get("decision"), "log_tail": log_tail(text),
-                        "exception": exception_line(log_tail(text))})
+        if not row["faults"]:
+            continue
+        known = None if kept is None else kept.get(int(row["idx"]))
+        if known is None or known[0] is not row:
+            known = (row, _faults_of(snapshot, row))
+        made[int(row["idx"])] = known
+        out += known[1]
+    if kept is not None:
+        kept.clear()
+        kept.update(made)
+    return out
+
+
+def _faults_of(snapshot: Snapshot, row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The faults of one match, as :func:`fault_list` lists them."""
+    out = []
+    for fault in row["faults"]:
+        seat = int(fault["seat"])
+        own = str(fault.get("stderr") or "")
+        text = own or snapshot.logs.get((int(row["idx"]), seat), "")
+        out.append({"bot": row["bots"][seat], "page": safe_name(row["bots"][seat]), "index": row["idx"],
+                    "match": row["match_id"], "seat": seat, "kind": fault["kind"],
+                    "detail": str(fault.get("detail") or ""), "round": fault.get("round"),
+                    "decision": fault.get("decision"), "log_tail": log_tail(text),
+                    "exception": exception_line(log_tail(text))})
     return out
 
 
 MATCH_COLUMNS: tuple[str, ...] = ("index", "id", "bots", "places", "totals", "forfeited", "reason",
                                   "decisions", "seconds", "faults", "finished_at")
-"""The fields of a match in the match list, in the order ``data/matches.js`` stores them."""
+"""The fields of a match in the match list, in the order its chunks (``data/matches-<k>.js``) store them."""
+
+
+def match_entry(row: dict[str, Any]) -> dict[str, Any]:
+    """One stored match as the match list shows it."""
+    return {"index": row["idx"], "id": row["match_id"], "bots": list(row["bots"]), "places": list(row["places"]),
+            "totals": list(row["totals"]), "forfeited": [bool(f) for f in row["forfeited"]],
+            "reason": row["reason"], "decisions": row["decisions"], "seconds": _round(row["seconds"]),
+            "faults": len(row["faults"]), "finished_at": round(float(row["finished_at"]), 1)}
 
 
 def match_list(snapshot: Snapshot) -> list[dict[str, Any]]:
     """Every finished match in schedule order, as the match list shows it, the withheld ones left out."""
-    return [{"index": row["idx"], "id": row["match_id"], "bots": list(row["bots"]), "places": list(row["places"]),
-             "totals": list(row["totals"]), "forfeited": [bool(f) for f in row["forfeited"]],
-             "reason": row["reason"], "decisions": row["decisions"], "seconds": _round(row["seconds"]),
-             "faults": len(row["faults"]), "finished_at": round(float(row["finished_at"]), 1)}
-            for row in shown_rows(snapshot)]
+    return [match_entry(row) for row in shown_rows(snapshot)]
 
 
 def compact(items: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, Any]:
@@ -386,7 +504,7 @@ def summary(snapshot: Snapshot) -> dict[str, Any]:
     return {"name": snapshot.name, "preset": snapshot.preset, "ladder": snapshot.ladder,
             "matches": len(snapshot.records), "total": snapshot.total, "voided": len(snapshot.voided),
             "withheld": len(snapshot.withheld),
-            "bots": len({b for r in snapshot.records for b in r.bots} | set(snapshot.names))}
+            "bots": len(set(chain.from_iterable(r.bots for r in snapshot.records)) | set(snapshot.names))}
 
 
 def version(snapshot: Snapshot) -> str:

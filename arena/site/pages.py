@@ -35,9 +35,20 @@ def script_json(name: str, value: Any) -> str:
     """``window.NAME = JSON.parse('value');`` as JavaScript that is also safe inside an HTML ``<script>``
     element. JSON in a string, not a JavaScript literal: a browser reads it about twice as fast, and a
     ladder's match list of 100,000 matches is 12 MB."""
+    return f"window.{name} = JSON.parse('" + json_piece(value) + "');\n"
+
+
+def json_piece(value: Any) -> str:
+    """``value`` as :func:`script_json` writes it inside its string. Every escape is of one character, so the
+    pieces of a list's items joined by commas in brackets are the list's own: :func:`script_json_list`."""
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return f"window.{name} = JSON.parse('" + text.replace("\\", "\\\\").replace("'", "\\'") + "');\n"
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def script_json_list(name: str, pieces: Sequence[str]) -> str:
+    """:func:`script_json` of a list whose items' :func:`json_piece` are ``pieces`` (kept between builds)."""
+    return f"window.{name} = JSON.parse('[" + ",".join(pieces) + "]');\n"
 
 
 def script_value(text: str, name: str) -> Any:
@@ -59,28 +70,51 @@ def _v(value: Any) -> str:
     return "" if value is None else esc(value)
 
 
-def layout(title: str, body: str, summary: dict[str, Any], version: str, depth: int = 0,
-           scripts: Sequence[str] = ()) -> str:
-    """A whole page: head, navigation, heading facts, ``body``; assets and links relative to ``depth``."""
-    up = "../" * depth
-    nav = " ".join(f'<a href="{up}{href}">{label}</a>' for href, label in NAV)
+def progress_text(summary: dict[str, Any]) -> str:
+    """How far the tournament is, as every page's header says it: ``12 of 40 matches, 1 voided, ...``."""
     total = summary["total"]
     progress = f"{summary['matches']}" + ("" if total is None else f" of {total}") + " matches"
     if summary["voided"]:
         progress += f", {summary['voided']} voided"
     if summary.get("withheld"):
         progress += f", {summary['withheld']} withheld until their deals are played out"
+    return progress
+
+
+SUMMARY_JS = "data/summary.js"
+"""What a bot page's header shows of how far the tournament is, and the report's version (:func:`summary_js`)."""
+
+
+def summary_js(summary: dict[str, Any], version: str) -> str:
+    """``data/summary.js``: the header facts that change with every match, for the bot pages, which leave them out
+    so that a rebuild need not write again the page of a bot that did not play."""
+    return script_json("ARENA_SUMMARY", {"version": version, "progress": progress_text(summary),
+                                         "bots": summary["bots"]})
+
+
+def layout(title: str, body: str, summary: dict[str, Any], version: str, depth: int = 0,
+           scripts: Sequence[str] = (), shared: bool = False) -> str:
+    """A whole page: head, navigation, heading facts, ``body``; assets and links relative to ``depth``.
+    ``shared``: the facts that change with every match (and the version) are filled in by report.js from
+    :data:`SUMMARY_JS`, so the page changes only with what it shows itself (a bot page)."""
+    up = "../" * depth
+    nav = " ".join(f'<a href="{up}{href}">{label}</a>' for href, label in NAV)
     kind = "ladder" if summary["ladder"] else "tournament"
+    if shared:
+        scripts = [SUMMARY_JS, *scripts]
+        meta, progress, bots = "", '<span data-summary="progress"></span>', '<span data-summary="bots"></span>'
+    else:
+        meta = f'<meta name="arena-version" content="{esc(version)}">'
+        progress, bots = esc(progress_text(summary)), str(summary["bots"])
     extra = "".join(f'<script src="{up}{esc(src)}"></script>' for src in scripts)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<meta name="arena-version" content="{esc(version)}">'
-        f"<title>{esc(title)} · {esc(summary['name'])}</title>"
+        f"{meta}<title>{esc(title)} · {esc(summary['name'])}</title>"
         f'<link rel="icon" href="data:,"><link rel="stylesheet" href="{up}assets/report.css"></head>\n'
         f'<body data-root="{esc(up)}"><header><nav>{nav}</nav>'
         f'<p class="facts">{kind} <b>{esc(summary["name"])}</b> · rules {esc(summary["preset"])} · '
-        f'{esc(progress)} · {summary["bots"]} bots</p></header>\n'
+        f'{progress} · {bots} bots</p></header>\n'
         f"<main><h1>{esc(title)}</h1>\n{body}</main>\n"
         f'{extra}<script src="{up}assets/report.js"></script></body></html>\n'
     )
@@ -217,18 +251,20 @@ MATCH_HEAD = (("index", "#"), ("id", "match"), ("bots", "bots (place, total)"), 
               ("decisions", "decisions"), ("seconds", "seconds"), ("faults", "faults"))
 
 
-def matches_page(bots: Sequence[str], summary: dict[str, Any], version: str) -> str:
-    """The match list: rendered by report.js from ``data/matches.js`` (loaded by this page only, so the
-    leaderboard stays small), filtered by bot, sorted by any column, a page at a time."""
+def matches_page(bots: Sequence[str], summary: dict[str, Any], version: str, chunks: Sequence[int] = ()) -> str:
+    """The match list: rendered by report.js from its ``chunks`` (``data/matches-<k>.js``, loaded by this page
+    only, so the leaderboard stays small; :mod:`.chunks`), filtered by bot, sorted by any column, a page at a
+    time."""
     options = "".join(f'<option value="{esc(b)}">{esc(b)}</option>' for b in sorted(bots))
     head = "".join(f'<th data-key="{key}">{esc(label)}</th>' for key, label in MATCH_HEAD)
     body = (f'<p class="controls"><label>bot <select id="bot-filter"><option value="">all</option>{options}'
             '</select></label> <span id="match-count"></span> <span id="pager"></span></p>'
-            f'<table id="matches" class="matches"><thead><tr>{head}</tr></thead><tbody></tbody></table>'
+            f'<table id="matches" class="matches" data-chunks="{" ".join(str(c) for c in chunks)}">'
+            f'<thead><tr>{head}</tr></thead><tbody></tbody></table>'
             '<noscript><p>The match list needs JavaScript.</p></noscript>'
             '<p class="note">A match opens in the replay viewer; a bot\'s name there opens it as that seat saw '
             "it.</p>")
-    return layout("Matches", body, summary, version, scripts=("data/matches.js",))
+    return layout("Matches", body, summary, version, scripts=[f"data/matches-{c}.js" for c in chunks])
 
 
 def _match_rows(matches: Sequence[dict[str, Any]], bot: str, up: str) -> str:
@@ -246,8 +282,10 @@ def _match_rows(matches: Sequence[dict[str, Any]], bot: str, up: str) -> str:
 
 
 def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Sequence[dict[str, Any]],
-             matches: Sequence[dict[str, Any]], summary: dict[str, Any], version: str) -> str:
-    """One bot: its standing, its rating chart, its latest faults with log tails, its latest matches."""
+             matches: Sequence[dict[str, Any]], summary: dict[str, Any], version: str,
+             played: int | None = None) -> str:
+    """One bot: its standing, its rating chart, its latest faults with log tails, its latest matches (``matches``:
+    at least its latest :data:`BOT_MATCHES`; ``played``: how many it has in all, by default ``len(matches)``)."""
     up = "../"
     bot = row["bot"]
     rank = rank_text(row["rank"]) + (f' ({row["status"]})' if row.get("status") else "")
@@ -265,11 +303,12 @@ def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Se
         parts.append(f"<h2>Faults ({len(faults)}{', latest ' + str(len(latest)) if len(latest) < len(faults) else ''}"
                      ")</h2>" + _fault_rows(latest, up, with_bot=False))
     latest_matches = list(reversed(matches[-BOT_MATCHES:]))
-    parts.append(f'<h2>Matches</h2><p><a href="{up}matches.html#bot={esc(_hash(bot))}">all {len(matches)} '
+    played = len(matches) if played is None else played
+    parts.append(f'<h2>Matches</h2><p><a href="{up}matches.html#bot={esc(_hash(bot))}">all {played} '
                  f"matches of {esc(bot)}</a>" + (f"; the latest {len(latest_matches)}:" if matches else "") + "</p>")
     if matches:
         parts.append(_match_rows(latest_matches, bot, up))
-    return layout(bot, "\n".join(parts), summary, version, depth=1)
+    return layout(bot, "\n".join(parts), summary, version, depth=1, shared=True)
 
 
 def _hash(text: str) -> str:
@@ -277,6 +316,3 @@ def _hash(text: str) -> str:
     return quote(text, safe="")
 
 
-def matches_js(matches: Sequence[dict[str, Any]]) -> str:
-    """``data/matches.js``: the match list as compact columns."""
-    return script_json("ARENA_MATCH_LIST", data.compact(matches, data.MATCH_COLUMNS))

@@ -28,7 +28,7 @@ from ..game import framepack
 from ..game.replay import ReplayError
 from . import blocks
 from .frames import FORMATS, frames_for_file, frames_of, read_replay_file
-from .pages import script_json
+from .pages import json_piece, script_json, script_json_list
 from .withhold import withheld_in
 
 ASSETS = Path(__file__).parent / "assets"
@@ -80,12 +80,26 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         making.close()
 
 
+class ViewerMemo:
+    """What a viewer build made of the rows, kept between builds by ``arena serve`` (with its row cache, which
+    hands out the same object for a row it did not read again), so that a rebuild does not make it again for
+    every match: each shown match's entry in the match list with its JSON, and, of each block that could not
+    be linked, which of its matches have a replay file (a replay is written before its match is stored, and
+    not after: looked at again only when the block's rows change)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[int, tuple[dict[str, Any], dict[str, Any], str]] = {}  # idx -> (row, entry, JSON)
+        # block -> its rows, and those of them with a replay file
+        self.present: dict[int, tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]] = {}
+
+
 def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
                  shown: Collection[int] | None = None, say: Callable[[str], None] | None = None,
-                 rows: list[dict[str, Any]] | None = None) -> ViewerBuild:
+                 rows: list[dict[str, Any]] | None = None, memo: ViewerMemo | None = None) -> ViewerBuild:
     """:func:`build_viewer`, begun: the blocks to make are being made (in workers, when there are many)
     while the caller does other work (the report writes its pages); :meth:`ViewerBuild.finish` waits for
-    them and writes the match list, :meth:`ViewerBuild.close` stops what is left (always call it)."""
+    them and writes the match list, :meth:`ViewerBuild.close` stops what is left (always call it).
+    ``memo``: kept from an earlier build of the same results (:class:`ViewerMemo`)."""
     from ..tournament.store import ResultStore  # the store pulls in the tournament machinery
 
     results_dir, out_dir = Path(results_dir), Path(out_dir)
@@ -98,10 +112,11 @@ def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
         if shown is None:
             hidden = withheld_in(store, rows)
             shown = {int(row["idx"]) for row in rows if int(row["idx"]) not in hidden}
-        listing, tasks = _plan(results_dir, replays, rows, shown, reuse, store.decision_times, store.packed_frames)
+        listing, tasks = _plan(results_dir, replays, rows, shown, reuse, store.decision_times, memo,
+                               store.packed_frames)
     finally:
         store.close()
-    return ViewerBuild(replays, listing, tasks, say)
+    return ViewerBuild(replays, listing, tasks, say, memo)
 
 
 @dataclass
@@ -118,30 +133,45 @@ class BlockTask:
 
 
 def _plan(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: Collection[int],
-          reuse: Path | None, times_of: Callable[[int], list[float | None] | None],
+          reuse: Path | None, times_of: Callable[[int], list[float | None] | None], memo: ViewerMemo | None = None,
           packed_of: Callable[[Collection[int]], dict[int, tuple[str, str, bytes]]] = lambda indices: {},
           ) -> tuple[list[dict[str, Any]], list[BlockTask]]:
     """The match list of :func:`build_viewer` and the blocks to write (those linked from an earlier build are
-    linked here); ``times_of`` gives a match's stored decision times, ``packed_of`` the stored frames of
-    matches (frames format, packing, bytes) by index."""
+    linked here); ``times_of`` gives a match's stored decision times; ``memo``: see :class:`ViewerMemo`;
+    ``packed_of`` the stored frames of matches (frames format, packing, bytes) by index."""
     listing: list[dict[str, Any]] = []
     wanted: dict[int, dict[int, dict[str, Any]]] = {}  # block -> idx -> row, the matches with a replay to show
+    entries: dict[int, tuple[dict[str, Any], dict[str, Any], str]] = {}
     for row in rows:
         idx = int(row["idx"])
         if idx not in shown:
             continue
-        listing.append({"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
-                        "places": row["places"], "forfeited": row["forfeited"], "ms": _timing(row.get("stats"))})
+        known = None if memo is None else memo.entries.get(idx)
+        if known is None or known[0] is not row:
+            entry = {"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
+                     "places": row["places"], "forfeited": row["forfeited"], "ms": _timing(row.get("stats"))}
+            known = (row, entry, "" if memo is None else json_piece(entry))
+        entries[idx] = known
+        listing.append(known[1])
         if row.get("replay"):
             wanted.setdefault(blocks.block_of(idx), {})[idx] = row
     tasks: list[BlockTask] = []
+    present: dict[int, tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]] = {}
     for block, members in sorted(wanted.items()):
         name = blocks.block_name(block)
         if not _linked(replays / name, members) and not (reuse is not None and _linked(Path(reuse) / REPLAYS / name,
                                                                                       members)):
             # the block changed, or a replay file is gone: only the matches whose file is there (looked at only now:
             # a stat of every replay would be a tenth of a rebuild)
-            members = {idx: row for idx, row in members.items() if (results_dir / str(row["replay"])).is_file()}
+            before = None if memo is None else memo.present.get(block)
+            if before is not None and len(before[0]) == len(members) and all(
+                    a is b for a, b in zip(before[0], members.values())):
+                present[block] = before
+                members = before[1]
+            else:
+                checked = {idx: row for idx, row in members.items() if (results_dir / str(row["replay"])).is_file()}
+                present[block] = (list(members.values()), checked)
+                members = checked
         if not members or _linked(replays / name, members) or (
                 reuse is not None and _linked(Path(reuse) / REPLAYS / name, members, replays / name)):
             continue
@@ -152,6 +182,8 @@ def _plan(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: C
         tasks.append(BlockTask(block, str(replays / name), str(results_dir), kept,
                                [(idx, str(row["match_id"]), str(row["seed"]), str(row["replay"]), times_of(idx))
                                 for idx, row in members.items() if idx not in made]))
+    if memo is not None:
+        memo.entries, memo.present = entries, present
     return listing, tasks
 
 
@@ -173,8 +205,8 @@ class ViewerBuild:
     there are many frames to make, so that they are made while the report writes its pages."""
 
     def __init__(self, replays: Path, listing: list[dict[str, Any]], tasks: list[BlockTask],
-                 say: Callable[[str], None] | None) -> None:
-        self.replays, self.listing, self.tasks, self.say = replays, listing, tasks, say
+                 say: Callable[[str], None] | None, memo: ViewerMemo | None = None) -> None:
+        self.replays, self.listing, self.tasks, self.say, self.memo = replays, listing, tasks, say, memo
         making = sum(len(task.todo) for task in tasks)
         workers = min(os.cpu_count() or 1, len(tasks), making // POOL_FROM + 1)
         self.pool: ProcessPoolExecutor | None = None
@@ -195,11 +227,19 @@ class ViewerBuild:
         listed = {m["idx"]: m for m in self.listing}
         notes = []
         for idx, why in unreadable:  # one bad file costs its own match's viewer, not the report
-            listed[idx]["unreadable"] = why
             notes.append(f"match {idx} ({listed[idx]['match']}): replay unreadable: {why}; the report shows the rest")
             if self.say is not None:
                 self.say(notes[-1])
-        _write_atomically(self.replays / INDEX, script_json("ARENA_MATCHES", self.listing))
+        bad = dict(unreadable)
+        listing = [{**m, "unreadable": bad[m["idx"]]} if m["idx"] in bad else m for m in self.listing] \
+            if bad else self.listing  # a copy: the entries may be kept for the next build (ViewerMemo)
+        if self.memo is None:
+            text = script_json("ARENA_MATCHES", listing)
+        else:  # the JSON of each entry kept, made again only for the unreadable ones
+            entries = self.memo.entries
+            text = script_json_list("ARENA_MATCHES", [json_piece(m) if m["idx"] in bad else entries[m["idx"]][2]
+                                                      for m in listing])
+        _write_atomically(self.replays / INDEX, text)
         return notes
 
     @staticmethod

@@ -244,6 +244,122 @@ class Confidence:
         return cls(rank_intervals(field), ahead_of_next(field, ranked))
 
 
+class Tally:
+    """The counts of a board (matches, wins, places, totals, forfeits, faults, timings, head-to-head), added
+    one record at a time in schedule order: :func:`build` adds every record, and the report keeps one
+    between builds (with its ratings, :class:`arena.site.data.RatingHistory`) so that a rebuild adds only
+    the new matches. The same records added in the same order give the same sums, to the last bit."""
+
+    def __init__(self) -> None:
+        self.matches = 0
+        self.played: dict[str, int] = {}
+        self.rated: dict[str, int] = {}  # a ladder's replays are played, never rated: they do not place
+        self.wins: dict[str, int] = {}
+        self.place_sum: dict[str, int] = {}
+        self.total_sum: dict[str, int] = {}
+        self.forfeits: dict[str, int] = {}
+        self.faults: dict[str, dict[str, int]] = {}
+        self.pairs: dict[tuple[str, str], list[int]] = {}  # (bot, opponent) -> [shared, ahead, behind, level]
+        self.timing: dict[str, _Timing] = {}
+
+    def _meet(self, name: str) -> None:
+        if name not in self.played:
+            self.played[name] = self.rated[name] = self.wins[name] = 0
+            self.place_sum[name] = self.total_sum[name] = self.forfeits[name] = 0
+            self.faults[name] = {}
+            self.timing[name] = _Timing()
+
+    def add(self, record: MatchRecord) -> None:
+        """Count one record (after every record before it in schedule order)."""
+        self.matches += 1
+        replay = is_replay(record.match_id)
+        for bot in record.bots:
+            self._meet(bot)
+        for seat, bot in enumerate(record.bots):
+            place = record.places[seat]
+            self.played[bot] += 1
+            self.rated[bot] += not replay
+            self.wins[bot] += int(place == 1)
+            self.place_sum[bot] += place
+            self.total_sum[bot] += record.totals[seat]
+            self.forfeits[bot] += int(bool(record.forfeited[seat]))
+            for other_seat, other in enumerate(record.bots):
+                if other_seat == seat:
+                    continue
+                counts = self.pairs.setdefault((bot, other), [0, 0, 0, 0])
+                other_place = record.places[other_seat]
+                counts[0] += 1
+                counts[1 if place < other_place else 2 if place > other_place else 3] += 1
+        for seat, kind in record.faults:
+            bot_faults = self.faults[record.bots[seat]]
+            bot_faults[kind] = bot_faults.get(kind, 0) + 1
+        for seat, stats in enumerate(record.stats):
+            self.timing[record.bots[seat]].add(stats)
+
+    def copy(self) -> "Tally":
+        """A copy that later :meth:`add` calls to either leave the other alone."""
+        other = Tally()
+        other.matches = self.matches
+        for name in ("played", "rated", "wins", "place_sum", "total_sum", "forfeits"):
+            setattr(other, name, dict(getattr(self, name)))
+        other.faults = {bot: dict(kinds) for bot, kinds in self.faults.items()}
+        other.pairs = {pair: list(counts) for pair, counts in self.pairs.items()}
+        for bot, timing in self.timing.items():
+            other.timing[bot] = copied = _Timing()
+            copied.__dict__.update(timing.__dict__)
+        return other
+
+    def board(self, ratings: Mapping[str, trueskill.Rating], bots: Sequence[str],
+              voided: Iterable[VoidRecord] = (), left: Mapping[str, str] | None = None,
+              placement: int = 0) -> Leaderboard:
+        """The board of what was added: see :func:`build`."""
+        names = list(dict.fromkeys(bots))
+        names += sorted(set(self.played) - set(names))
+        missing = [name for name in names if name not in ratings]
+        if missing:
+            raise ValueError(f"no rating for bot(s): {', '.join(missing)}")
+        zero = Tally()  # what a listed player without a match shows; this tally is left as it is
+        for name in names:
+            if name not in self.played:
+                zero._meet(name)
+        played = {**zero.played, **self.played}
+        faults, timing = {**zero.faults, **self.faults}, {**zero.timing, **self.timing}
+        wins, place_sum, total_sum = {**zero.wins, **self.wins}, {**zero.place_sum, **self.place_sum}, \
+            {**zero.total_sum, **self.total_sum}
+        forfeits, rated = {**zero.forfeits, **self.forfeits}, {**zero.rated, **self.rated}
+        void = tuple(sorted(voided, key=lambda v: (v.index, v.match_id)))
+        void_counts = {name: sum(name in v.bots for v in void) for name in names}
+
+        status = {name: status_of((left or {}).get(name), rated[name], placement) for name in names}
+        order = ranking({name: (exposure(ratings[name]), status[name]) for name in names})
+        confidence = Confidence.of(ratings, [name for rank, name in order if rank is not None])
+        standings = tuple(
+            Standing(
+                rank=rank,
+                bot=name,
+                exposure=exposure(ratings[name]),
+                mu=float(ratings[name].mu),
+                sigma=float(ratings[name].sigma),
+                matches=played[name],
+                wins=wins[name],
+                average_place=place_sum[name] / played[name] if played[name] else None,
+                average_total=total_sum[name] / played[name] if played[name] else None,
+                faults={kind: faults[name][kind] for kind in sorted(faults[name], key=_fault_key)},
+                forfeits=forfeits[name],
+                voided=void_counts[name],
+                mean_ms=timing[name].mean_ms(),
+                max_ms=timing[name].max_ms(),
+                startup_ms=timing[name].startup_ms(),
+                status=status[name],
+                rank_interval=confidence.intervals.get(name),
+                p_ahead_next=confidence.ahead.get(name),
+            )
+            for rank, name in order
+        )
+        head_to_head = tuple(HeadToHead(bot, other, *counts) for (bot, other), counts in sorted(self.pairs.items()))
+        return Leaderboard(standings=standings, head_to_head=head_to_head, matches=self.matches, voided=void)
+
+
 def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating],
           bots: Sequence[str], voided: Iterable[VoidRecord] = (), left: Mapping[str, str] | None = None,
           placement: int = 0) -> Leaderboard:
@@ -259,70 +375,10 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
     missing = [name for name in names if name not in ratings]
     if missing:
         raise ValueError(f"no rating for bot(s): {', '.join(missing)}")
-
-    played = {name: 0 for name in names}
-    rated = {name: 0 for name in names}  # a ladder's replays are played, never rated: they do not place
-    wins = {name: 0 for name in names}
-    place_sum = {name: 0 for name in names}
-    total_sum = {name: 0 for name in names}
-    forfeits = {name: 0 for name in names}
-    faults: dict[str, dict[str, int]] = {name: {} for name in names}
-    pairs: dict[tuple[str, str], list[int]] = {}  # (bot, opponent) -> [shared, ahead, behind, level]
-    timing = {name: _Timing() for name in names}
-
+    tally = Tally()
     for record in ordered:
-        replay = is_replay(record.match_id)
-        for seat, bot in enumerate(record.bots):
-            place = record.places[seat]
-            played[bot] += 1
-            rated[bot] += not replay
-            wins[bot] += int(place == 1)
-            place_sum[bot] += place
-            total_sum[bot] += record.totals[seat]
-            forfeits[bot] += int(bool(record.forfeited[seat]))
-            for other_seat, other in enumerate(record.bots):
-                if other_seat == seat:
-                    continue
-                counts = pairs.setdefault((bot, other), [0, 0, 0, 0])
-                other_place = record.places[other_seat]
-                counts[0] += 1
-                counts[1 if place < other_place else 2 if place > other_place else 3] += 1
-        for seat, kind in record.faults:
-            bot_faults = faults[record.bots[seat]]
-            bot_faults[kind] = bot_faults.get(kind, 0) + 1
-        for seat, stats in enumerate(record.stats):
-            timing[record.bots[seat]].add(stats)
-    void = tuple(sorted(voided, key=lambda v: (v.index, v.match_id)))
-    void_counts = {name: sum(name in v.bots for v in void) for name in names}
-
-    status = {name: status_of((left or {}).get(name), rated[name], placement) for name in names}
-    order = ranking({name: (exposure(ratings[name]), status[name]) for name in names})
-    confidence = Confidence.of(ratings, [name for rank, name in order if rank is not None])
-    standings = tuple(
-        Standing(
-            rank=rank,
-            bot=name,
-            exposure=exposure(ratings[name]),
-            mu=float(ratings[name].mu),
-            sigma=float(ratings[name].sigma),
-            matches=played[name],
-            wins=wins[name],
-            average_place=place_sum[name] / played[name] if played[name] else None,
-            average_total=total_sum[name] / played[name] if played[name] else None,
-            faults={kind: faults[name][kind] for kind in sorted(faults[name], key=_fault_key)},
-            forfeits=forfeits[name],
-            voided=void_counts[name],
-            mean_ms=timing[name].mean_ms(),
-            max_ms=timing[name].max_ms(),
-            startup_ms=timing[name].startup_ms(),
-            status=status[name],
-            rank_interval=confidence.intervals.get(name),
-            p_ahead_next=confidence.ahead.get(name),
-        )
-        for rank, name in order
-    )
-    head_to_head = tuple(HeadToHead(bot, other, *counts) for (bot, other), counts in sorted(pairs.items()))
-    return Leaderboard(standings=standings, head_to_head=head_to_head, matches=len(ordered), voided=void)
+        tally.add(record)
+    return tally.board(ratings, names, voided, left, placement)
 
 
 def faults_text(faults: Mapping[str, int], separator: str = " ") -> str:

@@ -23,7 +23,7 @@ import trueskill
 
 from .ladder.board import LadderRow, rows as board_rows
 from .ladder.kept import Kept, read as read_kept
-from .leaderboard import Leaderboard, build
+from .leaderboard import Leaderboard, Tally, build
 from .rating import RatingParams, make_env, rate
 from .records import MatchRecord, VoidRecord
 from .store import LadderStore, ResultStore
@@ -73,20 +73,24 @@ def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results
                    kept=read_kept(store.db, params) if ladder is not None and kept else None)
 
 
-def standings(results: Results, ratings: Mapping[str, trueskill.Rating] | None = None) -> Leaderboard:
+def standings(results: Results, ratings: Mapping[str, trueskill.Rating] | None = None,
+              tally: Tally | None = None) -> Leaderboard:
     """The leaderboard of ``results``: every player of :attr:`Results.names` and of the records, ranked by
     :func:`.leaderboard.ranking`.
 
     ``ratings``: the players' ratings when the caller has them already (a run's fold that saw every
     match, the report's rating history); else a ladder's kept ratings, else rated here from the
     records. A listed player without a rating (a ladder entry yet to play) has a fresh one.
+        ``tally``: the records counted already, in schedule order (the report keeps one between builds).
     """
     if ratings is None:
         ratings = results.kept.ratings if results.kept is not None else \
             rate(results.records, results.params, results.names)
     fresh = make_env(results.params).create_rating()
-    return build(results.records, {**{name: fresh for name in results.names}, **ratings}, results.names,
-                 results.voided, results.left, results.placement)
+    everyone = {**{name: fresh for name in results.names}, **ratings}
+    if tally is not None:
+        return tally.board(everyone, results.names, results.voided, results.left, results.placement)
+    return build(results.records, everyone, results.names, results.voided, results.left, results.placement)
 
 
 def ladder_board(results: Results) -> list[LadderRow]:

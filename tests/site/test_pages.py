@@ -56,7 +56,7 @@ def site(tmp_path_factory):
 def test_every_page_is_written(site):
     results, out = site
     assert out == results / "report"
-    for name in ("index.html", "headtohead.html", "faults.html", "matches.html", "data/matches.js",
+    for name in ("index.html", "headtohead.html", "faults.html", "matches.html", "data/matches-0.js",
                  "assets/report.css", "assets/report.js", "version.json", build.MARKER):
         assert (out / name).is_file(), name
     assert sorted(p.name for p in (out / "bots").iterdir()) == sorted(f"{data.safe_name(n)}.html" for n in NAMES)
@@ -76,7 +76,7 @@ def test_bot_names_are_text_everywhere(site):
     for path in [p for p in out.glob("*.html") if p.name != "viewer.html"] + list(out.glob("bots/*.html")):
         scripts = [attrs for tag, attrs in parse(path).tags if tag == "script"]
         assert scripts and all(attrs.get("src") for attrs in scripts), path  # no inline script at all
-        assert all(re.fullmatch(r"(\.\./)?(assets|data)/[a-z]+\.js", str(a["src"])) for a in scripts), path
+        assert all(re.fullmatch(r"(\.\./)?(assets|data)/[a-z]+(-[0-9]+)?\.js", str(a["src"])) for a in scripts), path
 
 
 def test_nothing_is_fetched_from_the_network(site):
@@ -115,12 +115,13 @@ def test_leaderboard_page_is_small_and_sortable(site):
 
 def test_match_list_data_file_holds_every_match(site):
     results, out = site
-    text = (out / "data" / "matches.js").read_text()
-    assert text.startswith("window.ARENA_MATCH_LIST = ") and text.endswith(";\n")
-    packed = pages.script_value(text, "ARENA_MATCH_LIST")
+    text = (out / "data" / "matches-0.js").read_text()
+    assert text.startswith("window.ARENA_MATCH_LIST_0 = ") and text.endswith(";\n")
+    packed = pages.script_value(text, "ARENA_MATCH_LIST_0")
     assert packed == data.compact(data.match_list(data.read_snapshot(results)), data.MATCH_COLUMNS)
     page = parse(out / "matches.html")
-    assert [a["src"] for t, a in page.tags if t == "script"] == ["data/matches.js", "assets/report.js"]
+    assert [a["src"] for t, a in page.tags if t == "script"] == ["data/matches-0.js", "assets/report.js"]
+    assert [a["data-chunks"] for t, a in page.tags if t == "table"] == ["0"]
     options = [a["value"] for t, a in page.tags if t == "option"]
     assert options == [""] + sorted(NAMES)
     js = (out / "assets" / "report.js").read_text()

@@ -16,7 +16,7 @@ from typing import Iterator
 
 import pytest
 
-from arena.site import data
+from arena.site import chunks, data
 from arena.site.build import build_report
 from arena.site.serve import make_server
 
@@ -32,7 +32,9 @@ NAMES = ["alpha", HOSTILE, "o'neil", "foo@v2"]
 def site(tmp_path_factory) -> tuple[Path, Path]:
     results = tmp_path_factory.mktemp("browser") / "results"
     synthetic_store(results, 260, NAMES, faulty=[HOSTILE], voided=0)
-    return results, build_report(results)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chunks, "CHUNK", 64)  # the match list in 5 chunks, the last one partly filled
+        return results, build_report(results)
 
 
 def column(page: Page, table: str, index: int) -> list[str]:
@@ -61,6 +63,7 @@ def test_leaderboard_sorts_by_clicking_a_heading(page, site):
 def test_match_list_filters_sorts_pages_and_links_to_the_viewer(page, site):
     results, out = site
     snapshot = data.read_snapshot(results)
+    assert len(list((out / "data").glob("matches-*.js"))) == 5
     page.goto((out / "matches.html").as_uri())
     assert page.text_content("#match-count") == "260 matches"
     assert column(page, "#matches", 0) == [str(i) for i in range(259, 159, -1)]  # newest first, 100 a page
@@ -91,6 +94,7 @@ def test_a_bot_page_link_opens_the_match_list_filtered(page, site):
     results, out = site
     page.goto((out / "bots" / f"{data.safe_name(HOSTILE)}.html").as_uri())
     assert page.text_content("h1") == HOSTILE
+    assert "· 260 of 260 matches · 4 bots" in page.text_content("p.facts")  # from data/summary.js
     assert page.locator("svg.chart polyline.mu").count() == 1
     page.click("text=all")  # a link to matches.html: wait for that page to fill its count
     page.wait_for_function("(n) => (document.getElementById('match-count') || {}).textContent"
@@ -125,6 +129,15 @@ def test_a_served_page_reloads_when_matches_arrive(page, served):
     add_match(results, 21, ["alpha", "beta"], [2, 1], deal="d-new", rotation=1)
     page.wait_for_function("document.getElementById('match-count').textContent === '22 matches'", timeout=15_000)
     assert column(page, "#matches", 0)[0] == "21" and "sort=index" in page.url
+
+
+def test_a_served_bot_page_reloads_and_shows_the_new_count_when_matches_arrive(page, served):
+    base, results = served  # its header's count is in data/summary.js, and so is the version it polls for
+    page.goto(base + "bots/alpha.html")
+    assert "· 20 of 20 matches · 2 bots" in page.text_content("p.facts")
+    add_match(results, 20, ["beta", "alpha"], [1, 2], deal="d-new", rotation=0)
+    page.wait_for_function("document.querySelector('p.facts').textContent.includes('21 of 20 matches, 1 withheld')",
+                           timeout=15_000)
 
 
 def test_ten_thousand_matches_are_usable_at_once(page, tmp_path):

@@ -64,7 +64,7 @@ def test_pages_are_served(served):
         assert response.status == 200 and response.headers["Content-Type"] == "text/html; charset=utf-8"
         assert b"Leaderboard" in response.read()
     for path, kind in (("/index.html", "text/html"), ("/bots/alpha.html", "text/html"),
-                       ("/data/matches.js", "text/javascript"), ("/assets/report.css", "text/css"),
+                       ("/data/matches-0.js", "text/javascript"), ("/assets/report.css", "text/css"),
                        ("/version.json", "application/json"), ("/matches.html?x=1#frag", "text/html")):
         status, headers, body = request(server, "GET", path)
         assert status == 200 and headers["content-type"].startswith(kind), path
@@ -132,11 +132,11 @@ def test_pages_update_as_matches_arrive(served):
     assert second["matches"] == 41 and second["version"] != first["version"] and report.builds == 2
     status, _, body = request(server, "GET", "/matches.html")
     assert status == 200 and b"41 of 40 matches, 1 withheld until their deals" in body  # (the made-up schedule had 40)
-    assert b'"m40/' not in request(server, "GET", "/data/matches.js")[2]  # its deal's other rotation is to come
+    assert b'"m40/' not in request(server, "GET", "/data/matches-0.js")[2]  # its deal's other rotation is to come
     add_match(results, 41, ["alpha", "gamma"], [2, 1], deal="1/40", rotation=1)
     time.sleep(0.01)
     assert json.loads(request(server, "GET", "/version.json")[2])["matches"] == 42 and report.builds == 3
-    listed = request(server, "GET", "/data/matches.js")[2]
+    listed = request(server, "GET", "/data/matches-0.js")[2]
     assert b'"m40/gamma+alpha"' in listed and b'"m41/alpha+gamma"' in listed
     assert b"withheld" not in request(server, "GET", "/matches.html")[2]
 
@@ -166,7 +166,7 @@ def test_reading_while_rebuilding_never_fails(served):
 
     def reader() -> None:
         while not stop.is_set():
-            for path in ("/", "/matches.html", "/bots/alpha.html", "/data/matches.js"):
+            for path in ("/", "/matches.html", "/bots/alpha.html", "/data/matches-0.js"):
                 try:
                     with urllib.request.urlopen(url(server, path), timeout=10) as response:
                         if response.status != 200 or not response.read():

@@ -115,7 +115,8 @@ def check_site(files: dict[str, bytes], shown: dict[int, tuple[str, str]], hidde
         assert json.dumps(match_id).encode() not in everything and f">{match_id}<".encode() not in everything
     for idx, (match_id, seed) in shown.items():
         assert seed.encode() in files[f"replays/{idx}"]
-        assert json.dumps(match_id).encode() in files["data/matches.js"]
+        assert json.dumps(match_id).encode() in b"".join(text for name, text in files.items()
+                                                          if name.startswith("data/matches-"))
     linked = {int(i) for name, text in files.items() if name.endswith(".html") for i in LINK.findall(text.decode())}
     listed = {m["idx"] for m in script_value(files["replays/index.js"].decode(), "ARENA_MATCHES")}
     assert linked <= set(shown) and listed == set(shown)

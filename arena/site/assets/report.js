@@ -170,6 +170,19 @@
     render();
   }
 
+  // The match list comes in chunks of match indices, each from a data/matches-<k>.js of its own (so that a rebuild
+  // writes only the chunks that changed); the table names them in order (data-chunks="0 1 2").
+  function joinChunks(table) {
+    var list = { columns: [], rows: [] };
+    (table.getAttribute("data-chunks") || "").split(" ").forEach(function (k) {
+      var chunk = k === "" ? null : window["ARENA_MATCH_LIST_" + k];
+      if (!chunk) return;
+      list.columns = chunk.columns;
+      for (var i = 0; i < chunk.rows.length; i++) list.rows.push(chunk.rows[i]);
+    });
+    return list;
+  }
+
   // ---------------------------------------------------------------- live: served over http, reload on a new report
   // What a reload would lose is kept for the page that replaces this one (sessionStorage, this tab only):
   // the scroll position and the opened entries (<details> whose <summary data-key> names them); the sort and
@@ -201,11 +214,22 @@
     window.scrollTo(Number(kept.x) || 0, Number(kept.y) || 0);
   }
 
+  // A bot page leaves out the header facts that change with every match (so that a rebuild need not write it
+  // again when its bot did not play): they and the report's version are in data/summary.js.
+  function summary() {
+    var facts = window.ARENA_SUMMARY;
+    if (!facts) return;
+    Array.prototype.forEach.call(document.querySelectorAll("[data-summary]"), function (span) {
+      var value = facts[span.getAttribute("data-summary")];
+      if (value !== undefined) span.textContent = String(value);
+    });
+  }
+
   function live() {
     if (!/^https?:$/.test(location.protocol)) return;
     var meta = document.querySelector('meta[name="arena-version"]');
-    if (!meta) return;
-    var mine = meta.getAttribute("content");
+    var mine = meta ? meta.getAttribute("content") : (window.ARENA_SUMMARY || {}).version;
+    if (!mine) return;
     var root = document.body.getAttribute("data-root") || "";
     setInterval(function () {
       fetch(root + "version.json", { cache: "no-store" })
@@ -221,9 +245,10 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
+    summary();
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), sortable);
     var matches = document.getElementById("matches");
-    if (matches && window.ARENA_MATCH_LIST) matchList(matches, window.ARENA_MATCH_LIST);
+    if (matches) matchList(matches, joinChunks(matches));
     if (/^https?:$/.test(location.protocol)) restore();
     live();
   });
