@@ -64,12 +64,61 @@ def test_the_background_build_runs_apart_and_is_waited_for(tmp_path, monkeypatch
 
     monkeypatch.setattr(subprocess.Popen, "wait", spy)
     background.maybe()
-    assert background.child is not None and waited == []  # the run goes on while it builds
+    assert background.child is not None and background.building and waited == []  # the run goes on meanwhile
     background.maybe()  # one at a time: the first is still building
     first = background.child
     background.close()
-    assert first.returncode == 0
+    assert first.returncode == 0 and background.child is None
     assert (tmp_path / "out" / "report" / "index.html").is_file()
+
+
+def _built(background: refresh.Background) -> None:
+    """Until the build asked for has finished (a poll, not a measured duration)."""
+    deadline = time.monotonic() + 120
+    while not background._done():
+        assert time.monotonic() < deadline, "the background build did not finish"
+        time.sleep(0.05)
+
+
+def test_the_background_builder_lives_as_long_as_the_run_and_builds_again_when_told(tmp_path):
+    """One process builds every time, keeping what it made of the matches before (as arena serve does), so
+    a ladder's later builds cost what its new matches cost."""
+    path = league(tmp_path)
+    assert CliRunner().invoke(main, ["run", str(path), "--no-report", "--matches", "1"]).exit_code == 0
+    background = refresh.Background(tmp_path / "out", every=0)
+    try:
+        background.maybe()
+        assert background.child is not None
+        first = background.child.pid
+        _built(background)
+        version = tmp_path / "out" / "report" / "version.json"
+        assert json.loads(version.read_text())["matches"] == 1
+        assert CliRunner().invoke(main, ["run", str(path), "--no-report"]).exit_code == 0  # the second match
+        background.maybe()
+        assert background.child is not None and background.child.pid == first and background.building
+        _built(background)
+        assert json.loads(version.read_text())["matches"] == 2
+        child = background.child
+    finally:
+        background.close()
+    assert child.returncode == 0  # the end of its input ended it
+
+
+def test_a_background_builder_that_died_is_started_again_at_the_next_build(tmp_path):
+    assert CliRunner().invoke(main, ["run", str(league(tmp_path)), "--no-report"]).exit_code == 0
+    background = refresh.Background(tmp_path / "out", every=0)
+    try:
+        background.maybe()
+        assert background.child is not None
+        dead = background.child
+        dead.kill()
+        dead.wait()
+        background.maybe()  # a new one, and the build asked of it
+        assert background.child is not None and background.child is not dead and background.building
+        _built(background)
+        assert (tmp_path / "out" / "report" / "index.html").is_file()
+    finally:
+        background.close()
 
 
 def test_a_second_ctrl_c_skips_the_rebuild_and_leaves_the_report_before_it_whole(tmp_path, monkeypatch):
