@@ -63,6 +63,9 @@ class MatchJob:
     name the bots at the table, so by default its bots get an opaque one instead."""
     game: str = DEFAULT_GAME
     """The game's name in :mod:`arena.game.registry`: a name, not the game, so the job stays picklable."""
+    per_process: int = 0
+    """The most matches one bot process may serve (``matches_per_process``): a process kept from an earlier
+    batch (:mod:`.spare`) is taken only within it; 0: none is taken."""
 
     def __post_init__(self) -> None:
         if self.fault_policy not in FAULT_POLICIES:

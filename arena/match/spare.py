@@ -13,6 +13,7 @@ of starting new ones, if:
 
 * the process has served none of that batch's deals: it remembers every deal it served, so
   no process ever sees one deal twice, as within a batch;
+* it serves no more matches in all than ``matches_per_process`` (:attr:`.runner.MatchJob.per_process`);
 * what is left of its CPU allowance covers the new matches. ``cpu_seconds`` is an allowance
   per match, set once as the process starts (RLIMIT_CPU: ``cpu_seconds`` times the matches it
   was to serve then) and never raised. What it used is not read (no backend gives it the same
@@ -64,11 +65,13 @@ class Held:
     seen: set[int | str] = field(default_factory=set)
     """Deals (seeds) of every match it served."""
 
-    def fits(self, seeds: set[int | str], matches: int, cpu_seconds: float, now: float, cores: int) -> bool:
-        """Whether it may serve ``matches`` more matches, none of whose deals (``seeds``) it has seen."""
+    def fits(self, seeds: set[int | str], matches: int, cpu_seconds: float, most: int, now: float,
+             cores: int) -> bool:
+        """Whether it may serve ``matches`` more matches, none of whose deals (``seeds``) it has seen, and
+        at most ``most`` in all."""
         spent = (now - self.link.started) * cores  # the most CPU it can have used
         return (self.local and self.link.process.alive() and not self.seen & seeds
-                and self.allowance - spent >= matches * cpu_seconds)
+                and len(self.seen) + matches <= most and self.allowance - spent >= matches * cpu_seconds)
 
 
 class Spare:
@@ -86,12 +89,13 @@ class Spare:
         seeds = {job.seed for job in jobs}
         matches: Counter[BotSpec] = Counter(spec for job in jobs for spec in set(job.bots))
         cpu = max((job.limits.cpu_seconds for job in jobs), default=0)
+        most = min((job.per_process for job in jobs), default=0)
         now = self.clock()
         taken: dict[BotSpec, Held] = {}
         for group in reversed(self.kept):
             for held in group:
                 if held.spec in matches and held.spec not in taken and held.fits(seeds, matches[held.spec], cpu,
-                                                                                  now, self.cores):
+                                                                                  most, now, self.cores):
                     taken[held.spec] = held
         chosen = set(map(id, taken.values()))
         self.kept = deque(rest for group in self.kept if (rest := [h for h in group if id(h) not in chosen]))
