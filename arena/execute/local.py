@@ -71,7 +71,8 @@ def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -
 
     Each match index ends up exactly once in a :class:`.results.Done` or a :class:`.results.Voided`;
     :class:`.results.WorkerLost` reports a death in between. Each worker holds one batch at a
-    time, taken from ``batches`` only when a worker is free, so a Ctrl-C drops little.
+    time, taken from ``batches`` only when a worker is free, so a Ctrl-C drops little; a free worker
+    stops once ``batches`` has ended (a fresh one plays what a death leaves to play again).
     An empty batch means the source has nothing ready yet (an open-ended schedule
     waiting for results or for bots): the pool asks again after the next result or
     :data:`POLL_SECONDS`, whichever comes first; the end of ``batches`` ends it.
@@ -96,7 +97,11 @@ def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -
                 batch = ledger.take() or (None if ended else next(source, None))
                 if batch is None:
                     ended = True
-                    break
+                    if worker is not None:  # nothing more for it: it stops, and kills the processes it kept
+                        worker.stop()
+                        worker.end()
+                        crew[slot] = None
+                    continue
                 if not batch:
                     waiting = True
                     break
