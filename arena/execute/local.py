@@ -3,10 +3,11 @@ what they return.
 
 A batch is a run of matches (never one deal twice) whose bot processes are reused from
 one match to the next, each following its bot from seat to seat and table to table
-(:func:`arena.match.runner.play_batch`), and the processes that end a batch may serve a later
-batch of the same worker that holds none of their deals (:mod:`arena.match.spare`); results
-still come back, and are stored, one match at a time. Every batch, even with a single worker, is played in a worker process, so a
-bot that kills its parent kills a worker, never the driver.
+(:func:`arena.match.runner.play_batch`), and the processes that end a batch may serve a
+later batch of the same worker that holds none of their deals (:mod:`arena.match.spare`);
+results still come back, and are stored, one match at a time. Every batch, even with a
+single worker, is played in a worker process, so a bot that kills its parent kills a
+worker, never the driver.
 
 A worker that dies, whatever killed it (a bot, the OOM killer, ``kill -9``), is
 replaced, and the matches of its batch that had not come back are played again on

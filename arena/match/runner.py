@@ -417,7 +417,7 @@ def play_batch(jobs: Sequence[MatchJob], spare: Spare | None = None) -> Generato
         for number, job in enumerate(jobs):
             later = [set(other.bots) for other in jobs[number + 1:]]
             serves = [1 + sum(spec in bots for bots in later) for spec in job.bots]
-            last = spare is not None and number == len(jobs) - 1
+            last = spare is not None and number == len(jobs) - 1 and job.per_process > 0  # else none is taken
             carried = [warm.pop(spec, None) for spec in job.bots]
             outcome, kept = _play(job, carried, keep=[last or n > 1 for n in serves], serves=serves)
             for seat, (spec, link) in enumerate(zip(job.bots, kept)):
