@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 
 KEPT_BATCHES = 4
 """How many of a worker's last batches leave their final match's processes for a later batch: as many as a
-table of 4 has rotations (one worker may play all of them, each on processes of their own)."""
+table of 4 has rotations (one worker may play all of them, each on processes of their own; with two kept,
+one worker started a third more processes in tests/tournament/test_ladder_batches.py)."""
 
 LOCAL = ("none", "bwrap")
 """Backends whose processes run on this machine: the age bound on their CPU counts its cores."""
