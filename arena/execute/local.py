@@ -3,9 +3,11 @@ what they return.
 
 A batch is a run of matches (never one deal twice) whose bot processes are reused from
 one match to the next, each following its bot from seat to seat and table to table
-(:func:`arena.match.runner.play_batch`); results still come back, and are stored, one match
-at a time. Every batch, even with a single worker, is played in a worker process, so a
-bot that kills its parent kills a worker, never the driver.
+(:func:`arena.match.runner.play_batch`), and the processes that end a batch may serve a
+later batch of the same worker that holds none of their deals (:mod:`arena.match.spare`);
+results still come back, and are stored, one match at a time. Every batch, even with a
+single worker, is played in a worker process, so a bot that kills its parent kills a
+worker, never the driver.
 
 A worker that dies, whatever killed it (a bot, the OOM killer, ``kill -9``), is
 replaced, and the matches of its batch that had not come back are played again on
@@ -19,9 +21,10 @@ from __future__ import annotations
 import multiprocessing as mp
 import time
 from multiprocessing.connection import wait
-from typing import Generator, Iterable
+from typing import Generator, Iterable, Sequence
 
-from ..match.runner import play_batch
+from ..match.runner import MatchJob, MatchOutcome, play_batch
+from ..match.spare import Spare
 from .ledger import DeathLedger
 from .results import Batch, Play, PoolFailure, Result
 from .worker import Worker
@@ -45,21 +48,41 @@ class LocalStart:
         return f"{workers} worker(s)"
 
 
+class SparePlay:
+    """:func:`arena.match.runner.play_batch` with the worker's spare processes (:mod:`arena.match.spare`):
+    the processes that ended a batch may serve a later one of the same worker. Made before the fork, it
+    holds nothing until a worker first plays, so each worker has its own; the worker closes it as it stops."""
+
+    def __init__(self) -> None:
+        self.spare: Spare | None = None
+
+    def __call__(self, jobs: Sequence[MatchJob]) -> Generator[MatchOutcome, None, None]:
+        if self.spare is None:
+            self.spare = Spare()
+        return play_batch(jobs, self.spare)
+
+    def close(self) -> None:
+        """Kill the kept processes: the worker stops."""
+        if self.spare is not None:
+            self.spare.close()
+
+
 def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -> Generator[Result, None, None]:
     """Play batches of ``(index, job)`` pairs on ``workers`` processes, yielding each match's result.
 
     Each match index ends up exactly once in a :class:`.results.Done` or a :class:`.results.Voided`;
     :class:`.results.WorkerLost` reports a death in between. Each worker holds one batch at a
-    time, taken from ``batches`` only when a worker is free, so a Ctrl-C drops little.
+    time, taken from ``batches`` only when a worker is free, so a Ctrl-C drops little; a free worker
+    stops once ``batches`` has ended (a fresh one plays what a death leaves to play again).
     An empty batch means the source has nothing ready yet (an open-ended schedule
     waiting for results or for bots): the pool asks again after the next result or
     :data:`POLL_SECONDS`, whichever comes first; the end of ``batches`` ends it.
     Closing the iterator early (or an exception in the consumer, such as
     KeyboardInterrupt) stops every worker and the bots they run. Raises
-    :class:`PoolFailure` when workers cannot be kept alive. ``play`` replaces
-    :func:`arena.match.runner.play_batch` (tests use fakes).
+    :class:`PoolFailure` when workers cannot be kept alive. ``play`` replaces :class:`SparePlay`
+    (tests use fakes).
     """
-    play = play or play_batch
+    play = play or SparePlay()
     ctx = mp.get_context("fork")
     source = iter(batches)
     ledger = DeathLedger()  # what dead workers held: played before anything new
@@ -75,7 +98,11 @@ def run_jobs(batches: Iterable[Batch], workers: int, play: Play | None = None) -
                 batch = ledger.take() or (None if ended else next(source, None))
                 if batch is None:
                     ended = True
-                    break
+                    if worker is not None:  # nothing more for it: it stops, and kills the processes it kept
+                        worker.stop()
+                        worker.end()
+                        crew[slot] = None
+                    continue
                 if not batch:
                     waiting = True
                     break

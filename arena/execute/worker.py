@@ -79,6 +79,10 @@ def _serve(parent: int, jobs: Connection, messages: Connection, play: Play, driv
                     messages.send(message)
     except (EOFError, OSError):  # the driver is gone or stopped listening: nobody to report to
         pass
+    finally:
+        close = getattr(play, "close", None)  # a play that keeps processes between batches (local.SparePlay)
+        if close is not None:
+            close()
 
 
 class Worker:

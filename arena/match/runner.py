@@ -28,6 +28,7 @@ from .helpermark import MarkerScan
 from .link import BotLink, TimeControl, collect_ready, collect_replies
 from .replay_notes import FALLBACK, fault_record, forfeit_record, log_records, result_record
 from .seatlog import SeatLog
+from .spare import LOCAL, Held, Spare
 
 _LEGAL_JSON: dict[Any, bytes] = {}
 """Encoded legal lists by ``Match.legal_keyed`` key: most of every act line, encoded once per process."""
@@ -66,6 +67,9 @@ class MatchJob:
     frames: bool = False
     """Make the viewer's frames of the match too (:attr:`MatchOutcome.frames`): a tournament that will have a
     report asks for them, so that its report copies them instead of rebuilding every match."""
+    per_process: int = 0
+    """The most matches one bot process may serve (``matches_per_process``): a process kept from an earlier
+    batch (:mod:`.spare`) is taken only within it; 0: none is taken."""
 
     def __post_init__(self) -> None:
         if self.fault_policy not in FAULT_POLICIES:
@@ -395,7 +399,7 @@ def play_match(job: MatchJob) -> MatchOutcome:
     return _play(job, (), keep=[False] * len(job.bots), serves=[1] * len(job.bots))[0]
 
 
-def play_batch(jobs: Sequence[MatchJob]) -> Generator[MatchOutcome, None, None]:
+def play_batch(jobs: Sequence[MatchJob], spare: Spare | None = None) -> Generator[MatchOutcome, None, None]:
     """Play ``jobs`` in order, each bot's process serving every later match of its bot in the batch.
 
     From one match to the next a bot may sit in another seat and face other bots: it gets
@@ -405,22 +409,38 @@ def play_batch(jobs: Sequence[MatchJob]) -> Generator[MatchOutcome, None, None]:
     plays no later match of the batch is closed after its last one. Outcomes are the same
     as playing each job alone for any bot that starts afresh on ``hello``, as the protocol
     asks. Closing the iterator early kills the processes it holds.
+
+    ``spare`` (a worker's, :mod:`.spare`): the batch first takes the kept processes that may serve it
+    instead of starting new ones, and, once its last match is played, the processes of that match
+    are kept there for a later batch instead of closed.
     """
     seeds = [job.seed for job in jobs]
     if len(set(seeds)) != len(seeds):
         raise ValueError("a batch must not play one deal twice: a process would see it twice")
-    warm: dict[BotSpec, BotLink] = {}
+    held: dict[BotLink, Held] = {}  # with a spare: every process of the batch and what a later one must know
+    if spare is not None:
+        held = {h.link: h for h in spare.take(jobs).values()}
+    warm: dict[BotSpec, BotLink] = {h.spec: link for link, h in held.items()}
     try:
         for number, job in enumerate(jobs):
             later = [set(other.bots) for other in jobs[number + 1:]]
             serves = [1 + sum(spec in bots for bots in later) for spec in job.bots]
+            last = spare is not None and number == len(jobs) - 1 and job.per_process > 0  # else none is taken
             carried = [warm.pop(spec, None) for spec in job.bots]
-            outcome, kept = _play(job, carried, keep=[n > 1 for n in serves], serves=serves)
-            for spec, link in zip(job.bots, kept):
+            outcome, kept = _play(job, carried, keep=[last or n > 1 for n in serves], serves=serves)
+            for seat, (spec, link) in enumerate(zip(job.bots, kept)):
                 if link is not None and spec in warm:
                     link.kill()  # the same bot in two seats of one match: one warm process is enough
                 elif link is not None:
                     warm[spec] = link
+                    if spare is not None:
+                        if link is not carried[seat]:  # started for this match: its allowance is set now
+                            held[link] = Held(spec, link, job.limits.cpu_seconds * max(1, serves[seat]),
+                                              outcome.sandbox in LOCAL)
+                        held[link].seen.add(job.seed)
+            if last and spare is not None:
+                spare.keep(held[link] for link in warm.values())
+                warm.clear()
             yield outcome
     finally:
         for link in warm.values():

@@ -98,7 +98,8 @@ def _job(config: TournamentConfig, scheduled: ScheduledMatch, specs: Mapping[str
                     time=config.time, sandbox=sandbox, limits=config.limits, fault_policy=config.fault_policy,
                     max_faults=config.max_faults, private=(str(config.output), str(config.path.parent)),
                     wire_id=config.wire_id(scheduled.match_id if config.tell_opponents or scheduled.told is None
-                                           else scheduled.told), game=config.game, frames=frames)
+                                           else scheduled.told), game=config.game,
+                    per_process=config.matches_per_process, frames=frames)
 
 
 def _jobs(schedule: Schedule | SettleGate, live: RatingFold, issued: dict[int, ScheduledMatch],

@@ -175,7 +175,7 @@ def test_a_worker_killed_from_outside_has_its_batch_played_again_and_nothing_is_
 def test_workers_that_cannot_be_kept_alive_stop_the_run_in_one_line(tmp_path, monkeypatch):
     from arena.execute import local
 
-    def deadly(jobs):
+    def deadly(jobs, spare=None):
         os.kill(os.getpid(), signal.SIGKILL)  # every worker, before it starts a match
 
     monkeypatch.setattr(local, "play_batch", deadly)

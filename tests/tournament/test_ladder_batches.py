@@ -4,6 +4,8 @@ the cut, submissions and retirements seen by the next table drawn, --matches dra
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import math
 import random
 from collections import Counter
@@ -201,3 +203,38 @@ def test_the_part_of_a_batch_beyond_the_limit_is_handed_out_when_room_comes_back
     issued.clear()
     room[0] = 9
     assert next(jobs, None) is None and schedule.asked == [2, 9]
+
+
+def test_a_real_ladder_plays_the_same_tables_results_and_ratings_on_one_worker_or_two(tmp_path):
+    """Two workers keep the processes that ended their batches for later ones (arena/match/spare.py); one
+    worker plays every batch in turn: the same file and seed give the same matches, results and ratings."""
+    import sqlite3
+    from pathlib import Path
+
+    from arena.tournament.config import load_config
+    from arena.tournament.driver import run_tournament
+
+    root = Path(__file__).resolve().parents[2]
+
+    def played(workers: int) -> tuple[list[tuple], list[tuple], int]:
+        out = tmp_path / f"w{workers}"
+        lines = ["name: same", "schedule: ladder", "seats: [2, 3]", "seed: 11", "sandbox: none",
+                 f"workers: {workers}", "time: {move_ms: 2000, startup_ms: 10000}", f"output: {out}", "bots:"]
+        lines += [f"  - {root / 'bots' / b}" for b in ("random", "heuristic", "c-random")]
+        path = tmp_path / f"w{workers}.yaml"
+        path.write_text("\n".join(lines) + "\n")
+        run_tournament(load_config(path), out=open(os.devnull, "w"), max_matches=90)
+        db = sqlite3.connect(out / "results.sqlite")
+        try:
+            matches = db.execute("SELECT idx, match_id, seed, bots, places, totals FROM matches ORDER BY idx").fetchall()
+            ratings = db.execute("SELECT player, mu, sigma, matches FROM ladder_ratings ORDER BY player").fetchall()
+            starts = sum(s.get("startup_ms") is not None for (stats,) in db.execute("SELECT stats FROM matches")
+                         for s in json.loads(stats))
+        finally:
+            db.close()
+        return matches, ratings, starts
+
+    one, two = played(1), played(2)
+    assert len(one[0]) == 90 and one[:2] == two[:2]
+    batches = -(-90 // (LAG + 1))  # at least this many: a batch holds one match of each table in play
+    assert one[2] < 3 * batches  # the kept processes served later batches: fewer starts than three a batch

@@ -124,8 +124,8 @@ class OneAtATime:
         return "waiting for the match in play" if self.in_play else None
 
 
-def fake_play(jobs: Sequence[MatchJob]) -> Generator[MatchOutcome, None, None]:
-    """Plays instantly; places come from a hash of the match id."""
+def fake_play(jobs: Sequence[MatchJob], spare: object = None) -> Generator[MatchOutcome, None, None]:
+    """Plays instantly; places come from a hash of the match id (``spare``: as play_batch takes it, unused)."""
     for job in jobs:
         time.sleep(0.01)
         digest = hashlib.sha256(job.match_id.encode()).digest()
