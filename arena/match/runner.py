@@ -427,7 +427,11 @@ def play_batch(jobs: Sequence[MatchJob], spare: Spare | None = None) -> Generato
             serves = [1 + sum(spec in bots for bots in later) for spec in job.bots]
             last = spare is not None and number == len(jobs) - 1 and job.per_process > 0  # else none is taken
             carried = [warm.pop(spec, None) for spec in job.bots]
-            outcome, kept = _play(job, carried, keep=[last or n > 1 for n in serves], serves=serves)
+            # At the batch's end, a process is kept only if it may serve another match: else it is closed, and
+            # its log runs to its exit, as a process that ends with its match always has
+            again = [last and (len(held[link].seen) if link is not None and link in held else 0) + 1 < job.per_process
+                     for link in carried]
+            outcome, kept = _play(job, carried, keep=[a or n > 1 for a, n in zip(again, serves)], serves=serves)
             for seat, (spec, link) in enumerate(zip(job.bots, kept)):
                 if link is not None and spec in warm:
                     link.kill()  # the same bot in two seats of one match: one warm process is enough

@@ -147,3 +147,16 @@ def test_recorded_lines_show_no_process_sees_a_deal_twice_across_batches(tmp_pat
     assert max(len(deals) for deals in per_process) > 3  # some process served more than one batch
     assert len(per_process) == 4  # two processes of each bot: one for each rotation
     assert sum(map(len, per_process)) == 2 * 11
+
+
+def test_a_process_that_may_serve_no_more_matches_is_closed_not_kept(started):
+    """Its last match's log then runs to its exit, as a process that ends with its match always has."""
+    a, b = pair()
+    spare = Spare()
+    try:
+        list(play_batch([job((a, b), 1, per_process=2), job((b, a), 2, per_process=2)], spare))  # served 2 of 2
+        assert [h for group in spare.kept for h in group] == []
+        list(play_batch([job((a, b), 3, per_process=2)], spare))  # served 1 of 2: may serve another
+        assert sorted(h.spec.name for group in spare.kept for h in group) == ["a", "b"]
+    finally:
+        spare.close()

@@ -21,8 +21,9 @@ WRITER = ROOT / "tests" / "bots" / "log_writer.py"
 
 def tournament(tmp_path: Path) -> Path:
     path = tmp_path / "logs.yaml"
+    # one match a process: each ends with its match (none is kept for a later batch), so its log runs to its exit
     path.write_text(f"name: logs\nseats: 2\nseed: 5\nsandbox: none\nworkers: 1\noutput: {tmp_path / 'out'}\n"
-                    f"log_bytes: 4096\nbots:\n  - {ROOT / 'bots' / 'random'}\n"
+                    f"log_bytes: 4096\nmatches_per_process: 1\nbots:\n  - {ROOT / 'bots' / 'random'}\n"
                     f"  - {{name: writer, command: /usr/bin/python3 {WRITER}}}\n")
     return path
 
