@@ -45,7 +45,7 @@ from arena.site.build import build_report  # noqa: E402
 from arena.site.frames import FORMAT, frames_for_file  # noqa: E402
 from arena.site.data import RatingHistory, RowCache  # noqa: E402
 from tests.site.played import play  # noqa: E402
-from tests.site.synthetic import synthetic_store  # noqa: E402
+from tests.site.synthetic import put_back, synthetic_store  # noqa: E402
 
 
 CORES = os.cpu_count() or 1
@@ -119,16 +119,6 @@ def hold_back(results: Path) -> tuple[Any, ...]:
         with db:
             db.execute("DELETE FROM matches WHERE idx = ?", (row[0],))
         return tuple(row)
-    finally:
-        db.close()
-
-
-def put_back(results: Path, row: tuple[Any, ...]) -> None:
-    """Store the match :func:`hold_back` took, as a run stores its next match: its deal is whole again."""
-    db = sqlite3.connect(results / "results.sqlite")
-    try:
-        with db:
-            db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
     finally:
         db.close()
 

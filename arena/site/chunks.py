@@ -17,13 +17,11 @@ same either way: a chunk's text depends on its rows only.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 from typing import Any, Sequence
 
 from . import data
-from .linked import stamp
+from .linked import link_if_same, stamp
 from .pages import script_json
 
 CHUNK = 4096
@@ -77,14 +75,4 @@ class MatchChunks:
         before = self.written.get(chunk)
         if reuse is None or before is None or not _same(before[0], rows):
             return False
-        old = reuse / DATA / chunk_name(chunk)
-        try:
-            if stamp(old) != before[1]:
-                return False
-            os.link(old, path)
-        except OSError:
-            try:
-                shutil.copyfile(old, path)
-            except OSError:
-                return False
-        return True
+        return link_if_same(reuse / DATA / chunk_name(chunk), path, before[1])

@@ -16,6 +16,21 @@ from pathlib import Path
 from typing import Any
 
 
+def link_if_same(old: Path, new: Path, stamped: tuple[int, ...]) -> bool:
+    """Link ``old`` to ``new`` (or copy it where a link cannot be made) if it is still the file :func:`stamp`
+    gave ``stamped``; False if it is not, or is gone."""
+    try:
+        if stamp(old) != stamped:
+            return False
+        os.link(old, new)
+    except OSError:
+        try:
+            shutil.copyfile(old, new)
+        except OSError:
+            return False
+    return True
+
+
 def stamp(path: Path) -> tuple[int, ...]:
     """What tells a file from any other written since: device, inode, size and modification time (not the
     change time, which linking it into the next build and removing the old build change)."""
@@ -56,16 +71,8 @@ class LinkedFiles:
         before = self.written.get(relative)
         if reuse is None or before is None or before[0] != key:
             return False
-        old, new = reuse / relative, target / relative
-        try:
-            if stamp(old) != before[1]:
-                return False
-            os.link(old, new)
-        except OSError:
-            try:
-                shutil.copyfile(old, new)
-            except OSError:
-                return False
+        if not link_if_same(reuse / relative, target / relative, before[1]):
+            return False
         self.wrote(relative, key, target)
         return True
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from arena.tournament.rating import RatingParams
 from arena.tournament.store import ResultStore
@@ -100,3 +101,13 @@ def add_match(directory: Path, index: int, bots: Sequence[str], places: Sequence
             store.db.executemany("INSERT INTO logs VALUES (?, ?, ?)", [(index, s, "") for s in range(count)])
     finally:
         store.close()
+
+
+def put_back(results: Path, row: tuple[Any, ...]) -> None:
+    """Store a match's row taken out of the store earlier, as a run stores its next match."""
+    db = sqlite3.connect(results / "results.sqlite")
+    try:
+        with db:
+            db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
+    finally:
+        db.close()

@@ -17,7 +17,7 @@ from arena.site.build import build_report
 from arena.site.data import RatingHistory, RowCache
 
 from .played import play
-from .synthetic import synthetic_store
+from .synthetic import put_back, synthetic_store
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -40,15 +40,6 @@ def take_out(results: Path, indices: list[int]) -> dict[int, tuple[Any, ...]]:
         with db:
             db.executemany("DELETE FROM matches WHERE idx = ?", [(i,) for i in indices])
         return rows
-    finally:
-        db.close()
-
-
-def put_back(results: Path, row: tuple[Any, ...]) -> None:
-    db = sqlite3.connect(results / "results.sqlite")
-    try:
-        with db:
-            db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
     finally:
         db.close()
 
