@@ -331,8 +331,8 @@ class _Tree:
         counted = len(kinds) - (2 if bot else 0)
         if counted > self.limits.max_files:
             most = f"{self.limits.max_files:,}"
-            raise ArchiveRefused(f"the archive holds {counted:,} files and folders; this ladder takes at most {most} "
-                                 "(submission.max_files)")
+            raise ArchiveRefused(f"the archive holds more than {most} files and folders ({counted:,}); "
+                                 f"this ladder takes at most {most} (submission.max_files)")
         home = self.root / top if top else self.root
         for place, target in sorted(links.items()):
             why = _resolve(place, target, links)
@@ -389,7 +389,7 @@ class _Inflate:
             if self._z.eof:
                 end = self._pos - len(self._z.unused_data)
                 self._pos, self._pending = end, b""
-                self._z = zlib.decompressobj(31) if self._data[end:end + 2] == b"\x1f\x8b" else None
+                self._z = zlib.decompressobj(31) if bytes(self._data[end:end + 2]) == b"\x1f\x8b" else None
             if out:
                 self.total += len(out)
                 if self.total > self._cap:
@@ -402,7 +402,7 @@ class _Header(tarfile.TarInfo):
     """A tar header read within bounds: tarfile reads a PAX or GNU long-name header whole into memory and a
     sparse file's map entry by entry, so a large one is refused before it is read."""
 
-    def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+    def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
         if self.type == tarfile.GNUTYPE_SPARSE:
             raise _refuse(self.name, "a sparse file", "pack it as a plain file")
         if self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
@@ -510,8 +510,9 @@ def _read_zip(data: bytes, tree: _Tree) -> None:
     with archive:
         infos = archive.infolist()
         if len(infos) > tree.limits.max_files + 1:
-            raise ArchiveRefused(f"the archive holds {len(infos):,} entries; this ladder takes at most "
-                                 f"{tree.limits.max_files:,} files and folders (submission.max_files)")
+            most = f"{tree.limits.max_files:,}"
+            raise ArchiveRefused(f"the archive holds more than {most} files and folders ({len(infos):,} entries); "
+                                 f"this ladder takes at most {most} (submission.max_files)")
         _check_zip(infos, data, tree.limits)
         try:
             for info in infos:
