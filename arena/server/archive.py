@@ -54,6 +54,8 @@ MAX_LINK_HOPS = 40
 """Links followed while resolving one link, as Linux does, before calling it a loop."""
 MAX_NAME = 255
 """Longest file or folder name, in bytes (Linux's limit)."""
+MAC_METADATA = "__MACOSX"
+"""The top folder in which macOS's Finder adds resource forks to a zip it makes: skipped, never the bot's."""
 HINT = "send a zip or a tar.gz of the bot's directory (arena submit --server packs one)"
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -517,6 +519,8 @@ def _read_zip(data: bytes, tree: _Tree) -> None:
         try:
             for info in infos:
                 current = raw = _zip_name(info)
+                if (_place(raw) or "").split("/")[0] == MAC_METADATA:
+                    continue
                 mode = info.external_attr >> 16 if info.create_system == 3 else 0
                 kind = stat.S_IFMT(mode)
                 if info.is_dir() or raw.replace("\\", "/").endswith("/") or kind == stat.S_IFDIR:

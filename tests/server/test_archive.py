@@ -233,6 +233,8 @@ def test_modes_are_the_servers_and_one_top_folder_is_the_bot(tmp_path: Path) -> 
         assert stat.S_IMODE(os.lstat(got / "bot.yaml").st_mode) == 0o644
         assert stat.S_IMODE(os.lstat(got / "src").st_mode) == stat.S_IMODE(os.lstat(got).st_mode) == 0o755
         assert os.readlink(got / "link.py") == "src/a.py"  # a link inside stays a link
+    finder = _zip(entries + [("__MACOSX/mine/._bot.yaml", "file", b"\0\5\26\7")])  # as macOS's Compress makes
+    assert sorted(os.listdir(unpack(finder, tmp_path / "mac", LIMITS))) == ["bot.yaml", "link.py", "run.sh", "src"]
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         info = tarfile.TarInfo("bot.py")
