@@ -70,6 +70,10 @@ class ArchiveRefused(Exception):
     """An upload that is not a safe archive of a bot; the message is one line: what is wrong, what would be right."""
 
 
+class ArchiveTooLarge(ArchiveRefused):
+    """Refused for passing the ladder's ``submission`` limits (``max_mb``, ``max_files``): the server answers 413."""
+
+
 class _TooLong(Exception):
     """The decompressed stream passed its cap (raised below tarfile, named by the entry being read)."""
 
@@ -163,8 +167,8 @@ def _shown(name: str) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def _refuse(name: str, problem: str, remedy: str) -> ArchiveRefused:
-    return ArchiveRefused(f"the archive holds {_shown(name)}: {problem}; {remedy}")
+def _refuse(name: str, problem: str, remedy: str, kind: type[ArchiveRefused] = ArchiveRefused) -> ArchiveRefused:
+    return kind(f"the archive holds {_shown(name)}: {problem}; {remedy}")
 
 
 def _place(raw: str) -> str | None:
@@ -239,7 +243,7 @@ class _Tree:
     def too_large(self, raw: str) -> ArchiveRefused:
         most = f"{self.limits.max_mb:,} MB"
         return _refuse(raw, f"more than {most} once unpacked, counting the files before it",
-                       f"this ladder takes at most {most} of files (submission.max_mb)")
+                       f"this ladder takes at most {most} of files (submission.max_mb)", ArchiveTooLarge)
 
     def _new(self, raw: str, place: str, kind: str) -> None:
         """Record ``place``, making the folders above it; refuses a duplicate, or a place under a file or link."""
@@ -266,7 +270,7 @@ class _Tree:
         if len(self.kinds) > self.limits.max_files + 1:  # + the top folder, if there is one
             most = f"{self.limits.max_files:,}"
             raise _refuse(raw, f"more than {most} files and folders up to it",
-                          f"this ladder takes at most {most} (submission.max_files)")
+                          f"this ladder takes at most {most} (submission.max_files)", ArchiveTooLarge)
 
     def folder(self, raw: str) -> None:
         place = _place(raw)
@@ -333,7 +337,7 @@ class _Tree:
         counted = len(kinds) - (2 if bot else 0)
         if counted > self.limits.max_files:
             most = f"{self.limits.max_files:,}"
-            raise ArchiveRefused(f"the archive holds more than {most} files and folders ({counted:,}); "
+            raise ArchiveTooLarge(f"the archive holds more than {most} files and folders ({counted:,}); "
                                  f"this ladder takes at most {most} (submission.max_files)")
         home = self.root / top if top else self.root
         for place, target in sorted(links.items()):
@@ -447,7 +451,7 @@ def _read_tar(data: bytes, gzipped: bool, tree: _Tree) -> None:
                                   "a bot's files are plain files, folders and links")
     except _TooLong:
         raise (tree.too_large(current) if current else
-               ArchiveRefused(f"the archive's first entry takes it past {tree.limits.max_mb:,} MB once unpacked; "
+               ArchiveTooLarge(f"the archive's first entry takes it past {tree.limits.max_mb:,} MB once unpacked; "
                               f"this ladder takes at most {tree.limits.max_mb:,} MB of files (submission.max_mb)")) \
             from None
     except (tarfile.TarError, EOFError, zlib.error) as exc:
@@ -482,7 +486,7 @@ def _check_zip(infos: list[zipfile.ZipInfo], data: bytes, limits: SubmissionLimi
         if declared > limits.max_mb * MIB:
             most = f"{limits.max_mb:,} MB"
             raise _refuse(raw, f"more than {most} once unpacked (as the zip declares), counting the entries before it",
-                          f"this ladder takes at most {most} of files (submission.max_mb)")
+                          f"this ladder takes at most {most} of files (submission.max_mb)", ArchiveTooLarge)
         if info.file_size > RATIO_FROM and info.file_size > MAX_RATIO * max(info.compress_size, 1):
             raise _refuse(raw, f"{info.compress_size:,} bytes that inflate to {info.file_size:,} "
                           f"(past {MAX_RATIO}:1, a zip bomb)", "pack the bot's own files")
@@ -513,7 +517,7 @@ def _read_zip(data: bytes, tree: _Tree) -> None:
         infos = archive.infolist()
         if len(infos) > tree.limits.max_files + 1:
             most = f"{tree.limits.max_files:,}"
-            raise ArchiveRefused(f"the archive holds more than {most} files and folders ({len(infos):,} entries); "
+            raise ArchiveTooLarge(f"the archive holds more than {most} files and folders ({len(infos):,} entries); "
                                  f"this ladder takes at most {most} (submission.max_files)")
         _check_zip(infos, data, tree.limits)
         try:

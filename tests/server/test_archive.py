@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.archive import ArchiveRefused, pack, unpack
+from arena.server.archive import ArchiveRefused, ArchiveTooLarge, pack, unpack
 from arena.tournament.ladder.limits import SubmissionLimits
 from arena.tournament.ladder.snapshot import bot_files, digest_of
 
@@ -62,7 +62,7 @@ def _zip(entries: list[Entry]) -> bytes:
     return buffer.getvalue()
 
 
-def _refused(data: bytes, tmp_path: Path, *words: str, limits: SubmissionLimits = LIMITS) -> str:
+def _refused(data: bytes, tmp_path: Path, *words: str, limits: SubmissionLimits = LIMITS) -> ArchiveRefused:
     """Unpack ``data``, expecting a one-line refusal holding ``words``, with nothing left at or beside dest."""
     parent = tmp_path / "uploads"
     parent.mkdir(exist_ok=True)
@@ -73,7 +73,7 @@ def _refused(data: bytes, tmp_path: Path, *words: str, limits: SubmissionLimits 
     for word in words:
         assert word in message, message
     assert list(parent.iterdir()) == []  # not dest, nor a temporary directory beside it
-    return message
+    return refused.value
 
 
 BOT = [("bot.yaml", "file", "name: x\nrun: ['{python}', bot.py]\n"), ("bot.py", "file", "print('hi')\n")]
@@ -83,7 +83,7 @@ BOT = [("bot.yaml", "file", "name: x\nrun: ['{python}', bot.py]\n"), ("bot.py", 
 @pytest.mark.parametrize("name", ["../x", "sub/../../x", "/etc/x", "C:/x", "..\\..\\x"])
 def test_a_name_that_leaves_is_refused(tmp_path: Path, make: object, name: str) -> None:
     assert callable(make)
-    message = _refused(make(BOT + [(name, "file", "evil")]), tmp_path, "the archive holds", name)
+    message = str(_refused(make(BOT + [(name, "file", "evil")]), tmp_path, "the archive holds", name))
     assert "relative to the bot's directory" in message or "leaves the bot's directory" in message
 
 
@@ -149,12 +149,13 @@ def test_a_gzip_bomb_stops_at_the_limit_in_bounded_memory(tmp_path: Path) -> Non
     assert len(data) < 2 * MIB
     tracemalloc.start()
     try:
-        _refused(data, tmp_path, "zeros.bin", "more than 8 MB once unpacked", "submission.max_mb",
-                 limits=SubmissionLimits(max_mb=8))
+        refused = _refused(data, tmp_path, "zeros.bin", "more than 8 MB once unpacked", "submission.max_mb",
+                           limits=SubmissionLimits(max_mb=8))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert peak < 32 * MIB
+    assert isinstance(refused, ArchiveTooLarge)
     _refused(_gzip_bomb(tar_header=False), tmp_path, "holds no files")  # zeros read as a tar's end
 
 
@@ -176,11 +177,14 @@ def test_a_zip_whose_entries_share_bytes_is_refused(tmp_path: Path) -> None:
 def test_too_many_files_or_bytes_are_refused(tmp_path: Path, make: object) -> None:
     assert callable(make)
     many = BOT + [(f"f{i}.txt", "file", "x") for i in range(12)]
-    _refused(make(many), tmp_path, "more than 10", "submission.max_files", limits=SubmissionLimits(max_files=10))
-    _refused(make(BOT + [(f"d{i}/f.txt", "file", "x") for i in range(6)]), tmp_path, "submission.max_files",
-             limits=SubmissionLimits(max_files=10))  # folders count, as on disk
+    refused = [_refused(make(many), tmp_path, "more than 10", "submission.max_files",
+                        limits=SubmissionLimits(max_files=10))]
+    refused.append(_refused(make(BOT + [(f"d{i}/f.txt", "file", "x") for i in range(6)]), tmp_path,
+                            "submission.max_files", limits=SubmissionLimits(max_files=10)))  # folders count, as on disk
     large = BOT + [("a.bin", "file", os.urandom(600 * 1024)), ("b.bin", "file", os.urandom(600 * 1024))]
-    _refused(make(large), tmp_path, "b.bin", "more than 1 MB once unpacked", limits=SubmissionLimits(max_mb=1))
+    refused.append(_refused(make(large), tmp_path, "b.bin", "more than 1 MB once unpacked",
+                            limits=SubmissionLimits(max_mb=1)))
+    assert all(isinstance(exc, ArchiveTooLarge) for exc in refused)  # the server's 413, not 400
     assert unpack(make(large), tmp_path / "ok", SubmissionLimits(max_mb=2)).is_dir()
 
 
@@ -295,5 +299,5 @@ def test_pack_refuses_a_link_the_server_would(tmp_path: Path) -> None:
 def test_an_inflating_stream_is_damaged_not_a_crash(tmp_path: Path) -> None:
     data = bytearray(_tar(BOT + [("big.bin", "file", os.urandom(200_000))]))
     data[len(data) // 2] ^= 0xFF
-    message = _refused(bytes(data), tmp_path)
+    message = str(_refused(bytes(data), tmp_path))
     assert "damaged" in message or "does not hold" in message
