@@ -92,7 +92,7 @@ def unpack(data: bytes, dest: Path, limits: SubmissionLimits) -> Path:
     if os.path.lexists(dest):
         raise FileExistsError(f"{dest} exists; unpack writes a new directory")
     kind = _kind(data)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}{TMP_INFIX}", dir=dest.parent))
     try:
         tree = _Tree(tmp / "u", limits)
         os.mkdir(tree.root, 0o700)
@@ -109,6 +109,21 @@ def unpack(data: bytes, dest: Path, limits: SubmissionLimits) -> Path:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return dest / bot if bot else dest
+
+
+TMP_INFIX = ".tmp-"
+"""In the name of the temporary directory :func:`unpack` writes beside ``dest``: ``.<dest's name>.tmp-<random>``."""
+
+
+def remove_leftovers(folder: Path) -> list[Path]:
+    """Remove what :func:`unpack` calls killed mid-way left in ``folder`` (their temporary directories, never a
+    ``dest``), and say which. Call it when no unpack into ``folder`` is running, e.g. as the server starts."""
+    removed = []
+    for path in sorted(Path(folder).glob(f".*{TMP_INFIX}*")):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
 
 
 def pack(directory: Path) -> bytes:

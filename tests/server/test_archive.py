@@ -7,6 +7,8 @@ import io
 import os
 import shutil
 import stat
+import subprocess
+import sys
 import tarfile
 import tracemalloc
 import warnings
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.archive import ArchiveRefused, ArchiveTooLarge, pack, unpack
+from arena.server.archive import ArchiveRefused, ArchiveTooLarge, pack, remove_leftovers, unpack
 from arena.tournament.ladder.limits import SubmissionLimits
 from arena.tournament.ladder.snapshot import bot_files, digest_of
 
@@ -247,6 +249,33 @@ def test_modes_are_the_servers_and_one_top_folder_is_the_bot(tmp_path: Path) -> 
     got = unpack(buffer.getvalue(), tmp_path / "suid", LIMITS)
     assert stat.S_IMODE(os.stat(got / "bot.py").st_mode) == 0o755  # no setuid, setgid
     assert os.stat(got / "bot.py").st_uid == os.getuid()  # no owner from the archive
+
+
+def test_a_process_killed_mid_unpack_leaves_no_dest(tmp_path: Path) -> None:
+    (tmp_path / "archive.tar.gz").write_bytes(_tar(BOT + [("more.py", "file", "x")]))
+    script = f"""
+import sys
+from pathlib import Path
+from arena.server import archive
+from arena.tournament.ladder.limits import SubmissionLimits
+write = archive._Tree.file
+def stuck(*args, **kwargs):
+    write(*args, **kwargs)
+    print("wrote a file", flush=True)
+    sys.stdin.read()  # until killed
+archive._Tree.file = stuck
+archive.unpack(Path({str(tmp_path / 'archive.tar.gz')!r}).read_bytes(), Path({str(tmp_path / 'sub')!r}),
+               SubmissionLimits())
+"""
+    with subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as process:
+        assert process.stdout is not None and process.stdout.readline() == "wrote a file\n"
+        process.kill()
+    assert not (tmp_path / "sub").exists()
+    left = [p for p in tmp_path.iterdir() if p.name.startswith(".sub.tmp-")]
+    assert len(left) == 1 and any(left[0].rglob("bot.yaml"))
+    assert remove_leftovers(tmp_path) == left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["archive.tar.gz"]
 
 
 def test_dest_must_be_new(tmp_path: Path) -> None:
