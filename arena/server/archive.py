@@ -20,6 +20,7 @@ the same digest.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import os
@@ -78,6 +79,10 @@ class _TooLong(Exception):
     """The decompressed stream passed its cap (raised below tarfile, named by the entry being read)."""
 
 
+TMP_INFIX = ".tmp-"
+"""In the name of the temporary directory :func:`unpack` writes beside ``dest``: ``.<dest's name>.tmp-<random>``."""
+
+
 def unpack(data: bytes, dest: Path, limits: SubmissionLimits) -> Path:
     """Unpack the archive ``data`` (zip, tar.gz or tar, told by its first bytes) into the new directory ``dest``.
 
@@ -100,7 +105,10 @@ def unpack(data: bytes, dest: Path, limits: SubmissionLimits) -> Path:
             _read_zip(data, tree)
         else:
             _read_tar(data, kind == "gzip", tree)
-        top, bot = tree.finish()
+        try:
+            top, bot = tree.finish()
+        except OSError as exc:
+            raise ArchiveRefused(f"could not make the archive's links: {exc.strerror}; pack the bot again") from None
         for folder, _, _ in os.walk(top):  # never follows links
             os.chmod(folder, 0o755)  # sandboxed bots may run as another user
         if os.path.lexists(dest):
@@ -109,10 +117,6 @@ def unpack(data: bytes, dest: Path, limits: SubmissionLimits) -> Path:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return dest / bot if bot else dest
-
-
-TMP_INFIX = ".tmp-"
-"""In the name of the temporary directory :func:`unpack` writes beside ``dest``: ``.<dest's name>.tmp-<random>``."""
 
 
 def remove_leftovers(folder: Path) -> list[Path]:
@@ -133,10 +137,11 @@ def pack(directory: Path) -> bytes:
     listed = bot_files(str(directory))
     links = {snapshot_path(name): digest.removeprefix("symlink:") for name, digest in listed.items()
              if digest.startswith("symlink:")}
-    for place, target in sorted(links.items()):
-        if target.startswith("/") or _resolve(place, target, links) is not None:
-            raise ArchiveRefused(f"{Path(directory) / place.removeprefix(BOT_SUBDIR + '/')} is a link to {target}, "
-                                 "outside the bot's directory; the server takes only links that stay inside it")
+    for name in sorted(listed):
+        target = links.get(snapshot_path(name))
+        if target is not None and (target.startswith("/") or _resolve(snapshot_path(name), target, links)):
+            raise ArchiveRefused(f"{Path(directory) / name} is a link to {target}, outside the bot's directory; "
+                                 "the server takes only links that stay inside it")
     buffer = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=6) as zipped:
         with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar:
@@ -184,6 +189,13 @@ def _shown(name: str) -> str:
 
 def _refuse(name: str, problem: str, remedy: str, kind: type[ArchiveRefused] = ArchiveRefused) -> ArchiveRefused:
     return kind(f"the archive holds {_shown(name)}: {problem}; {remedy}")
+
+
+def _unwritable(raw: str, exc: OSError) -> ArchiveRefused:
+    """Writing entry ``raw`` failed: a path too long for the system, or the server's own trouble (a full disk)."""
+    if exc.errno == errno.ENAMETOOLONG:
+        return _refuse(raw, "a path longer than this system takes", "shorten the bot's folder and file names")
+    return ArchiveRefused(f"could not unpack {_shown(raw)}: {exc.strerror}; try again later, or tell the organiser")
 
 
 def _place(raw: str) -> str | None:
@@ -316,6 +328,8 @@ class _Tree:
             target.encode("utf-8")
         except UnicodeEncodeError:
             raise _refuse(raw, "a link whose target is not valid UTF-8", "name the bot's files in UTF-8") from None
+        if len(target.encode()) > 4095:
+            raise _refuse(raw, "a link whose target is longer than 4,095 bytes", "shorten it")
         if not target or "\\" in target or any(ord(c) < 32 for c in target):
             raise _refuse(raw, f"a link to {_shown(target)!r}", "links name a file of the bot with / between folders")
         if target.startswith("/") or _DRIVE.match(target):
@@ -476,7 +490,7 @@ def _read_tar(data: bytes, gzipped: bool, tree: _Tree) -> None:
         raise ArchiveRefused(f"the archive is damaged or cut short after {_shown(current)} ({exc}); "
                              "pack it again") from None
     except OSError as exc:
-        raise ArchiveRefused(f"could not unpack {_shown(current)}: {exc.strerror}") from None
+        raise _unwritable(current, exc) from None
 
 
 def _zip_name(info: zipfile.ZipInfo) -> str:
@@ -565,4 +579,4 @@ def _read_zip(data: bytes, tree: _Tree) -> None:
             raise _refuse(current, f"an entry this server cannot inflate ({exc})",
                           "pack it with zip's usual deflate") from None
         except OSError as exc:
-            raise ArchiveRefused(f"could not unpack {_shown(current)}: {exc.strerror}") from None
+            raise _unwritable(current, exc) from None

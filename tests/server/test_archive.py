@@ -221,6 +221,9 @@ def test_names_nesting_and_encryption(tmp_path: Path) -> None:
     _refused(bytes(zipped), tmp_path, "caf\\xe9.txt", "not valid UTF-8")
     _refused(_tar(BOT + [("a\nb", "file", "x")]), tmp_path, "a\\nb", "control character")
     _refused(_tar(BOT + [("/".join(["d"] * 65) + "/f", "file", "x")]), tmp_path, "nested more than 64 deep")
+    _refused(_tar(BOT + [("x" * 256, "file", "x")]), tmp_path, "a name longer than 255 bytes")
+    _refused(_zip(BOT + [("/".join(["n" * 250] * 20), "file", "x")]), tmp_path, "a path longer than this system takes")
+    _refused(_tar(BOT + [("l", "sym", "a/" * 3000)]), tmp_path, "a link whose target is longer than 4,095 bytes")
     secret = bytearray(_zip(BOT))
     for signature, at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # the encrypted flag, as zip -e sets it
         start = secret.index(signature)
