@@ -13,6 +13,7 @@ import tarfile
 import tracemalloc
 import warnings
 import zipfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ Entry = tuple[str, str, bytes | str]
 """``(name, kind, content or link target)``; kind is file, exe, dir, sym, hard, fifo or chr."""
 
 
-def _tar(entries: list[Entry], gz: bool = True) -> bytes:
+def _tar(entries: Sequence[Entry], gz: bool = True) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz" if gz else "w", format=tarfile.GNU_FORMAT) as tar:
         for name, kind, content in entries:
@@ -48,7 +49,7 @@ def _tar(entries: list[Entry], gz: bool = True) -> bytes:
     return buffer.getvalue()
 
 
-def _zip(entries: list[Entry]) -> bytes:
+def _zip(entries: Sequence[Entry]) -> bytes:
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # zipfile warns of duplicate names, which one test writes on purpose
@@ -62,6 +63,10 @@ def _zip(entries: list[Entry]) -> bytes:
                 info.external_attr = mode << 16
                 archive.writestr(info, content)
     return buffer.getvalue()
+
+
+Pack = Callable[[Sequence[Entry]], bytes]
+""":func:`_tar` or :func:`_zip`."""
 
 
 def _refused(data: bytes, tmp_path: Path, *words: str, limits: SubmissionLimits = LIMITS) -> ArchiveRefused:
@@ -78,36 +83,32 @@ def _refused(data: bytes, tmp_path: Path, *words: str, limits: SubmissionLimits 
     return refused.value
 
 
-BOT = [("bot.yaml", "file", "name: x\nrun: ['{python}', bot.py]\n"), ("bot.py", "file", "print('hi')\n")]
+BOT: list[Entry] = [("bot.yaml", "file", "name: x\nrun: ['{python}', bot.py]\n"), ("bot.py", "file", "print('hi')\n")]
 
 
 @pytest.mark.parametrize("make", [_tar, _zip])
 @pytest.mark.parametrize("name", ["../x", "sub/../../x", "/etc/x", "C:/x", "..\\..\\x"])
-def test_a_name_that_leaves_is_refused(tmp_path: Path, make: object, name: str) -> None:
-    assert callable(make)
+def test_a_name_that_leaves_is_refused(tmp_path: Path, make: Pack, name: str) -> None:
     message = str(_refused(make(BOT + [(name, "file", "evil")]), tmp_path, "the archive holds", name))
     assert "relative to the bot's directory" in message or "leaves the bot's directory" in message
 
 
 @pytest.mark.parametrize("make", [_tar, _zip])
 @pytest.mark.parametrize("target", ["/etc/passwd", "../..", "../../etc/passwd", "x/../../../etc", "C:/Windows"])
-def test_a_symlink_that_leaves_is_refused(tmp_path: Path, make: object, target: str) -> None:
-    assert callable(make)
+def test_a_symlink_that_leaves_is_refused(tmp_path: Path, make: Pack, target: str) -> None:
     _refused(make(BOT + [("sub/evil", "sym", target)]), tmp_path, "sub/evil", f"a link to {target}",
              "outside the bot's directory")
 
 
 @pytest.mark.parametrize("make", [_tar, _zip])
-def test_a_link_leaving_through_another_link_is_refused(tmp_path: Path, make: object) -> None:
+def test_a_link_leaving_through_another_link_is_refused(tmp_path: Path, make: Pack) -> None:
     # `here/..` is the folder above where `here` points (the top), not the top itself: the kernel's reading
-    assert callable(make)
     _refused(make(BOT + [("here", "sym", "."), ("evil", "sym", "here/..")]), tmp_path, "evil", "outside")
     _refused(make(BOT + [("a", "sym", "b"), ("b", "sym", "a")]), tmp_path, "loops")
 
 
 @pytest.mark.parametrize("make", [_tar, _zip])
-def test_nothing_is_written_through_a_link(tmp_path: Path, make: object) -> None:
-    assert callable(make)
+def test_nothing_is_written_through_a_link(tmp_path: Path, make: Pack) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     _refused(make(BOT + [("out", "sym", str(outside)), ("out/x", "file", "evil")]), tmp_path, "out")
@@ -129,8 +130,7 @@ def test_a_hardlink_inside_is_a_copy(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("make", [_tar, _zip])
 @pytest.mark.parametrize("kind, word", [("fifo", "FIFO"), ("chr", "device file")])
-def test_special_files_are_refused(tmp_path: Path, make: object, kind: str, word: str) -> None:
-    assert callable(make)
+def test_special_files_are_refused(tmp_path: Path, make: Pack, kind: str, word: str) -> None:
     _refused(make(BOT + [("pipe", kind, b"")]), tmp_path, "pipe", word)
 
 
@@ -176,8 +176,7 @@ def test_a_zip_whose_entries_share_bytes_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("make", [_tar, _zip])
-def test_too_many_files_or_bytes_are_refused(tmp_path: Path, make: object) -> None:
-    assert callable(make)
+def test_too_many_files_or_bytes_are_refused(tmp_path: Path, make: Pack) -> None:
     many = BOT + [(f"f{i}.txt", "file", "x") for i in range(12)]
     refused = [_refused(make(many), tmp_path, "more than 10", "submission.max_files",
                         limits=SubmissionLimits(max_files=10))]
@@ -202,8 +201,7 @@ def test_wrong_types_are_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("make", [_tar, _zip])
-def test_duplicates_and_files_under_files_are_refused(tmp_path: Path, make: object) -> None:
-    assert callable(make)
+def test_duplicates_and_files_under_files_are_refused(tmp_path: Path, make: Pack) -> None:
     _refused(make(BOT + [("bot.py", "file", "again")]), tmp_path, "bot.py", "a second entry of that name")
     _refused(make(BOT + [("./bot.py", "file", "again")]), tmp_path, "./bot.py", "a second entry")
     _refused(make(BOT + [("bot.py/x", "file", "x")]), tmp_path, "inside bot.py, which is a file")
