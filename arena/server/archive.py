@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import gzip
 import io
+import lzma
 import os
 import re
 import shutil
@@ -193,6 +194,8 @@ def _refuse(name: str, problem: str, remedy: str, kind: type[ArchiveRefused] = A
 
 def _unwritable(raw: str, exc: OSError) -> ArchiveRefused:
     """Writing entry ``raw`` failed: a path too long for the system, or the server's own trouble (a full disk)."""
+    if exc.errno is None:  # not the system's: bz2 reports bad data as an OSError without one
+        return ArchiveRefused(f"the archive is damaged at {_shown(raw)} ({exc}); pack it again")
     if exc.errno == errno.ENAMETOOLONG:
         return _refuse(raw, "a path longer than this system takes", "shorten the bot's folder and file names")
     return ArchiveRefused(f"could not unpack {_shown(raw)}: {exc.strerror}; try again later, or tell the organiser")
@@ -539,8 +542,11 @@ def _read_zip(data: bytes, tree: _Tree) -> None:
     except UnicodeDecodeError:
         raise ArchiveRefused("the archive holds a name flagged UTF-8 that is not; name the bot's files in UTF-8") \
             from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, OSError, struct.error) as exc:
         raise ArchiveRefused(f"the zip archive is damaged or cut short ({exc}); pack it again") from None
+    except NotImplementedError as exc:  # a version of zip this Python does not read
+        raise ArchiveRefused(f"the zip archive uses what this server cannot read ({exc}); pack it with zip's "
+                             "defaults") from None
     current = ""
     with archive:
         infos = archive.infolist()
@@ -573,7 +579,7 @@ def _read_zip(data: bytes, tree: _Tree) -> None:
                 else:
                     raise _refuse(raw, "a socket or an entry of unknown type",
                                   "a bot's files are plain files, folders and links")
-        except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
+        except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, ValueError, struct.error) as exc:
             raise ArchiveRefused(f"the archive is damaged at {_shown(current)} ({exc}); pack it again") from None
         except NotImplementedError as exc:
             raise _refuse(current, f"an entry this server cannot inflate ({exc})",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import random
 import shutil
 import stat
 import subprocess
@@ -331,3 +332,29 @@ def test_an_inflating_stream_is_damaged_not_a_crash(tmp_path: Path) -> None:
     data[len(data) // 2] ^= 0xFF
     message = str(_refused(bytes(data), tmp_path))
     assert "damaged" in message or "does not hold" in message
+
+
+def test_damaged_archives_are_refused_or_unpacked_never_raised(tmp_path: Path) -> None:
+    rng = random.Random(24)
+    noise = bytes(rng.randrange(256) for _ in range(5000))
+    bot = BOT + [("src/a.py", "file", "x" * 3000), ("l", "sym", "src/a.py"), ("big", "file", noise)]
+    packed = [_tar(bot), _zip(bot), _tar(bot, gz=False)]
+    for method in (zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", method) as archive:
+            archive.writestr("bot.yaml", "name: x\n")
+            archive.writestr("big", noise)
+        packed.append(buffer.getvalue())
+    (tmp_path / "up").mkdir()
+    for n in range(400):
+        data = bytearray(packed[n % len(packed)])
+        for _ in range(rng.randrange(1, 6)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        if n % 5 == 0:
+            del data[rng.randrange(len(data)):]
+        try:
+            unpack(bytes(data), tmp_path / "up" / str(n), SubmissionLimits(max_mb=1, max_files=50))
+        except ArchiveRefused as refused:
+            assert "\n" not in str(refused)
+            assert not (tmp_path / "up" / str(n)).exists()
+    assert not [p for p in (tmp_path / "up").iterdir() if p.name.startswith(".")]
