@@ -1,0 +1,1 @@
+"""The submission server: authors upload bots from their own machines (``arena serve``)."""
