@@ -205,7 +205,7 @@ def _stored(packed: dict[int, tuple[str, str, bytes]], members: dict[int, dict[s
 
 POOL_FROM = 48
 """Fewer matches to make frames of than this are made in this process: starting workers costs more."""
-PUBLIC_COST = 8
+PUBLIC_COST = 12
 """Taking the logs out of a match's frames (:mod:`.public`) costs about this share of making them."""
 
 
