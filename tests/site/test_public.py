@@ -91,3 +91,18 @@ def test_strip_frames_takes_out_bot_logs_and_stderr_lines_only() -> None:
     assert strip_frames(frames)["steps"] == [
         {"log": [["act", "ann draws"], ["fault", "FAULT ann: illegal: index 3",
                                         ["FAULT ann: illegal: index 3", "FAULT ann: illegal"]]]}, {"k": "end"}]
+
+
+def test_arena_report_public_writes_a_public_report_and_serve_keeps_it_public(results: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+    from arena.site.serve import LiveReport
+
+    lines = log_lines(results)
+    outcome = CliRunner().invoke(main, ["report", str(results), "-o", str(tmp_path / "cli"), "--public"])
+    assert outcome.exit_code == 0, outcome.output
+    assert shown(lines, site_text(tmp_path / "cli")) == set()
+    live = LiveReport(results, tmp_path / "live", public=True)
+    live.build()
+    assert shown(lines, site_text(tmp_path / "live")) == set()
