@@ -25,8 +25,8 @@ from starlette.routing import Route
 
 from arena.site.data import safe_name
 
-from ..site.browser import CHROMIUM, Browser, Page, browser  # noqa: F401  (the fixture, and the skip without Chromium)
-from playwright.sync_api import expect  # after the skip above: without Playwright, skipped, not an error
+from ..site.browser import CHROMIUM, browser  # noqa: F401  (the fixture, and the skip without Chromium)
+from playwright.sync_api import Browser, Page, expect  # after the skip above: without Playwright, skipped
 
 ASSETS = Path(__file__).resolve().parents[2] / "arena" / "server" / "assets"
 TOKEN = "ann-token-0123456789"
@@ -264,29 +264,29 @@ def test_a_refused_upload_is_one_line(page: Page, served: tuple[str, Stub], tmp_
     page.set_input_files("#file", str(tmp_path / "notes.txt"))
     page.click("#upload")
     expect(page.locator("#error")).to_have_text(re.compile(r"^notes\.txt"))
-    assert "not a zip or a gzip-compressed tar" in page.text_content("#error")
+    assert "not a zip or a gzip-compressed tar" in (page.text_content("#error") or "")
 
 
 def test_the_bot_list_links_the_report_and_shows_logs_as_text(page: Page, served: tuple[str, Stub]) -> None:
     base, stub = served
     sign_in(page, base)
     page.wait_for_selector("#bots tbody tr")
-    rows = page.query_selector_all("#bots tbody tr")
-    assert [r.get_attribute("data-bot") for r in rows] == ["ann-bot", "Ann's Bot"]
-    assert rows[0].query_selector("td:nth-child(3)").text_content() == "active"
-    links = [a.get_attribute("href") for a in rows[1].query_selector_all("td:nth-child(2) a")]
-    assert links[0] == "bots/" + safe_name("Ann's Bot@v1") + ".html"
-    versions = rows[0].query_selector("td:nth-child(2)").text_content()
+    rows = page.locator("#bots tbody tr")
+    assert [rows.nth(i).get_attribute("data-bot") for i in range(rows.count())] == ["ann-bot", "Ann's Bot"]
+    assert rows.nth(0).locator("td").nth(2).text_content() == "active"
+    assert rows.nth(1).locator("td").nth(1).locator("a").first.get_attribute("href") == \
+        "bots/" + safe_name("Ann's Bot@v1") + ".html"
+    versions = rows.nth(0).locator("td").nth(1).text_content() or ""
     assert "ann-bot@v1" in versions and "retired" in versions and "ann-bot@v2" in versions
-    rows[0].query_selector("button.logs").click()
+    rows.nth(0).locator("button.logs").click()
     page.wait_for_selector("#logs:not([hidden])")
-    text = page.text_content("#logs-text")
+    text = page.text_content("#logs-text") or ""
     assert EVIL in text and "<b>not bold</b>" in text and "== match m-0012 (#12, seat 1, place 2)" in text
     assert page.query_selector_all("main img") == [] and page.query_selector_all("#logs b") == []
-    rows[1].query_selector("button.logs").click()
+    rows.nth(1).locator("button.logs").click()
     expect(page.locator("#error")).to_have_text(re.compile(r"^403"))
     assert page.text_content("#error") == "403: Ann's Bot is another author's bot: its logs are theirs"
-    rows[0].query_selector("button.retire").click()
+    rows.nth(0).locator("button.retire").click()
     page.wait_for_selector("#notice:not([hidden])")
     assert page.text_content("#notice") == "retired ann-bot@v2: no longer scheduled, history kept"
     assert stub.retired == ["ann-bot"]
