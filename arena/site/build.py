@@ -42,6 +42,9 @@ MARKER = ".arena-report"
 """A file in every report directory: only a directory holding it is replaced by a new build."""
 ASSETS = Path(__file__).parent / "assets"
 ASSET_FILES = ("report.css", "report.js")
+PUBLIC_MARKER = ".arena-public"
+"""A file in every public report (and in no other): a server for strangers serves a report only if it holds it
+(:func:`is_public`), as a run's own report, written into ``OUTPUT/report`` every few minutes, shows the logs."""
 VERSION_FILE = "version.json"
 """What a served page polls to learn that a newer report exists (its ``version``)."""
 
@@ -100,7 +103,14 @@ def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistor
     linked.done()
     write(VERSION_FILE, json.dumps({"version": version, "matches": summary["matches"]}) + "\n")
     write(MARKER, "an arena report: `arena report` replaces this directory as a whole\n")
+    if public:
+        write(PUBLIC_MARKER, "a public arena report: no line any bot wrote on stderr\n")
     return {"version": version, "matches": summary["matches"], "bots": len(rows)}
+
+
+def is_public(report: Path) -> bool:
+    """True if ``report`` is a whole report built public (:data:`PUBLIC_MARKER`)."""
+    return (Path(report) / MARKER).is_file() and (Path(report) / PUBLIC_MARKER).is_file()
 
 
 def _latest_matches(shown: list[dict[str, Any]], count: int) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.site import blocks
-from arena.site.build import build_report
+from arena.site.build import build_report, is_public
 from arena.site.public import strip_frames
 
 from .played import play
@@ -59,6 +59,7 @@ def test_a_public_report_shows_no_log_line_and_a_normal_one_does(results: Path, 
     assert any("FAULT-MARKER" in line for line in in_normal)  # the faults' log tails
     assert shown(lines, site_text(public)) == set()
     assert "a public report shows no log" in (public / "faults.html").read_text(encoding="utf-8")
+    assert is_public(public) and not is_public(normal)  # what a server for strangers checks before serving one
     # the same matches, faults and steps: only the log lines are gone
     normal_frames = blocks.all_frames(normal / "replays")
     public_frames = blocks.all_frames(public / "replays")
@@ -78,6 +79,7 @@ def test_a_public_build_over_a_normal_report_keeps_none_of_its_logs_nor_the_reve
     assert shown(lines, site_text(out)) == set()
     assert all(blocks.is_public(blocks.read_head(p)) for p in (out / "replays").glob("b*.js"))
     build_report(results, out)
+    assert not is_public(out)
     text = site_text(out)
     assert any(" act " in line for line in shown(lines, text)) and any("FAULT-MARKER" in line
                                                                        for line in shown(lines, text))
