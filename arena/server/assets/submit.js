@@ -62,8 +62,8 @@
 
   /* ``method`` ``path`` (relative: the page may be served under a prefix) with the token; the JSON answer, or
      an ApiError whose message is the server's one line (its JSON "error", else the status's name). */
-  function api(method, path, body, type, bearer) {
-    var headers = { "Authorization": "Bearer " + (bearer || token()) };
+  function api(method, path, body, type) {
+    var headers = { "Authorization": "Bearer " + token() };
     if (type) headers["Content-Type"] = type;
     return fetch(path, { method: method, headers: headers, body: body, cache: "no-store", credentials: "omit" })
       .catch(function (e) { throw new ApiError(0, "the server cannot be reached (" + e.message + ")"); })
@@ -159,7 +159,7 @@
 
   // ---------------------------------------------------------------- upload and the check
   /* What the archive's first bytes say it is (the server trusts them, not the name). */
-  function archiveType(head, name) {
+  function archiveType(head) {
     if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5)) return "application/zip";
     if (head[0] === 0x1f && head[1] === 0x8b) return "application/gzip";
     return null;
@@ -173,7 +173,7 @@
     var file = byId("file").files[0];
     if (!file) { showError("choose the bot's archive first: a .zip or .tar.gz of its directory"); return; }
     file.arrayBuffer().then(function (bytes) {
-      var type = archiveType(new Uint8Array(bytes.slice(0, 4)), file.name);
+      var type = archiveType(new Uint8Array(bytes.slice(0, 4)));
       if (type === null) {
         showError(file.name + ": not a zip or a gzip-compressed tar; upload a .zip or .tar.gz of the bot's directory");
         return null;
@@ -206,16 +206,25 @@
     message.className = "message" + (sub.exit === 0 ? " ok" : sub.exit === 1 ? " bad" : "");
   }
 
-  /* Ask for the submission ``id`` every second until its check is done. */
+  /* Ask for the submission ``id`` every second until its check is done; a server out of reach or restarting
+     (no answer, 502 to 504) is asked again a few times, anything else ends the asking. */
+  var RETRIES = 10;
   function follow(id) {
     if (polling !== null) clearTimeout(polling);
+    var failed = 0;
     function poll() {
       polling = null;
       api("GET", "api/submissions/" + encodeURIComponent(String(id))).then(function (sub) {
+        if (failed) clearMessages();  // the server is back: its earlier error no longer holds
+        failed = 0;
         showSubmission(sub);
         if (sub.status === "done") loadBots();
         else polling = setTimeout(poll, POLL_MS);
-      }, report);
+      }, function (error) {
+        report(error);
+        var passing = error instanceof ApiError && (error.status === 0 || (error.status >= 502 && error.status <= 504));
+        if (passing && ++failed < RETRIES) polling = setTimeout(poll, POLL_MS * 2 * failed);
+      });
     }
     polling = setTimeout(poll, POLL_MS);
   }
@@ -223,6 +232,12 @@
   // ---------------------------------------------------------------- the author's bots
   function loadBots() {
     api("GET", "api/bots").then(showBots, report);
+  }
+
+  /* A time as the server gives it: a string as it is, seconds since 1970 as UTC. */
+  function when(value) {
+    if (typeof value !== "number") return String(value);
+    return new Date(value * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC";
   }
 
   function showBots(answer) {
@@ -239,7 +254,7 @@
         return el("span", {}, [
           el("a", { href: "bots/" + safeName(key) + ".html", title: "its page in the report" }, [key]),
           " ", el("a", { href: "matches.html#bot=" + encodeURIComponent(key), title: "its matches" }, ["matches"]),
-          " (" + String(v.status) + (v.submitted_at ? ", " + String(v.submitted_at) : "") + ")"]);
+          " (" + String(v.status) + (v.submitted_at ? ", " + when(v.submitted_at) : "") + ")"]);
       }));
       var nameCell = latest ? el("a", { href: "bots/" + safeName(String(latest.key)) + ".html" }, [name])
         : document.createTextNode(name);
