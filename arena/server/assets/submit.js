@@ -253,7 +253,7 @@
         var key = String(v.key);
         return el("span", {}, [
           el("a", { href: "bots/" + safeName(key) + ".html", title: "its page in the report" }, [key]),
-          " ", el("a", { href: "matches.html#bot=" + encodeURIComponent(key), title: "its matches" }, ["matches"]),
+          " · ", el("a", { href: "matches.html#bot=" + encodeURIComponent(key), title: "its matches" }, ["matches"]),
           " (" + String(v.status) + (v.submitted_at ? ", " + when(v.submitted_at) : "") + ")"]);
       }));
       var nameCell = latest ? el("a", { href: "bots/" + safeName(String(latest.key)) + ".html" }, [name])
