@@ -651,7 +651,8 @@ def _report_error(results_dir: Path, exc: Exception) -> click.ClickException:
 @click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--output", "-o", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write the site (default: RESULTS_DIR/report); replaced as a whole.")
-def report_cmd(results_dir: Path, out_dir: Path | None) -> None:
+@click.option("--public", is_flag=True, help="For strangers: no line any bot wrote on stderr, in any page or replay.")
+def report_cmd(results_dir: Path, out_dir: Path | None, public: bool) -> None:
     """Write the static report site of RESULTS_DIR: leaderboard, ratings, head-to-head, faults, matches.
 
     It works offline, opened from disk or from any static web server.
@@ -660,7 +661,8 @@ def report_cmd(results_dir: Path, out_dir: Path | None) -> None:
     from .tournament.store import StoreMismatch
 
     try:
-        out = build_report(results_dir, out_dir, say=lambda note: click.echo(f"note: {note}", err=True))
+        out = build_report(results_dir, out_dir, say=lambda note: click.echo(f"note: {note}", err=True),
+                           public=public)
     except (OSError, StoreMismatch, ReportError) as exc:
         raise _report_error(results_dir, exc) from None
     index = (out / "index.html").resolve()

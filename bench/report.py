@@ -15,6 +15,9 @@ Printed: the time of each, and the sizes of index.html (what the issue caps at 2
 with everything it loads at start), matches.html with the chunks of its match list, the largest
 bot page, faults.html and the whole site (bytes on disk, no compression by a web server assumed).
 
+``--public``: the report ``arena serve`` shows strangers, with no bot's log (the stored frames unpacked, their
+log lines taken out, packed again: its cost over a normal build is the difference of the two runs' times).
+
 Last line: ``report: N KB/match, cold build S s per 10k matches, rebuild T s`` (the targets: 4 KB,
 10 s, 2 s): the whole site's bytes over the matches it shows, the first build's time scaled to
 10,000 matches, and the rebuild's.
@@ -191,6 +194,7 @@ def main() -> None:
     parser.add_argument("--every-page", action="store_true",
                         help="time to usable of every kind of page (the viewer, a bot page, the last page of the "
                              "match list ...), not only index.html and matches.html")
+    parser.add_argument("--public", action="store_true", help="a public build: no bot's log anywhere")
     args = parser.parse_args()
     names = [f"bot{i:02d}" for i in range(args.bots)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -203,13 +207,13 @@ def main() -> None:
         print(f"store: {args.matches:,} matches among {args.bots} bots made in {time.perf_counter() - start:.1f} s"
               f" ({linked:,} with a real replay file)")
         start, cpu = time.perf_counter(), cpu_seconds()
-        out = build_report(results)
+        out = build_report(results, public=args.public)
         first, cpu = time.perf_counter() - start, cpu_seconds() - cpu
         kept, rows = RatingHistory(), RowCache()
-        build_report(results, ratings=kept, rows=rows)  # as `arena serve` starts
+        build_report(results, ratings=kept, rows=rows, public=args.public)  # as `arena serve` starts
         put_back(results, last)  # the last match of a deal is stored: its deal's matches are shown
         start = time.perf_counter()
-        build_report(results, ratings=kept, rows=rows)
+        build_report(results, ratings=kept, rows=rows, public=args.public)
         again = time.perf_counter() - start
         print(f"build: {first:.2f} s ({cpu:.1f} s of CPU, this process and its workers: at best {cpu / CORES:.1f} s "
               f"on {CORES} idle cores); one match more, rebuilt as `arena serve` does: {again:.2f} s")
@@ -227,7 +231,7 @@ def main() -> None:
         print(time_to_usable(out, PAGES if args.every_page else PAGES[:2]))
         if real is not None:
             print(distinct(real))
-        print(f"report: {site / 1024 / args.matches:.1f} KB/match, cold build "
+        print(f"report{' (public)' if args.public else ''}: {site / 1024 / args.matches:.1f} KB/match, cold build "
               f"{first * 10_000 / args.matches:.1f} s per 10k matches, rebuild {again:.2f} s")
 
 

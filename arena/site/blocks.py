@@ -36,7 +36,7 @@ from ..game import framepack
 from ..game.framepack import frames_line
 
 __all__ = ["BLOCK", "BLOCK_FORMAT", "BlockError", "Entry", "all_frames", "block_name", "block_of", "encode",
-           "entries_of", "frames_in", "frames_line", "parse_head", "read_block", "read_head"]
+           "entries_of", "frames_in", "frames_line", "is_public", "parse_head", "read_block", "read_head"]
 
 BLOCK = 128
 """Matches a block file holds (by index): few files in a report, and a rebuild that writes one block again
@@ -71,6 +71,11 @@ class Entry:
         return [self.idx, self.match, self.seed, self.format]
 
 
+def is_public(head: dict[str, Any]) -> bool:
+    """True if a block's header says its frames hold no bot's log (:func:`encode`)."""
+    return head.get("public") is True
+
+
 def block_of(idx: int) -> int:
     return idx // BLOCK
 
@@ -79,15 +84,16 @@ def block_name(block: int) -> str:
     return f"b{block}.js"
 
 
-def encode(block: int, entries: list[Entry]) -> str:
-    """The script of a block holding ``entries`` (in index order)."""
+def encode(block: int, entries: list[Entry], public: bool = False) -> str:
+    """The script of a block holding ``entries`` (in index order); ``public``: its frames hold no bot's log
+    (:mod:`.public`), said in its header so that a build of the other kind never links or keeps it."""
     entries = sorted(entries, key=lambda e: e.idx)
     pieces = [base64.b64encode(e.packed).decode("ascii") for e in entries]
     data = "".join(pieces)
     head = {"format": BLOCK_FORMAT, "block": block, "packing": framepack.packing(),
             "prefix": base64.b64encode(framepack.prefix()).decode("ascii"), "skip": len(framepack.dictionary()),
             "matches": [e.key() + [len(piece)] for e, piece in zip(entries, pieces)], "size": len(data),
-            "data": data}
+            **({"public": True} if public else {}), "data": data}
     text = json.dumps(head, separators=(",", ":"), ensure_ascii=False)
     return PREFIX + text.replace("</", "<\\/") + ";\n"  # "</" could end an inlined <script>
 

@@ -12,6 +12,9 @@ A rebuild by ``arena serve`` (which keeps its :class:`.data.RatingHistory` and :
 writes again only what changed: the chunks of the match list (:mod:`.chunks`) and the bot pages
 (:mod:`.linked`) that hold the same as in the report being replaced are hard-linked from it, so the
 new site is the same bytes a first build writes, made in a fraction of the time.
+
+A public build (``public=True``, what ``arena serve`` shows strangers) writes no line a bot wrote on
+stderr anywhere: no log tail under a fault, no log line in the viewer's frames (:mod:`.public`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ MARKER = ".arena-report"
 """A file in every report directory: only a directory holding it is replaced by a new build."""
 ASSETS = Path(__file__).parent / "assets"
 ASSET_FILES = ("report.css", "report.js")
+PUBLIC_MARKER = ".arena-public"
+"""A file in every public report (and in no other): a server for strangers serves a report only if it holds it
+(:func:`is_public`), as a run's own report, written into ``OUTPUT/report`` every few minutes, shows the logs."""
 VERSION_FILE = "version.json"
 """What a served page polls to learn that a newer report exists (its ``version``)."""
 
@@ -52,11 +58,11 @@ def default_out(results_dir: Path) -> Path:
 
 
 def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistory | None = None,
-               kept: data.RowCache | None = None, reuse: Path | None = None) -> dict[str, Any]:
+               kept: data.RowCache | None = None, reuse: Path | None = None, public: bool = False) -> dict[str, Any]:
     """Every page and data file of ``snapshot`` into the (empty) directory ``target`` (``ratings``: see
     :func:`data.compute`; ``kept``: the row cache ``snapshot`` was read with, holding what earlier builds made
-    of its rows; ``reuse``: the report being replaced, whose unchanged match list chunks and bot pages are linked);
-    returns what it wrote about."""
+    of its rows; ``reuse``: the report being replaced, whose unchanged match list chunks and bot pages are linked;
+    ``public``: no bot's log in any page); returns what it wrote about."""
     computed = data.compute(snapshot, ratings)
     rows = data.leaderboard_rows(computed.board)
     summary = data.summary(snapshot)
@@ -75,7 +81,7 @@ def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistor
 
     write("index.html", pages.index_page(rows, summary, version))
     write("headtohead.html", pages.headtohead_page(data.head_to_head(computed.board), summary, version))
-    write("faults.html", pages.faults_page(faults, rows, summary, version))
+    write("faults.html", pages.faults_page(faults, rows, summary, version, public))
     written = (MatchChunks() if kept is None else kept.chunks).write(shown, target, reuse)
     write("matches.html", pages.matches_page([r["bot"] for r in rows], summary, version, written))
     write(pages.SUMMARY_JS, pages.summary_js(summary, version))
@@ -85,19 +91,26 @@ def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistor
     played, latest = _latest_matches(shown, pages.BOT_MATCHES)
     linked = LinkedFiles() if kept is None else kept.pages
     linked.begin()
-    static = (summary["name"], summary["preset"], summary["ladder"])  # the header facts a bot page holds
+    static = (summary["name"], summary["preset"], summary["ladder"], public)  # the header facts a bot page holds
     for row in rows:  # a bot page is written again only when what it shows changed: its bot played, mostly
         bot, path = row["bot"], f"bots/{row['page']}.html"
         history, own, mine = computed.history.get(bot, []), by_bot_faults.get(bot, []), latest.get(bot, [])
         key = (static, row, history, [Same(f) for f in own], [Same(m) for m in mine], played.get(bot, 0))
         if not linked.link(path, key, target, reuse):
             write(path, pages.bot_page(row, history, own, [data.match_entry(m) for m in mine], summary, version,
-                                       played.get(bot, 0)))
+                                       played.get(bot, 0), public))
             linked.wrote(path, key, target)
     linked.done()
     write(VERSION_FILE, json.dumps({"version": version, "matches": summary["matches"]}) + "\n")
     write(MARKER, "an arena report: `arena report` replaces this directory as a whole\n")
+    if public:
+        write(PUBLIC_MARKER, "a public arena report: no line any bot wrote on stderr\n")
     return {"version": version, "matches": summary["matches"], "bots": len(rows)}
+
+
+def is_public(report: Path) -> bool:
+    """True if ``report`` is a whole report built public (:data:`PUBLIC_MARKER`)."""
+    return (Path(report) / MARKER).is_file() and (Path(report) / PUBLIC_MARKER).is_file()
 
 
 def _latest_matches(shown: list[dict[str, Any]], count: int) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
@@ -174,12 +187,14 @@ def check_target(out: Path) -> None:
 
 
 def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.RatingHistory | None = None,
-                 say: Callable[[str], None] | None = None, rows: data.RowCache | None = None) -> Path:
+                 say: Callable[[str], None] | None = None, rows: data.RowCache | None = None,
+                 public: bool = False) -> Path:
     """Write the report of ``results_dir`` into ``out_dir`` (default ``results_dir/report``) as a whole,
     the replay viewer included; returns ``out_dir``. ``ratings``: kept by a caller that builds the
     same directory again and again (``arena serve``), so only new matches are rated; ``rows``, kept so too,
     so that only new rows are decoded. ``say`` is told
     of each match whose replay could not be read (the viewer lists it as unreadable; the rest is built).
+    ``public``: a report for strangers, with no line any bot wrote on stderr (see the module's docstring).
 
     Raises ``FileNotFoundError`` (no results here), ``StoreMismatch`` or :class:`ReportError`.
     """
@@ -194,10 +209,11 @@ def build_report(results_dir: Path, out_dir: Path | None = None, ratings: data.R
         os.chmod(new, 0o755)  # mkdtemp makes 0700; a report is meant to be read by others
         shown = {int(row["idx"]) for row in data.shown_rows(snapshot)}  # not what was stored since the snapshot
         viewer = start_viewer(results_dir, new, reuse=out if (out / MARKER).is_file() else None,  # blocks reused
-                              shown=shown, say=say, rows=snapshot.rows, memo=None if rows is None else rows.viewer)
+                              shown=shown, say=say, rows=snapshot.rows, memo=None if rows is None else rows.viewer,
+                              public=public)
         try:
             # while the viewer's frames are made in other processes
-            write_site(snapshot, new, ratings, rows, out if (out / MARKER).is_file() else None)
+            write_site(snapshot, new, ratings, rows, out if (out / MARKER).is_file() else None, public)
             viewer.finish()
         finally:
             viewer.close()

@@ -202,17 +202,19 @@ def headtohead_page(matrix: dict[str, Any], summary: dict[str, Any], version: st
     return layout("Head-to-head", body, summary, version)
 
 
-def _fault_rows(faults: Sequence[dict[str, Any]], up: str = "", with_bot: bool = True) -> str:
+def _fault_rows(faults: Sequence[dict[str, Any]], up: str = "", with_bot: bool = True, public: bool = False) -> str:
+    """Each fault as a line that unfolds to the end of its bot's log (``public``: no log, not even its last line)."""
     items = []
     for f in faults:
         where = f"round {f['round']}, decision {f['decision']}" if f["round"] is not None else ""
         at = f"&amp;decision={f['decision']}" if isinstance(f["decision"], int) else ""  # the viewer finds its step
         key = f'{f["index"]}/{f["seat"]}/{esc(f["decision"])}/{esc(f["kind"])}'  # kept open across a live reload
         bot = f"{_bot_link(f['bot'], f['page'], up)} · " if with_bot else ""
-        tail = f"<pre>{esc(f['log_tail'])}</pre>" if f["log_tail"] else '<p class="empty">(nothing on stderr)</p>'
+        tail = (f"<pre>{esc(f['log_tail'])}</pre>" if f["log_tail"] else '<p class="empty">(nothing on stderr)</p>') \
+            if not public else '<p class="empty">(a public report shows no log)</p>'
         # the line saying what went wrong ends a traceback: shown in the summary too, read first
         raised = (f'<code class="raised">{esc(f["exception"])}</code>'
-                  if f.get("exception") and "\n" in f["log_tail"] else "")
+                  if f.get("exception") and "\n" in f["log_tail"] and not public else "")
         items.append(
             f'<details class="fault"><summary data-key="{key}">'
             f'{bot}<b>{esc(f["kind"])}</b> in '
@@ -223,8 +225,9 @@ def _fault_rows(faults: Sequence[dict[str, Any]], up: str = "", with_bot: bool =
 
 
 def faults_page(faults: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]], summary: dict[str, Any],
-                version: str) -> str:
-    """Fault counts per bot and kind, then the latest faults, each with the end of its bot's log."""
+                version: str, public: bool = False) -> str:
+    """Fault counts per bot and kind, then the latest faults, each with the end of its bot's log (``public``:
+    without it)."""
     kinds = sorted({kind for r in rows for kind in r["faults"]})
     faulty = [r for r in rows if r["fault_count"]]
     if not faulty:
@@ -242,8 +245,10 @@ def faults_page(faults: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]]
     latest = list(reversed(faults[-FAULT_DETAILS:]))
     shown = (f"The latest {len(latest)} of {len(faults)} faults" if len(faults) > len(latest)
              else f"All {len(faults)} faults")
-    body = (table + f'<h2>{shown}, latest first</h2><p class="note">Each with the end of what its bot wrote '
-            "on stderr; the match link opens the replay as that seat saw it.</p>\n" + _fault_rows(latest))
+    said = ("A public report shows no bot's log" if public
+            else "Each with the end of what its bot wrote on stderr")
+    body = (table + f'<h2>{shown}, latest first</h2><p class="note">{said}; the match link opens the replay as '
+            "that seat saw it.</p>\n" + _fault_rows(latest, public=public))
     return layout("Faults", body, summary, version)
 
 
@@ -283,9 +288,10 @@ def _match_rows(matches: Sequence[dict[str, Any]], bot: str, up: str) -> str:
 
 def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Sequence[dict[str, Any]],
              matches: Sequence[dict[str, Any]], summary: dict[str, Any], version: str,
-             played: int | None = None) -> str:
+             played: int | None = None, public: bool = False) -> str:
     """One bot: its standing, its rating chart, its latest faults with log tails, its latest matches (``matches``:
-    at least its latest :data:`BOT_MATCHES`; ``played``: how many it has in all, by default ``len(matches)``)."""
+    at least its latest :data:`BOT_MATCHES`; ``played``: how many it has in all, by default ``len(matches)``;
+    ``public``: the faults without log tails)."""
     up = "../"
     bot = row["bot"]
     rank = rank_text(row["rank"]) + (f' ({row["status"]})' if row.get("status") else "")
@@ -301,7 +307,7 @@ def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Se
     if faults:
         latest = list(reversed(faults[-BOT_FAULT_DETAILS:]))
         parts.append(f"<h2>Faults ({len(faults)}{', latest ' + str(len(latest)) if len(latest) < len(faults) else ''}"
-                     ")</h2>" + _fault_rows(latest, up, with_bot=False))
+                     ")</h2>" + _fault_rows(latest, up, with_bot=False, public=public))
     latest_matches = list(reversed(matches[-BOT_MATCHES:]))
     played = len(matches) if played is None else played
     parts.append(f'<h2>Matches</h2><p><a href="{up}matches.html#bot={esc(_hash(bot))}">all {played} '

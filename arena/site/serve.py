@@ -76,11 +76,13 @@ def resolve(root: Path, url: str) -> Path | None:
 
 
 class LiveReport:
-    """A results directory's report, rebuilt when its store changed."""
+    """A results directory's report, rebuilt when its store changed (``public``: with no bot's log, for
+    strangers: :mod:`.public`)."""
 
     def __init__(self, results_dir: Path, out_dir: Path | None = None, interval: float = CHECK_SECONDS,
-                 say: Callable[[str], None] = lambda line: None) -> None:
+                 say: Callable[[str], None] = lambda line: None, public: bool = False) -> None:
         self.results_dir = Path(results_dir)
+        self.public = public
         self.root = Path(out_dir) if out_dir is not None else default_out(self.results_dir)
         self.interval = interval
         self.say = say
@@ -107,7 +109,7 @@ class LiveReport:
         """Build now (the first time, and whenever the store changed)."""
         signature = self.signature()
         start = time.perf_counter()
-        build_report(self.results_dir, self.root, self.ratings, say=self.say, rows=self.rows)
+        build_report(self.results_dir, self.root, self.ratings, say=self.say, rows=self.rows, public=self.public)
         self._signature = signature
         self.builds += 1
         self.say(f"report built in {time.perf_counter() - start:.1f} s ({self.root})")

@@ -2,7 +2,9 @@
 
 Each match's frames (:mod:`arena.site.frames`) go, compressed, into the block file of its
 index (:mod:`.blocks`: ``replays/b<k>.js``, :data:`.blocks.BLOCK` matches a file); the viewer
-loads the block of the match named in its URL on demand. Matches never change once stored, so
+loads the block of the match named in its URL on demand. A public build's blocks hold no bot's log
+(:mod:`.public`: their frames are stripped as the block is written, and their header says so, so that
+a build of the other kind neither links nor keeps them). Matches never change once stored, so
 a rebuild links an earlier build's blocks that still hold the same matches and writes only
 the blocks that gained one, keeping the frames of the others. Frames are made in a pool of
 processes when there are many. A match whose deal is still to be played is in no block and
@@ -29,6 +31,7 @@ from ..game.replay import ReplayError
 from . import blocks
 from .frames import FORMATS, frames_for_file, frames_of, read_replay_file
 from .pages import json_piece, script_json, script_json_list
+from .public import public_entry
 from .withhold import withheld_in
 
 ASSETS = Path(__file__).parent / "assets"
@@ -58,7 +61,7 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
                  shown: Collection[int] | None = None, say: Callable[[str], None] | None = None,
-                 rows: list[dict[str, Any]] | None = None) -> list[str]:
+                 rows: list[dict[str, Any]] | None = None, public: bool = False) -> list[str]:
     """Write the viewer and the blocks of frames of every stored match of ``results_dir`` into ``out_dir``
     (``shown``: only for the matches of these indices; None: for every one whose deal is whole;
     ``rows``: the store's rows, when the caller has read them already).
@@ -73,7 +76,7 @@ def build_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
     match is listed with ``unreadable`` (why, the path relative to ``results_dir``), which the
     viewer shows instead of the match, and the same line is passed to ``say`` and returned.
     """
-    making = start_viewer(results_dir, out_dir, reuse, shown, say, rows)
+    making = start_viewer(results_dir, out_dir, reuse, shown, say, rows, public=public)
     try:
         return making.finish()
     finally:
@@ -95,11 +98,13 @@ class ViewerMemo:
 
 def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
                  shown: Collection[int] | None = None, say: Callable[[str], None] | None = None,
-                 rows: list[dict[str, Any]] | None = None, memo: ViewerMemo | None = None) -> ViewerBuild:
+                 rows: list[dict[str, Any]] | None = None, memo: ViewerMemo | None = None,
+                 public: bool = False) -> ViewerBuild:
     """:func:`build_viewer`, begun: the blocks to make are being made (in workers, when there are many)
     while the caller does other work (the report writes its pages); :meth:`ViewerBuild.finish` waits for
     them and writes the match list, :meth:`ViewerBuild.close` stops what is left (always call it).
-    ``memo``: kept from an earlier build of the same results (:class:`ViewerMemo`)."""
+    ``memo``: kept from an earlier build of the same results (:class:`ViewerMemo`); ``public``: frames without
+    any bot's log (:mod:`.public`)."""
     from ..tournament.store import ResultStore  # the store pulls in the tournament machinery
 
     results_dir, out_dir = Path(results_dir), Path(out_dir)
@@ -113,7 +118,7 @@ def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
             hidden = withheld_in(store, rows)
             shown = {int(row["idx"]) for row in rows if int(row["idx"]) not in hidden}
         listing, tasks = _plan(results_dir, replays, rows, shown, reuse, store.decision_times, memo,
-                               store.packed_frames)
+                               store.packed_frames, public)
     finally:
         store.close()
     return ViewerBuild(replays, listing, tasks, say, memo)
@@ -123,22 +128,24 @@ def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
 class BlockTask:
     """One block to write: the frames it keeps from an earlier block or has from the store (packed when their
     match was played), and the matches whose frames are to be made, each as (idx, match id, seed, replay path
-    relative to ``results_dir``, decision times)."""
+    relative to ``results_dir``, decision times); ``public``: written without any bot's log."""
 
     block: int
     path: str
     results_dir: str
     kept: list[blocks.Entry]
     todo: list[tuple[int, str, str, str, list[float | None] | None]]
+    public: bool = False
 
 
 def _plan(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: Collection[int],
           reuse: Path | None, times_of: Callable[[int], list[float | None] | None], memo: ViewerMemo | None = None,
           packed_of: Callable[[Collection[int]], dict[int, tuple[str, str, bytes]]] = lambda indices: {},
-          ) -> tuple[list[dict[str, Any]], list[BlockTask]]:
+          public: bool = False) -> tuple[list[dict[str, Any]], list[BlockTask]]:
     """The match list of :func:`build_viewer` and the blocks to write (those linked from an earlier build are
     linked here); ``times_of`` gives a match's stored decision times; ``memo``: see :class:`ViewerMemo`;
-    ``packed_of`` the stored frames of matches (frames format, packing, bytes) by index."""
+    ``packed_of`` the stored frames of matches (frames format, packing, bytes) by index; ``public``: see
+    :func:`start_viewer`."""
     listing: list[dict[str, Any]] = []
     wanted: dict[int, dict[int, dict[str, Any]]] = {}  # block -> idx -> row, the matches with a replay to show
     entries: dict[int, tuple[dict[str, Any], dict[str, Any], str]] = {}
@@ -159,8 +166,8 @@ def _plan(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: C
     present: dict[int, tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]] = {}
     for block, members in sorted(wanted.items()):
         name = blocks.block_name(block)
-        if not _linked(replays / name, members) and not (reuse is not None and _linked(Path(reuse) / REPLAYS / name,
-                                                                                      members)):
+        if not _linked(replays / name, members, public=public) and not (
+                reuse is not None and _linked(Path(reuse) / REPLAYS / name, members, public=public)):
             # the block changed, or a replay file is gone: only the matches whose file is there (looked at only now:
             # a stat of every replay would be a tenth of a rebuild)
             before = None if memo is None else memo.present.get(block)
@@ -172,16 +179,16 @@ def _plan(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: C
                 checked = {idx: row for idx, row in members.items() if (results_dir / str(row["replay"])).is_file()}
                 present[block] = (list(members.values()), checked)
                 members = checked
-        if not members or _linked(replays / name, members) or (
-                reuse is not None and _linked(Path(reuse) / REPLAYS / name, members, replays / name)):
+        if not members or _linked(replays / name, members, public=public) or (
+                reuse is not None and _linked(Path(reuse) / REPLAYS / name, members, replays / name, public)):
             continue
-        kept = _old_entries(replays / name, reuse, members)
+        kept = _old_entries(replays / name, reuse, members, public)
         made = {e.idx for e in kept}
         kept += _stored(packed_of([idx for idx in members if idx not in made]), members)
         made = {e.idx for e in kept}
         tasks.append(BlockTask(block, str(replays / name), str(results_dir), kept,
                                [(idx, str(row["match_id"]), str(row["seed"]), str(row["replay"]), times_of(idx))
-                                for idx, row in members.items() if idx not in made]))
+                                for idx, row in members.items() if idx not in made], public))
     if memo is not None:
         memo.entries, memo.present = entries, present
     return listing, tasks
@@ -198,6 +205,8 @@ def _stored(packed: dict[int, tuple[str, str, bytes]], members: dict[int, dict[s
 
 POOL_FROM = 48
 """Fewer matches to make frames of than this are made in this process: starting workers costs more."""
+PUBLIC_COST = 12
+"""Taking the logs out of a match's frames (:mod:`.public`) costs about this share of making them."""
 
 
 class ViewerBuild:
@@ -208,6 +217,7 @@ class ViewerBuild:
                  say: Callable[[str], None] | None, memo: ViewerMemo | None = None) -> None:
         self.replays, self.listing, self.tasks, self.say, self.memo = replays, listing, tasks, say, memo
         making = sum(len(task.todo) for task in tasks)
+        making += sum(len(task.kept) for task in tasks if task.public) // PUBLIC_COST  # the logs taken out
         workers = min(os.cpu_count() or 1, len(tasks), making // POOL_FROM + 1)
         self.pool: ProcessPoolExecutor | None = None
         self.futures: list[tuple[BlockTask, Future[list[tuple[int, str]]]]] = []
@@ -262,7 +272,7 @@ def make_block(task: BlockTask) -> list[tuple[int, str]]:
     """Make the frames of a block's new matches and write the block (run in a worker when there are many);
     returns (idx, why) of each match whose replay cannot be shown, its path relative to the results directory."""
     entries = list(task.kept)
-    unreadable = []
+    unreadable: list[tuple[int, str]] = []
     for idx, match_id, seed, replay, times in task.todo:
         try:
             frames_format, line = _frames(Path(task.results_dir), replay, times)
@@ -270,8 +280,10 @@ def make_block(task: BlockTask) -> list[tuple[int, str]]:
             unreadable.append((idx, str(exc)))
             continue
         entries.append(blocks.Entry.of(idx, match_id, seed, frames_format, line))
+    if task.public:
+        entries = [public_entry(entry) for entry in entries]
     if entries:
-        _write_atomically(Path(task.path), blocks.encode(task.block, entries))
+        _write_atomically(Path(task.path), blocks.encode(task.block, entries, task.public))
     return unreadable
 
 
@@ -279,12 +291,14 @@ def _keys(members: dict[int, dict[str, Any]]) -> list[list[object]]:
     return [[idx, str(row["match_id"]), str(row["seed"])] for idx, row in sorted(members.items())]
 
 
-def _linked(old: Path, members: dict[int, dict[str, Any]], target: Path | None = None) -> bool:
+def _linked(old: Path, members: dict[int, dict[str, Any]], target: Path | None = None, public: bool = False) -> bool:
     """True if the block ``old`` holds exactly ``members`` (same matches and deals, frames this arena
-    writes); then, given a ``target``, it is linked (or copied) there."""
+    writes, public as asked); then, given a ``target``, it is linked (or copied) there."""
     try:
         head = blocks.read_head(old)
     except blocks.BlockError:
+        return False
+    if blocks.is_public(head) != public:
         return False
     listed = head["matches"]
     if not isinstance(listed, list) or [k[:3] for k in listed] != _keys(members) \
@@ -298,13 +312,17 @@ def _linked(old: Path, members: dict[int, dict[str, Any]], target: Path | None =
     return True
 
 
-def _old_entries(here: Path, reuse: Path | None, members: dict[int, dict[str, Any]]) -> list[blocks.Entry]:
+def _old_entries(here: Path, reuse: Path | None, members: dict[int, dict[str, Any]],
+                 public: bool = False) -> list[blocks.Entry]:
     """The lines of an earlier build's block (this directory's, else ``reuse``'s) that are still right: one of
-    ``members``, the same match and deal, frames in a format this arena writes (an older arena's are made anew)."""
+    ``members``, the same match and deal, frames in a format this arena writes (an older arena's are made anew),
+    from a block as public as asked (a public block's frames lack the logs a report for the organiser shows)."""
     for path in (here, None if reuse is None else Path(reuse) / REPLAYS / here.name):
         if path is None or not path.is_file():
             continue
         try:
+            if blocks.is_public(blocks.read_head(path)) != public:
+                continue
             old = blocks.read_block(path)
         except blocks.BlockError:
             continue
