@@ -12,6 +12,8 @@ from .authors import AuthorError
 
 LIMIT_CONCURRENCY = 200
 """Connections answered at once; past it uvicorn answers 503 at once rather than queueing without end."""
+BACKLOG = 2048
+"""Connections the kernel holds for the server before it accepts them."""
 KEEP_ALIVE = 5
 """Seconds an idle connection is kept open."""
 
@@ -31,6 +33,7 @@ def serve_ladder(config: TournamentConfig, host: str, port: int, say: Callable[[
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(BACKLOG)  # connections wait in the backlog until uvicorn takes them: ready once printed
     except OSError as exc:
         sock.close()
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
