@@ -53,6 +53,10 @@ class Client:
         except urllib.error.HTTPError as exc:
             raise ServerError(self._refusal(exc)) from None
         except urllib.error.URLError as exc:
+            if body is not None and isinstance(exc.reason, (ConnectionResetError, BrokenPipeError)):
+                raise ServerError(f"the server at {self.base} closed the connection while the bot's files "
+                                  f"({len(body) / 2**20:.1f} MB packed) were being sent: they may be larger than the "
+                                  "ladder takes (its submission.max_mb); leave build outputs and data out") from None
             reason = exc.reason.strerror if isinstance(exc.reason, OSError) and exc.reason.strerror else exc.reason
             raise ServerError(f"cannot reach the server at {self.base}: {reason}; is `arena serve LADDER.yaml` "
                               "running there?") from None
