@@ -53,6 +53,8 @@ from .queue import INCOMING, MAX_WAITING, Check, CheckQueue, Job, QueueFull, new
 
 UPLOADS_PER_MINUTE = 6
 """Uploads an author may make in any 60 seconds; past it: 429 with Retry-After."""
+MAX_RECEIVING = 4
+"""Uploads read and unpacked at once (each may hold ``submission.max_mb`` in memory); past it: 503."""
 LOG_MATCHES = 50
 """The latest matches whose logs ``GET /api/bots/NAME/logs`` returns."""
 ASSETS = Path(__file__).parent / "assets"
@@ -124,6 +126,8 @@ class Server:
         recover(config, self.db)
         self.queue = CheckQueue(config, self.db, queue_size, check)
         self.rate = RateLimit(per_minute)
+        self._receiving = 0
+        """Uploads being read or unpacked now."""
 
     # helpers
 
@@ -177,19 +181,27 @@ class Server:
                            {"Retry-After": str(wait)})
         if self.queue.full():
             raise QueueFull(self.queue.waiting())
-        data = await self._body(request)
-        incoming = self.config.output / INCOMING
-        incoming.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix="upload-", dir=incoming))
+        if self._receiving >= MAX_RECEIVING:  # each holds up to max_mb in memory: a flood must not add up
+            raise ApiError(503, f"the server is receiving {self._receiving} uploads already; try again in a minute",
+                           {"Retry-After": "60"})
+        self._receiving += 1  # the event loop's thread only: no await between the test and this
+        work: Path | None = None
         try:
+            data = await self._body(request)
+            incoming = self.config.output / INCOMING
+            incoming.mkdir(parents=True, exist_ok=True)
+            work = Path(tempfile.mkdtemp(prefix="upload-", dir=incoming))
             bot = await run_in_threadpool(self._unpacked_name, data, work, name)
             del data
             self._own(author, bot)
             job = Job(new_id(), bot, author.name, work, name)
             ahead = self.queue.put(job)
         except BaseException:
-            shutil.rmtree(work, ignore_errors=True)
+            if work is not None:
+                shutil.rmtree(work, ignore_errors=True)
             raise
+        finally:
+            self._receiving -= 1
         return JSONResponse({"id": job.id, "status": "queued", "ahead": ahead}, status_code=202)
 
     async def _body(self, request: Request) -> bytes:

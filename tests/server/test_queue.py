@@ -120,3 +120,24 @@ def test_uploads_past_the_size_limit_get_413_before_they_are_read_whole(served, 
             conn.sendall(b"10000\r\n" + b"\0" * 65536 + b"\r\n")
         assert conn.recv(4096).startswith(b"HTTP/1.1 413 ")
     assert not (tmp_path / "out" / "uploads").exists()
+
+
+def test_fifty_uploads_at_once_are_each_answered_and_the_server_goes_on(served, tmp_path):
+    check = HeldCheck()
+    check.release.set()  # checks finish at once: the point is the flood of requests
+    url, ladder = served(check=check)
+    tokens = [add_author(ladder, f"a{i}") for i in range(10)]
+    bots = [pack(copy_bot(tmp_path / f"h{i}", f"bot{i}")) for i in range(10)]
+    answers: list[int] = []
+
+    def upload(i: int) -> None:
+        answers.append(api(url, tokens[i % 10], "POST", "/api/bots", bots[i % 10], {"Content-Type": "application/gzip"})[0])
+
+    threads = [threading.Thread(target=upload, args=(i,)) for i in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(answers) == 50 and set(answers) <= {202, 503} and 202 in answers
+    assert api(url, tokens[0], "GET", "/api/me")[:2] == (200, {"author": "a0", "organiser": False})
+    wait_for("the checks to end", lambda: all(not list(p.iterdir()) for p in [tmp_path / "out" / ".incoming"]))
