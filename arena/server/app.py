@@ -21,6 +21,7 @@ Everything outside ``/api`` and the authors' page is the ladder's report, served
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import shutil
 import tempfile
@@ -54,7 +55,11 @@ from .queue import INCOMING, MAX_WAITING, Check, CheckQueue, Job, QueueFull, new
 UPLOADS_PER_MINUTE = 6
 """Uploads an author may make in any 60 seconds; past it: 429 with Retry-After."""
 MAX_RECEIVING = 4
-"""Uploads read and unpacked at once (each may hold ``submission.max_mb`` in memory); past it: 503."""
+"""Uploads read and unpacked at once (each may hold ``submission.max_mb`` in memory); the others wait."""
+RECEIVE_WAIT = 30.0
+"""Seconds an upload waits for its turn to be read; then 503."""
+BODY_SECONDS = 120.0
+"""Seconds an upload's body has to arrive once its turn came (a trickle would hold a turn): then 408."""
 LOG_MATCHES = 50
 """The latest matches whose logs ``GET /api/bots/NAME/logs`` returns."""
 ASSETS = Path(__file__).parent / "assets"
@@ -126,8 +131,8 @@ class Server:
         recover(config, self.db)
         self.queue = CheckQueue(config, self.db, queue_size, check)
         self.rate = RateLimit(per_minute)
-        self._receiving = 0
-        """Uploads being read or unpacked now."""
+        self._receiving = asyncio.Semaphore(MAX_RECEIVING)
+        """Held by the uploads being read or unpacked now."""
 
     # helpers
 
@@ -181,13 +186,19 @@ class Server:
                            {"Retry-After": str(wait)})
         if self.queue.full():
             raise QueueFull(self.queue.waiting())
-        if self._receiving >= MAX_RECEIVING:  # each holds up to max_mb in memory: a flood must not add up
-            raise ApiError(503, f"the server is receiving {self._receiving} uploads already; try again in a minute",
-                           {"Retry-After": "60"})
-        self._receiving += 1  # the event loop's thread only: no await between the test and this
+        try:  # each upload holds up to max_mb in memory while it is read and unpacked: a flood must not add up
+            await asyncio.wait_for(self._receiving.acquire(), RECEIVE_WAIT)
+        except asyncio.TimeoutError:
+            raise ApiError(503, f"the server is busy receiving {MAX_RECEIVING} other uploads; try again in a minute",
+                           {"Retry-After": "60"}) from None
         work: Path | None = None
         try:
-            data = await self._body(request)
+            try:
+                async with asyncio.timeout(BODY_SECONDS):
+                    data = await self._body(request)
+            except TimeoutError:
+                raise ApiError(408, f"the upload did not arrive within {BODY_SECONDS:.0f} s; try again on a faster "
+                                    "connection") from None
             incoming = self.config.output / INCOMING
             incoming.mkdir(parents=True, exist_ok=True)
             work = Path(tempfile.mkdtemp(prefix="upload-", dir=incoming))
@@ -201,7 +212,7 @@ class Server:
                 shutil.rmtree(work, ignore_errors=True)
             raise
         finally:
-            self._receiving -= 1
+            self._receiving.release()
         return JSONResponse({"id": job.id, "status": "queued", "ahead": ahead}, status_code=202)
 
     async def _body(self, request: Request) -> bytes:
