@@ -191,12 +191,12 @@ def recover(config: TournamentConfig, db: ServerDB) -> None:
     for sub_id, bot, status in unfinished:
         record = db.submission(sub_id) or {}
         if status == "checking":
-            created = float(db.created(sub_id))
             target, previous = uploads / bot, uploads / f"{PREVIOUS}{bot}"
-            if entered_at.get(bot, 0.0) >= created:  # killed after the check entered it
+            if entered_at.get(bot, 0.0) >= db.created(sub_id):  # killed after the check entered it
                 shutil.rmtree(previous, ignore_errors=True)
                 db.set_submission(sub_id, "done", record.get("output", []),
                                   "entered (the server stopped before it could say more)", 0)
                 continue
-            _put_back(target, previous)
+            if previous.exists() or bot not in entered_at:  # else the previous upload is back in place already
+                _put_back(target, previous)
         db.set_submission(sub_id, "done", record.get("output", []), STOPPED, 1)
