@@ -42,11 +42,12 @@ from starlette.routing import Route
 from ..bots import BotConfigError, load_bot
 from ..bots.spec import NAME_RE
 from ..site.serve import CHECK_SECONDS, TYPES, LiveReport, resolve
+from ..site.withhold import withheld_in
 from ..tournament.config import TournamentConfig
 from ..tournament.ladder.entries import Entry, entries, retire
 from ..tournament.ladder.limits import SubmissionLimits
 from ..tournament.schedules.ladder import settings_of
-from ..tournament.store import DB_NAME, ResultStore
+from ..tournament.store import DB_NAME, ResultStore, decode_match
 from .archive import ArchiveRefused, unpack
 from .authors import Author, ServerDB
 from ..tournament.ladder.submit import submit
@@ -309,8 +310,12 @@ class Server:
         store = ResultStore(self.config.output, readonly=True)
         try:
             seats = sorted((r for key in keys for r in store.bot_logs(key)), key=lambda r: (r.index, r.seat))
+            deals = [decode_match(store.path, {"idx": idx, "seed": seed, "rotation": rotation, "bots": bots})
+                     for idx, seed, rotation, bots in store.db.execute("SELECT idx, seed, rotation, bots FROM matches")]
+            hidden = withheld_in(store, deals)  # a log of a deal still to be played tells of its other rotations
         finally:
             store.close()
+        seats = [r for r in seats if r.index not in hidden]
         latest = sorted({r.index for r in seats})[-LOG_MATCHES:]
         return [{"index": r.index, "match": r.match_id, "seat": r.seat, "place": r.place, "text": r.text}
                 for r in seats if r.index >= (latest[0] if latest else 0)]

@@ -41,13 +41,21 @@ def test_two_authors_submit_play_and_keep_to_their_own(session, tmp_path):
     code, out, err = cli("retire", "--server", server.url, "--token", tokens["bob"], "ann")
     assert code == 1 and err.strip() == "Error: ann is another author's bot (HTTP 403)"
 
-    code, out, err = cli("run", str(ladder), "--matches", "6", "--no-report")
+    code, out, err = cli("run", str(ladder), "--matches", "5", "--no-report")  # odd: a deal is left half-played
     assert code == 0, out + err
+    db = sqlite3.connect(tmp_path / "out" / "results.sqlite")
+    try:
+        deals = db.execute("SELECT seed, group_concat(idx), count(*) FROM matches GROUP BY seed").fetchall()
+    finally:
+        db.close()
+    open_deals = {int(i) for _, idx, count in deals if count < 2 for i in idx.split(",")}  # two seats: two rotations
+    assert open_deals
 
     status, logs, _ = api(server.url, tokens["ann"], "GET", "/api/bots/ann/logs")
     assert status == 200 and logs["bot"] == "ann" and logs["logs"]
     texts = "".join(row["text"] or "" for row in logs["logs"])  # a process kept for later matches writes it once
     assert "ann writes this to stderr" in texts and "bob writes" not in texts
+    assert not open_deals & {row["index"] for row in logs["logs"]}  # their other rotation is still to be played
     assert {row["seat"] for row in logs["logs"]} <= {0, 1, 2}
     status, refused, _ = api(server.url, tokens["ann"], "GET", "/api/bots/bob/logs")
     assert status == 403 and refused == {"error": "the logs of bob are its author's"}
