@@ -578,7 +578,8 @@ def submit_cmd(ctx: click.Context, paths: tuple[str, ...], name: str | None, ser
     if len(paths) != want:
         raise click.UsageError("give BOT_DIR only with --server" if server else "give LADDER and BOT_DIR "
                                "(or --server URL and BOT_DIR)")
-    bot_dir = click.Path(file_okay=False, exists=True, path_type=Path).convert(paths[-1], None, ctx)
+    param = next(p for p in ctx.command.params if p.name == "paths")
+    bot_dir = click.Path(file_okay=False, exists=True, path_type=Path).convert(paths[-1], param, ctx)
     if server:
         raise SystemExit(_remote(server, token, lambda client, remote: remote.submit(
             client, bot_dir, name, click.echo, lambda line: click.echo(line, err=True))))

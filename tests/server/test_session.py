@@ -117,3 +117,18 @@ def test_an_unreachable_server_is_one_line(tmp_path):
     assert err.startswith("Error: cannot reach the server at http://127.0.0.1:9: ") and "Traceback" not in err
     code, out, err = cli("submit", "--server", "ftp://x", "--token", "t", str(bot))
     assert code == 1 and "give the server's address as http://HOST:PORT" in err
+
+
+def test_submit_and_retire_take_a_ladder_or_a_server(tmp_path):
+    bot = copy_bot(tmp_path, "cid")
+    ladder = write_ladder(tmp_path)
+    for args, said in [(["submit", "--server", "http://x", "--token", "t", str(ladder), str(bot)],
+                        "give BOT_DIR only with --server"),
+                       (["submit", str(bot)], "give LADDER and BOT_DIR (or --server URL and BOT_DIR)"),
+                       (["submit", str(ladder), str(tmp_path / "nowhere")],
+                        "Invalid value for '[LADDER] BOT_DIR': Directory"),
+                       (["retire", "--server", "http://x", "--token", "t", str(ladder), "cid"],
+                        "give NAME only with --server"),
+                       (["retire", "cid"], "give LADDER and NAME (or --server URL and NAME)")]:
+        code, out, err = cli(*args)
+        assert code == 2 and err.splitlines()[-1].startswith(f"Error: {said}"), err
