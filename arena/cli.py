@@ -547,14 +547,43 @@ def _ladder(config_file: Path) -> Any:
     return config
 
 
-@main.command("submit")
-@click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("bot_dir", metavar="BOT_DIR", type=click.Path(file_okay=False, exists=True, path_type=Path))
-@click.option("--name", default=None, help="Name in the ladder (default: the bot's own).")
-def submit_cmd(config_file: Path, bot_dir: Path, name: str | None) -> None:
-    """Check the bot in BOT_DIR and enter it into LADDER (a running ladder picks it up at its next table)."""
-    from .tournament.ladder.submit import CheckFailed, Refused, submit
+def _remote(server: str, token: str | None, call: Any) -> Any:
+    """``call(client, arena.server.client)`` against ``server``; its failures as one line."""
+    from .server import client as remote
 
+    if not token:
+        raise click.ClickException("no token: give --token TOKEN or set ARENA_TOKEN (the organiser gives you one)")
+    try:
+        return call(remote.Client(server, token), remote)
+    except remote.ServerError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@main.command("submit")
+@click.argument("paths", nargs=-1, required=True, metavar="[LADDER] BOT_DIR")
+@click.option("--name", default=None, help="Name in the ladder (default: the bot's own).")
+@click.option("--server", default=None, metavar="URL",
+              help="Submit to a submission server (http://HOST:PORT) instead of a LADDER file here.")
+@click.option("--token", envvar="ARENA_TOKEN", default=None, help="Your token for --server (default: $ARENA_TOKEN).")
+@click.pass_context
+def submit_cmd(ctx: click.Context, paths: tuple[str, ...], name: str | None, server: str | None,
+               token: str | None) -> None:
+    """Check the bot in BOT_DIR and enter it into LADDER (a running ladder picks it up at its next table).
+
+    With --server, LADDER is left out: the bot is uploaded to that ladder's server (docs/server.md).
+    """
+    from .tournament.ladder.submit import CheckFailed, Refused, outcome_line, submit
+
+    want = 1 if server else 2
+    if len(paths) != want:
+        raise click.UsageError("give BOT_DIR only with --server" if server else "give LADDER and BOT_DIR "
+                               "(or --server URL and BOT_DIR)")
+    param = next(p for p in ctx.command.params if p.name == "paths")
+    bot_dir = click.Path(file_okay=False, exists=True, path_type=Path).convert(paths[-1], param, ctx)
+    if server:
+        raise SystemExit(_remote(server, token, lambda client, remote: remote.submit(
+            client, bot_dir, name, click.echo, lambda line: click.echo(line, err=True))))
+    config_file = Path(paths[0])
     config = _ladder(config_file)
     try:
         done = submit(config, str(bot_dir), name, echo=click.echo)
@@ -563,24 +592,26 @@ def submit_cmd(config_file: Path, bot_dir: Path, name: str | None) -> None:
         raise SystemExit(1)
     except (Refused, BotConfigError, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
-    entry = done.entered.entry
-    if not done.entered.new:
-        click.echo(f"{entry.name}: these files are already entered as {entry.key} ({entry.status}); nothing changed")
-        return
-    gone = ", ".join(f"v{v}" for v in done.entered.replaced)
-    back = done.entered.back
-    click.echo(f"entered {entry.key} (snapshot {entry.path})" + (f"; it replaces {gone}" if gone else "")
-               + (f"; the same files as {back.key} ({back.status}), back as a new version" if back else ""))
+    click.echo(outcome_line(done))
 
 
 @main.command("retire")
-@click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("name", metavar="NAME")
-def retire_cmd(config_file: Path, name: str) -> None:
+@click.argument("paths", nargs=-1, required=True, metavar="[LADDER] NAME")
+@click.option("--server", default=None, metavar="URL", help="Retire through a submission server instead.")
+@click.option("--token", envvar="ARENA_TOKEN", default=None, help="Your token for --server (default: $ARENA_TOKEN).")
+def retire_cmd(paths: tuple[str, ...], server: str | None, token: str | None) -> None:
     """Stop scheduling NAME in LADDER; its matches and ratings stay."""
     from .tournament.ladder.entries import entries, retire
     from .tournament.store import ResultStore, StoreMismatch
 
+    if len(paths) != (1 if server else 2):
+        raise click.UsageError("give NAME only with --server" if server else "give LADDER and NAME "
+                               "(or --server URL and NAME)")
+    name = paths[-1]
+    if server:
+        click.echo(_remote(server, token, lambda client, remote: remote.retire(client, name)))
+        return
+    config_file = Path(paths[0])
     config = _ladder(config_file)
     try:
         store = ResultStore(config.output)
@@ -596,6 +627,75 @@ def retire_cmd(config_file: Path, name: str) -> None:
         click.echo(f"{name} is not in the active field; nothing changed")
         return
     click.echo(f"retired {', '.join(f'{name}@v{v}' for v in versions)}: no longer scheduled, history kept")
+
+
+@main.group("author")
+def author_cmd() -> None:
+    """The authors who may submit to a ladder's server (`arena serve LADDER`), and their tokens."""
+
+
+def _server_db(config_file: Path) -> Any:
+    """The ladder's ``server.sqlite``, or a one-line error."""
+    from .server.authors import AuthorError, ServerDB
+
+    config = _ladder(config_file)
+    try:
+        return ServerDB(config.output)
+    except AuthorError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@author_cmd.command("add")
+@click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("name", metavar="NAME")
+@click.option("--organiser", is_flag=True, help="This token sees every bot's logs and may retire any bot.")
+def author_add_cmd(config_file: Path, name: str, organiser: bool) -> None:
+    """Add the author NAME and print their token (once: only its hash is kept)."""
+    from .server.authors import AuthorError
+
+    db = _server_db(config_file)
+    try:
+        token = db.add_author(name, organiser)
+    except AuthorError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        db.close()
+    click.echo(f"added {'the organiser' if organiser else 'the author'} {name}; their token, shown this once:")
+    click.echo(f"token: {token}")
+
+
+@author_cmd.command("list")
+@click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
+def author_list_cmd(config_file: Path) -> None:
+    """List the authors of LADDER's server: name, organiser or not, the bots they own, when added."""
+    db = _server_db(config_file)
+    try:
+        authors = db.authors()
+    finally:
+        db.close()
+    if not authors:
+        click.echo("no authors yet: `arena author add LADDER NAME` adds one")
+    for author in authors:
+        added = time.strftime("%Y-%m-%d %H:%M", time.gmtime(author.created))
+        click.echo(f"{author.name}{' (organiser)' if author.organiser else ''}: "
+                   f"bots {', '.join(author.bots) or 'none'}; added {added} UTC")
+
+
+@author_cmd.command("remove")
+@click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("name", metavar="NAME")
+def author_remove_cmd(config_file: Path, name: str) -> None:
+    """Remove the author NAME: their token stops working; their bots stay in the ladder."""
+    from .server.authors import AuthorError
+
+    db = _server_db(config_file)
+    try:
+        db.remove_author(name)
+    except AuthorError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        db.close()
+    click.echo(f"removed {name}: their token no longer works; their bots stay in the ladder")
 
 
 @main.command("prune")
@@ -671,15 +771,23 @@ def report_cmd(results_dir: Path, out_dir: Path | None, public: bool) -> None:
 
 
 @main.command("serve")
-@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("results_dir", metavar="RESULTS_DIR|LADDER", type=click.Path(path_type=Path))
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="TCP port (0: any free one).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
 def serve_cmd(results_dir: Path, port: int, host: str) -> None:
-    """Serve the report of RESULTS_DIR over HTTP (read-only), rebuilt as matches arrive; Ctrl-C stops."""
+    """Serve the report of RESULTS_DIR over HTTP (read-only), rebuilt as matches arrive; Ctrl-C stops.
+
+    Given a ladder's YAML file instead, serve its report and its submission server (docs/server.md).
+    """
     from .site.build import ReportError
     from .site.serve import LiveReport, listen
     from .tournament.store import StoreMismatch
 
+    if results_dir.suffix in (".yaml", ".yml") and not results_dir.is_dir():
+        from .server.run import serve_ladder
+
+        serve_ladder(_ladder(results_dir), host, port, say=lambda line: click.echo(line, err=True))
+        return
     report = LiveReport(results_dir, say=lambda line: click.echo(line, err=True))
     try:
         report.build()

@@ -114,3 +114,15 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
         store.close()
     return Submission(entered, True)
 
+
+
+def outcome_line(done: Submission) -> str:
+    """The last line ``arena submit`` prints for a bot it entered (or found entered already): the same words
+    locally and through the submission server."""
+    entry = done.entered.entry
+    if not done.entered.new:
+        return f"{entry.name}: these files are already entered as {entry.key} ({entry.status}); nothing changed"
+    gone = ", ".join(f"v{v}" for v in done.entered.replaced)
+    back = done.entered.back
+    return (f"entered {entry.key} (snapshot {entry.path})" + (f"; it replaces {gone}" if gone else "")
+            + (f"; the same files as {back.key} ({back.status}), back as a new version" if back else ""))

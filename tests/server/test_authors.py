@@ -1,0 +1,66 @@
+"""`arena author add|list|remove`: a token shown once and stored only as its hash; bad input in one line."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from arena.server.authors import ServerDB
+
+from .live import ROOT, add_author, cli, write_ladder
+
+
+def test_a_token_is_printed_once_and_only_its_hash_is_kept(tmp_path):
+    ladder = write_ladder(tmp_path)
+    code, out, _ = cli("author", "add", str(ladder), "ann")
+    assert code == 0
+    token = re.fullmatch(r"added the author ann; their token, shown this once:\ntoken: (\S+)\n", out).group(1)
+    assert len(token) >= 43
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "out").glob("server.sqlite*"))
+    assert token.encode() not in stored and hashlib.sha256(token.encode()).hexdigest().encode() in stored
+    db = ServerDB(tmp_path / "out")
+    try:
+        assert db.author_of_token(token).name == "ann"
+        assert db.author_of_token(token[:-1]) is None and db.author_of_token("") is None
+    finally:
+        db.close()
+
+
+def test_list_and_remove(tmp_path):
+    ladder = write_ladder(tmp_path)
+    assert cli("author", "list", str(ladder))[1] == "no authors yet: `arena author add LADDER NAME` adds one\n"
+    ann, org = add_author(ladder, "ann"), add_author(ladder, "org", organiser=True)
+    assert ann != org
+    db = ServerDB(tmp_path / "out")
+    try:
+        assert db.claim("ann-bot", "ann") == "ann" and db.claim("ann-bot", "org") == "ann"
+    finally:
+        db.close()
+    code, out, _ = cli("author", "list", str(ladder))
+    assert code == 0
+    assert re.fullmatch(r"ann: bots ann-bot; added \S+ \S+ UTC\norg \(organiser\): bots none; added \S+ \S+ UTC\n", out)
+    assert cli("author", "remove", str(ladder), "ann")[:2] == \
+        (0, "removed ann: their token no longer works; their bots stay in the ladder\n")
+    db = ServerDB(tmp_path / "out")
+    try:
+        assert db.author_of_token(ann) is None and db.owner("ann-bot") == "ann"
+    finally:
+        db.close()
+
+
+def test_bad_input_is_one_line(tmp_path):
+    ladder = write_ladder(tmp_path)
+    add_author(ladder, "ann")
+    league = tmp_path / "league.yaml"
+    league.write_text(f"name: l\nseats: 2\nseed: 1\nsandbox: none\noutput: {tmp_path / 'l'}\nbots: [{ROOT}/bots/random, {ROOT}/bots/c-random]\n")
+    for args, said in [
+        (["add", str(ladder), "ann"], "Error: the author name ann is taken; choose another or remove it first"),
+        (["add", str(ladder), "../x"], "Error: '../x' is not an author name: use 1 to 64 letters, digits, '_', '.' "
+                                       "or '-', starting with a letter or digit"),
+        (["remove", str(ladder), "bob"], "Error: no author named bob; `arena author list` shows them"),
+        (["add", str(league), "ann"], "Error: league.yaml is not a ladder (schedule: round_robin); bots are "
+                                      "submitted only to a file with schedule: ladder"),
+    ]:
+        code, out, err = cli("author", *args)
+        assert (code, err) == (1, said + "\n"), err
+    assert not (tmp_path / "l").exists()
