@@ -14,8 +14,8 @@ entered into the ladder without the server (the file's own bots, a local ``arena
 belongs to the organiser. Only the owner (and the organiser's token) may upload a version of
 a bot, read its logs and check output, or retire it.
 
-Everything outside ``/api`` and the authors' page is the ladder's report, served from
-``OUTPUT/report`` with the same confinement as ``arena serve RESULTS_DIR``
+Everything outside ``/api`` and the authors' page is the ladder's public report (no bot's stderr in
+it), built into and served from ``OUTPUT/public`` with the same confinement as ``arena serve RESULTS_DIR``
 (:func:`arena.site.serve.resolve`), and rebuilt in a background thread when the store changed.
 """
 
@@ -48,7 +48,7 @@ from ..tournament.ladder.entries import Entry, entries, retire
 from ..tournament.ladder.limits import SubmissionLimits
 from ..tournament.schedules.ladder import settings_of
 from ..tournament.store import DB_NAME, ResultStore, decode_match
-from .archive import ArchiveRefused, unpack
+from .archive import ArchiveRefused, ArchiveTooLarge, unpack
 from .authors import Author, ServerDB
 from ..tournament.ladder.submit import submit
 from .queue import INCOMING, MAX_WAITING, Check, CheckQueue, Job, QueueFull, new_id, recover
@@ -99,12 +99,18 @@ class RateLimit:
             return None
 
 
+PUBLIC_DIR = "public"
+"""The output directory's folder holding the public report the server publishes."""
+
+
 class ReportThread:
     """Rebuilds the ladder's report when its store changed, at most every ``CHECK_SECONDS``, off the event loop
     (keeping the ratings and rows between builds, as :class:`arena.site.serve.LiveReport` does)."""
 
     def __init__(self, output: Path) -> None:
-        self.report = LiveReport(output)
+        # a public build of its own (no bot's stderr anywhere in it, arena/site/public.py), never the run's own
+        # OUTPUT/report, which shows the logs to whoever reads it
+        self.report = LiveReport(output, output / PUBLIC_DIR, public=True)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="report", daemon=True)
 
@@ -237,6 +243,8 @@ class Server:
         """Unpack into ``work/bot`` (and ``work/lib``, a library the bot shares as ``../lib``); the bot's name."""
         try:
             unpack(data, work / "files", self.limits)
+        except ArchiveTooLarge as exc:  # past submission.max_mb or max_files once unpacked
+            raise ApiError(413, str(exc)) from None
         except ArchiveRefused as exc:
             raise ApiError(400, str(exc)) from None
         files = work / "files"
