@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.server.archive import pack  # noqa: E402
-from tests.server.live import add_author, copy_bot  # noqa: E402
+from tests.server.live import ServerProcess, add_author, copy_bot  # noqa: E402
 
 FIELD = ("random", "heuristic", "js-greedy", "c-random")
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -53,35 +53,13 @@ def write_ladder(home: Path, name: str) -> Path:
     return path
 
 
-class Server:
-    """``arena serve LADDER.yaml`` on a free port, in a process of its own."""
-
-    def __init__(self, ladder: Path, log: Path) -> None:
-        self.log = open(log, "ab")  # noqa: SIM115: closed in stop()
-        self.proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", str(ladder), "--port", "0"],
-                                     stdout=subprocess.PIPE, stderr=self.log, cwd=ROOT, start_new_session=True)
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline().decode()
-        assert "serving ladder" in line, f"the server did not start: {line!r}; see {log}"
-        self.url = line.split(" at ", 1)[1].split("/ ", 1)[0]
-
-    def answers(self) -> bool:
-        try:
-            with urllib.request.urlopen(self.url + "/version.json", timeout=10) as answer:
-                return bool(answer.status == 200)
-        except (urllib.error.URLError, OSError):
-            return False
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        self.log.close()
+def answers(server: ServerProcess) -> bool:
+    """True if the server still serves its report."""
+    try:
+        with urllib.request.urlopen(server.url + "/version.json", timeout=10) as answer:
+            return bool(answer.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
 
 
 def upload(url: str, token: str, data: bytes, got: list[int]) -> None:
@@ -101,7 +79,7 @@ def one_run(home: Path, matches: int, uploads: int, tag: str) -> tuple[float, fl
     ladder = write_ladder(home, tag)
     tokens = [add_author(ladder, f"a{i:02d}") for i in range(uploads)]
     archives = [pack(copy_bot(home / f"{tag}-authors" / f"a{i:02d}", f"b{i:02d}")) for i in range(uploads)]
-    server = Server(ladder, home / f"{tag}.log")
+    server = ServerProcess(ladder, home / f"{tag}.log")
     try:
         got: list[int] = []
         threads = [threading.Thread(target=upload, args=(server.url, token, data, got))
@@ -118,7 +96,7 @@ def one_run(home: Path, matches: int, uploads: int, tag: str) -> tuple[float, fl
         spent = cpu_of(server.proc.pid) - cpu
         for thread in threads:
             thread.join()
-        return wall, spent, Counter(got), server.answers()
+        return wall, spent, Counter(got), answers(server)
     finally:
         server.stop()
 
