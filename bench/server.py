@@ -54,10 +54,12 @@ def write_ladder(home: Path, name: str) -> Path:
 
 
 def answers(server: ServerProcess) -> bool:
-    """True if the server still serves its report."""
+    """True if the server still answers a request (``/api/me`` without a token: 401)."""
     try:
-        with urllib.request.urlopen(server.url + "/version.json", timeout=10) as answer:
-            return bool(answer.status == 200)
+        with urllib.request.urlopen(server.url + "/api/me", timeout=10) as answer:
+            return bool(answer.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code == 401
     except (urllib.error.URLError, OSError):
         return False
 
