@@ -205,9 +205,9 @@ class Server:
             work = Path(tempfile.mkdtemp(prefix="upload-", dir=incoming))
             bot = await run_in_threadpool(self._unpacked_name, data, work, name)
             del data
-            self._own(author, bot)
+            await run_in_threadpool(self._own, author, bot)
             job = Job(new_id(), bot, author.name, work, name)
-            ahead = self.queue.put(job)
+            ahead = await run_in_threadpool(self.queue.put, job)
         except BaseException:
             if work is not None:
                 shutil.rmtree(work, ignore_errors=True)
@@ -241,15 +241,17 @@ class Server:
             raise ApiError(400, str(exc)) from None
         files = work / "files"
         if (files / "bot" / "bot.yaml").is_file() and not (files / "bot.yaml").is_file():
-            for part in files.iterdir():  # a snapshot's layout: bot/ and lib/ beside it
-                part.rename(work / part.name)
-            files.rmdir()
+            for part in ("bot", "lib"):  # a snapshot's layout: the bot in bot/, the library it shares in lib/
+                if (files / part).is_dir():
+                    (files / part).rename(work / part)
+            shutil.rmtree(files)
         else:
             files.rename(work / "bot")
         try:
             spec = load_bot(str(work / "bot"), None, name)
-        except BotConfigError as exc:
-            raise ApiError(400, str(exc).replace(str(work / "bot"), "the archive")) from None
+        except BotConfigError as exc:  # the server's directories are nobody's business
+            said = str(exc).replace(str((work / "bot").resolve()), "the archive").replace(str(work / "bot"), "the archive")
+            raise ApiError(400, said) from None
         if spec.directory is None:
             raise ApiError(400, "the archive holds no bot.yaml; pack the bot's directory")
         return spec.name
