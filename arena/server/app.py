@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -104,12 +105,19 @@ class ReportThread:
     (keeping the ratings and rows between builds, as :class:`arena.site.serve.LiveReport` does)."""
 
     def __init__(self, output: Path) -> None:
-        self.report = LiveReport(output)
+        self.report = LiveReport(output, say=self._say)
+        self._said = ""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="report", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
+
+    def _say(self, line: str) -> None:
+        """The organiser's terminal hears why the report is not rebuilt, once (not every 2 s)."""
+        if line.startswith("report not rebuilt") and line != self._said:
+            print(line, file=sys.stderr, flush=True)
+        self._said = line
 
     def stop(self) -> None:
         self._stop.set()
