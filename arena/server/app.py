@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -110,12 +111,19 @@ class ReportThread:
     def __init__(self, output: Path) -> None:
         # a public build of its own (no bot's stderr anywhere in it, arena/site/public.py), never the run's own
         # OUTPUT/report, which shows the logs to whoever reads it
-        self.report = LiveReport(output, output / PUBLIC_DIR, public=True)
+        self.report = LiveReport(output, output / PUBLIC_DIR, public=True, say=self._say)
+        self._said = ""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="report", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
+
+    def _say(self, line: str) -> None:
+        """The organiser's terminal hears why the report is not rebuilt, once (not every 2 s)."""
+        if line.startswith("report not rebuilt") and line != self._said:
+            print(line, file=sys.stderr, flush=True)
+        self._said = line
 
     def stop(self) -> None:
         self._stop.set()
@@ -211,9 +219,9 @@ class Server:
             work = Path(tempfile.mkdtemp(prefix="upload-", dir=incoming))
             bot = await run_in_threadpool(self._unpacked_name, data, work, name)
             del data
-            self._own(author, bot)
+            await run_in_threadpool(self._own, author, bot)
             job = Job(new_id(), bot, author.name, work, name)
-            ahead = self.queue.put(job)
+            ahead = await run_in_threadpool(self.queue.put, job)
         except BaseException:
             if work is not None:
                 shutil.rmtree(work, ignore_errors=True)
@@ -249,15 +257,17 @@ class Server:
             raise ApiError(400, str(exc)) from None
         files = work / "files"
         if (files / "bot" / "bot.yaml").is_file() and not (files / "bot.yaml").is_file():
-            for part in files.iterdir():  # a snapshot's layout: bot/ and lib/ beside it
-                part.rename(work / part.name)
-            files.rmdir()
+            for part in ("bot", "lib"):  # a snapshot's layout: the bot in bot/, the library it shares in lib/
+                if (files / part).is_dir():
+                    (files / part).rename(work / part)
+            shutil.rmtree(files)
         else:
             files.rename(work / "bot")
         try:
             spec = load_bot(str(work / "bot"), None, name)
-        except BotConfigError as exc:
-            raise ApiError(400, str(exc).replace(str(work / "bot"), "the archive")) from None
+        except BotConfigError as exc:  # the server's directories are nobody's business
+            said = str(exc).replace(str((work / "bot").resolve()), "the archive").replace(str(work / "bot"), "the archive")
+            raise ApiError(400, said) from None
         if spec.directory is None:
             raise ApiError(400, "the archive holds no bot.yaml; pack the bot's directory")
         return spec.name

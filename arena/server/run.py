@@ -8,6 +8,7 @@ from collections.abc import Callable
 import click
 
 from ..tournament.config import TournamentConfig
+from ..tournament.store import StoreMismatch
 from .authors import AuthorError
 
 LIMIT_CONCURRENCY = 200
@@ -26,7 +27,7 @@ def serve_ladder(config: TournamentConfig, host: str, port: int, say: Callable[[
 
     try:
         app = create_app(config)
-    except AuthorError as exc:
+    except (AuthorError, StoreMismatch) as exc:
         raise click.ClickException(str(exc)) from None
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
