@@ -73,3 +73,27 @@ def test_names_are_their_first_author_s_and_the_organiser_s(served, tmp_path):
     assert api(url, ann, "GET", "/api/submissions/nothing")[0] == 404
     assert api(url, org, "POST", "/api/bots/loc/retire")[:2] == \
         (200, {"message": "retired loc@v1: no longer scheduled, history kept"})
+
+
+def test_a_zip_is_taken_as_a_tar_gz_is(served, tmp_path):
+    """A zip (as a browser's author makes one) is checked and entered like the packed tar.gz of the same files."""
+    import time
+    import zipfile
+
+    url, ladder = served()
+    token = add_author(ladder, "ann")
+    packed = tarfile.open(fileobj=io.BytesIO(pack(copy_bot(tmp_path / "home", "zed"))), mode="r:gz")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member in packed.getmembers():
+            if member.isfile():
+                archive.writestr(f"zed/{member.name}", packed.extractfile(member).read())  # type: ignore[union-attr]
+    status, queued, _ = api(url, token, "POST", "/api/bots", buffer.getvalue(), {"Content-Type": "application/zip"})
+    assert status == 202, queued
+    due = time.monotonic() + 120
+    while True:
+        status, done, _ = api(url, token, "GET", f"/api/submissions/{queued['id']}")
+        if status == 200 and done["status"] == "done" or time.monotonic() > due:
+            break
+        time.sleep(0.2)
+    assert done["exit"] == 0 and done["message"].startswith("entered zed@v1 "), done
