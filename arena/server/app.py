@@ -383,7 +383,7 @@ def create_app(config: TournamentConfig, queue_size: int = MAX_WAITING, per_minu
         path = ASSETS / request.url.path.lstrip("/")
         if not path.is_file():
             return Response("the authors' page is not installed", status_code=404)
-        return FileResponse(path, media_type=TYPES.get(path.suffix), headers=_static_headers())
+        return FileResponse(path, media_type=TYPES.get(path.suffix), headers={**_static_headers(), **PAGE_HEADERS})
 
     async def static(request: Request) -> Response:
         if request.url.path.startswith("/api/"):
@@ -419,6 +419,11 @@ def create_app(config: TournamentConfig, queue_size: int = MAX_WAITING, per_minu
                     exception_handlers={ApiError: _error, QueueFull: _error, HTTPException: _error, Exception: _error})
     app.state.server = server
     return app
+
+
+PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
+                "Referrer-Policy": "no-referrer"}
+"""The authors' page holds a token: only its own scripts run, it is framed by nobody, and its address goes nowhere."""
 
 
 def _static_headers() -> dict[str, str]:

@@ -30,7 +30,8 @@ def test_a_third_author_submits_through_the_page_and_all_three_are_ranked(page: 
         archive = tmp_path / "cid.tar.gz"
         archive.write_bytes(pack(copy_bot(home / "cid", "cid", stderr="cid writes this to stderr")))
 
-        page.goto(f"{server.url}/submit.html")
+        answer = page.goto(f"{server.url}/submit.html")
+        assert answer is not None and "default-src 'self'" in answer.headers["content-security-policy"]
         page.fill("#token-input", tokens["cid"])
         page.click("#token-save")
         expect(page.locator("#who")).to_have_text("cid")
