@@ -421,7 +421,8 @@ def create_app(config: TournamentConfig, queue_size: int = MAX_WAITING, per_minu
     return app
 
 
-PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
+PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                                           "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
                 "Referrer-Policy": "no-referrer"}
 """The authors' page holds a token: only its own scripts run, it is framed by nobody, and its address goes nowhere."""
 
