@@ -66,7 +66,9 @@ LOG_MATCHES = 50
 """The latest matches whose logs ``GET /api/bots/NAME/logs`` returns."""
 ASSETS = Path(__file__).parent / "assets"
 """The authors' page: submit.html, submit.js, submit.css."""
-PAGE_FILES = ("submit.html", "submit.js", "submit.css")
+PAGE_FILES = ("submit.html", "submit.js", "submit.css", "report.css")
+SITE_ASSETS = Path(__file__).parent.parent / "site" / "assets"
+"""The report's stylesheet, which the authors' page shares (``/report.css``)."""
 MIB = 1024 * 1024
 
 
@@ -380,7 +382,8 @@ def create_app(config: TournamentConfig, queue_size: int = MAX_WAITING, per_minu
     builder = ReportThread(config.output)
 
     async def page(request: Request) -> Response:
-        path = ASSETS / request.url.path.lstrip("/")
+        name = request.url.path.lstrip("/")
+        path = SITE_ASSETS / name if name == "report.css" else ASSETS / name
         if not path.is_file():
             return Response("the authors' page is not installed", status_code=404)
         return FileResponse(path, media_type=TYPES.get(path.suffix), headers={**_static_headers(), **PAGE_HEADERS})

@@ -121,6 +121,7 @@ def stub_app(stub: Stub) -> Starlette:
         Route("/submit.html", asset("submit.html", "text/html")),
         Route("/submit.js", asset("submit.js", "text/javascript")),
         Route("/submit.css", asset("submit.css", "text/css")),
+        Route("/report.css", asset("../../site/assets/report.css", "text/css")),
         Route("/api/me", me),
         Route("/api/bots", upload, methods=["POST"]),
         Route("/api/bots", bots, methods=["GET"]),
