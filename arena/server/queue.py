@@ -152,7 +152,7 @@ class CheckQueue:
         try:
             done = self.check(self.config, str(target / "bot"), job.bot, echo=job.output.append)
             entered = True
-            return 0, outcome_line(done)
+            return 0, outcome_line(done, where=False)
         except CheckFailed as exc:
             return 1, str(exc)
         except (Refused, BotConfigError, SandboxError) as exc:

@@ -96,4 +96,4 @@ def test_a_zip_is_taken_as_a_tar_gz_is(served, tmp_path):
         if status == 200 and done["status"] == "done" or time.monotonic() > due:
             break
         time.sleep(0.2)
-    assert done["exit"] == 0 and done["message"].startswith("entered zed@v1 "), done
+    assert done["exit"] == 0 and done["message"] == "entered zed@v1", done

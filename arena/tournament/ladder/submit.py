@@ -116,13 +116,14 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
 
 
 
-def outcome_line(done: Submission) -> str:
+def outcome_line(done: Submission, where: bool = True) -> str:
     """The last line ``arena submit`` prints for a bot it entered (or found entered already): the same words
-    locally and through the submission server."""
+    locally and through the submission server (``where`` False: without the snapshot's path, which names the
+    server's directories to an author on another machine)."""
     entry = done.entered.entry
     if not done.entered.new:
         return f"{entry.name}: these files are already entered as {entry.key} ({entry.status}); nothing changed"
     gone = ", ".join(f"v{v}" for v in done.entered.replaced)
     back = done.entered.back
-    return (f"entered {entry.key} (snapshot {entry.path})" + (f"; it replaces {gone}" if gone else "")
+    return (f"entered {entry.key}" + (f" (snapshot {entry.path})" if where else "") + (f"; it replaces {gone}" if gone else "")
             + (f"; the same files as {back.key} ({back.status}), back as a new version" if back else ""))
