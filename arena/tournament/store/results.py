@@ -350,8 +350,9 @@ class ResultStore:
         """Every seat ``bot`` held, in schedule order, with its log (None: played before logs were kept)."""
         kept = self.keeps_logs()
         out = []
-        for idx, match_id, bots, places, replay in self.db.execute(
-                "SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx"):
+        for idx, match_id, bots, places, replay in self.db.execute(  # only rows naming it, as JSON writes it
+                "SELECT idx, match_id, bots, places, replay FROM matches WHERE instr(bots, ?) > 0 ORDER BY idx",
+                (json.dumps(bot),)):
             decoded = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
             names, ranks = decoded["bots"], decoded["places"]
             for seat, name in enumerate(names):
