@@ -329,7 +329,8 @@ class Server:
             return []
         store = ResultStore(self.config.output, readonly=True)
         try:
-            seats = sorted((r for key in keys for r in store.bot_logs(key)), key=lambda r: (r.index, r.seat))
+            seats = sorted((r for key in keys for r in store.bot_logs(key, every_row=False)),
+                           key=lambda r: (r.index, r.seat))
             mine = sorted({r.index for r in seats})
             seeds = {seed for (seed,) in _chunked(store.db, "SELECT seed FROM matches WHERE idx IN ({})", mine)}
             deals = [decode_match(store.path, {"idx": idx, "seed": seed, "rotation": rotation, "bots": bots})

@@ -346,13 +346,17 @@ class ResultStore:
             out.append(record_of_row(decode_match(self.path, dict(zip(names, values)))))
         return out
 
-    def bot_logs(self, bot: str) -> list[SeatLogRecord]:
-        """Every seat ``bot`` held, in schedule order, with its log (None: played before logs were kept)."""
+    def bot_logs(self, bot: str, every_row: bool = True) -> list[SeatLogRecord]:
+        """Every seat ``bot`` held, in schedule order, with its log (None: played before logs were kept).
+        ``every_row`` False: only the rows naming ``bot`` are read and checked (the submission server, asked
+        often, at any size of ladder), so a damaged row elsewhere goes unnoticed; True: every row is checked, as
+        every command checks the store it reads."""
         kept = self.keeps_logs()
         out = []
-        for idx, match_id, bots, places, replay in self.db.execute(  # only rows naming it, as JSON writes it
-                "SELECT idx, match_id, bots, places, replay FROM matches WHERE instr(bots, ?) > 0 ORDER BY idx",
-                (json.dumps(bot),)):
+        rows = self.db.execute("SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx") if every_row \
+            else self.db.execute("SELECT idx, match_id, bots, places, replay FROM matches WHERE instr(bots, ?) > 0 "
+                                 "ORDER BY idx", (json.dumps(bot),))  # only the rows naming it, as JSON writes it
+        for idx, match_id, bots, places, replay in rows:
             decoded = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
             names, ranks = decoded["bots"], decoded["places"]
             for seat, name in enumerate(names):
