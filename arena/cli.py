@@ -601,7 +601,7 @@ def submit_cmd(ctx: click.Context, paths: tuple[str, ...], name: str | None, ser
 @click.option("--token", envvar="ARENA_TOKEN", default=None, help="Your token for --server (default: $ARENA_TOKEN).")
 def retire_cmd(paths: tuple[str, ...], server: str | None, token: str | None) -> None:
     """Stop scheduling NAME in LADDER; its matches and ratings stay."""
-    from .tournament.ladder.entries import entries, retire
+    from .tournament.ladder.entries import entries, retire, retired_line
     from .tournament.store import ResultStore, StoreMismatch
 
     if len(paths) != (1 if server else 2):
@@ -623,10 +623,7 @@ def retire_cmd(paths: tuple[str, ...], server: str | None, token: str | None) ->
         versions = retire(store.db, name)
     finally:
         store.close()
-    if not versions:
-        click.echo(f"{name} is not in the active field; nothing changed")
-        return
-    click.echo(f"retired {', '.join(f'{name}@v{v}' for v in versions)}: no longer scheduled, history kept")
+    click.echo(retired_line(name, versions))
 
 
 @main.group("author")

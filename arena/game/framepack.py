@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import json
 import random
 import zlib
 from typing import Any, Sequence
@@ -38,8 +39,6 @@ LEVEL = 6
 
 def frames_line(frames: dict[str, Any]) -> str:
     """The frames as one line of JSON (JSON escapes every newline of a string, so a line is a match)."""
-    import json
-
     return json.dumps(frames, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -45,7 +45,7 @@ from ..bots.spec import NAME_RE
 from ..site.serve import CHECK_SECONDS, TYPES, LiveReport, resolve
 from ..site.withhold import withheld_in
 from ..tournament.config import TournamentConfig
-from ..tournament.ladder.entries import Entry, entries, retire
+from ..tournament.ladder.entries import Entry, entries, retire, retired_line
 from ..tournament.ladder.limits import SubmissionLimits
 from ..tournament.schedules.ladder import settings_of
 from ..tournament.store import DB_NAME, ResultStore, decode_match
@@ -315,12 +315,18 @@ class Server:
             "versions": [{"key": e.key, "status": e.status, "submitted_at": e.submitted_at}
                          for e in found if e.name == name]} for name in names]})
 
-    async def logs(self, request: Request) -> Response:
+    async def _owned(self, request: Request, refusal: str) -> tuple[str, list[Entry]]:
+        """The bot the address names and its versions, for its author or the organiser (``refusal``, with
+        ``{bot}`` in it: the 403 for anyone else; 404 for a bot nobody knows)."""
         author = self.author(request)
         bot = request.path_params["name"]
         versions = await run_in_threadpool(self.known, bot)
         if not self.may_see(author, bot):
-            raise ApiError(403, f"the logs of {bot} are its author's")
+            raise ApiError(403, refusal.format(bot=bot))
+        return bot, versions
+
+    async def logs(self, request: Request) -> Response:
+        bot, versions = await self._owned(request, "the logs of {bot} are its author's")
         rows = await run_in_threadpool(self._logs, [e.key for e in versions])
         return JSONResponse({"bot": bot, "logs": rows})
 
@@ -345,18 +351,11 @@ class Server:
                 for r in seats if r.index >= (latest[0] if latest else 0)]
 
     async def retire(self, request: Request) -> Response:
-        author = self.author(request)
-        bot = request.path_params["name"]
-        versions = await run_in_threadpool(self.known, bot)
-        if not self.may_see(author, bot):
-            raise ApiError(403, f"{bot} is another author's bot")
+        bot, versions = await self._owned(request, "{bot} is another author's bot")
         if not versions:
             raise ApiError(404, f"no bot named {bot} in ladder {self.config.name}")
         retired = await run_in_threadpool(self._retire, bot)
-        if not retired:
-            return JSONResponse({"message": f"{bot} is not in the active field; nothing changed"})
-        return JSONResponse({"message": f"retired {', '.join(f'{bot}@v{v}' for v in retired)}: no longer "
-                                        "scheduled, history kept"})
+        return JSONResponse({"message": retired_line(bot, retired)})
 
     def _retire(self, bot: str) -> list[int]:
         store = ResultStore(self.config.output)

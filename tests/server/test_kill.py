@@ -4,22 +4,19 @@ no half-written upload; the next start closes the submission and puts the bot's 
 from __future__ import annotations
 
 import socket
-import sqlite3
 import time
 from pathlib import Path
 
 from arena.server.archive import pack
 from arena.server.queue import STOPPED
 
+from ..tournament.test_ladder import field as ladder_field
 from .live import ServerProcess, add_author, api, cli, copy_bot, wait_for, write_ladder
 
 
 def field(output: Path) -> list[tuple[str, int]]:
-    db = sqlite3.connect(output / "results.sqlite")
-    try:
-        return db.execute("SELECT name, version FROM ladder_bots ORDER BY name, version").fetchall()
-    finally:
-        db.close()
+    """The ladder's entries by name and version."""
+    return [(name, version) for name, version, _ in ladder_field(output)]
 
 
 def test_a_server_killed_mid_upload_or_mid_check_leaves_no_half_entry(tmp_path):

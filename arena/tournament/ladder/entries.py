@@ -85,6 +85,13 @@ def retire(db: sqlite3.Connection, name: str) -> list[int]:
     return LadderStore(db).retire(name, time.time())
 
 
+def retired_line(name: str, versions: list[int]) -> str:
+    """What ``arena retire`` says of :func:`retire`'s answer: the same words locally and through the server."""
+    if not versions:
+        return f"{name} is not in the active field; nothing changed"
+    return f"retired {', '.join(f'{name}@v{v}' for v in versions)}: no longer scheduled, history kept"
+
+
 def left_at(db: sqlite3.Connection) -> dict[str, float]:
     """When each version that left the field left it (versions that left before this was kept: absent)."""
     return LadderStore(db).left_at()
