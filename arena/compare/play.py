@@ -5,7 +5,10 @@ same opponents in the same seats, and the same match id in ``hello``: the bundle
 bots) seed their randomness from the match id and seat, so the opponents draw the same random
 numbers in both matches and differ only where NEW and OLD make the game differ. The seat turns
 over the deals (deal ``k``: seat ``k mod seats``) and the opponents turn over the field, so every
-seat and every field bot is met as often as the others.
+seat and every field bot is met as often as the others. The table's cyclic order goes round its
+neighbour-balanced design (:mod:`arena.tournament.schedules.balance`), a step each time the seat
+and the field have both been round (``seats x field`` deals), so over ``seats x field x design``
+deals the version under test sits directly after each field bot as often as directly before it.
 
 The two matches of a deal are never in one batch: a batch reuses the opponents' processes, and
 an opponent that had seen the deal once could play it differently the second time. NEW's
@@ -36,6 +39,7 @@ from ..game.seam import GameRules
 from ..match.link import TimeControl
 from ..match.runner import MatchJob, MatchOutcome
 from ..sandbox import Limits
+from ..tournament.schedules.balance import block_order
 from ..tournament.schedules.seeds import deal_seed, opaque_match_id
 
 __all__ = ["ArenaFailure", "CHUNK_DEALS", "DEFAULT_FIELD", "Pair", "Setup", "bundled_field", "deal_jobs", "pairs",
@@ -124,11 +128,17 @@ def bundled_field() -> list[Path]:
 
 
 def table_of(setup: Setup, deal: int) -> tuple[int, tuple[BotSpec, ...]]:
-    """The seat under test in ``deal`` and the opponents of the other seats, in seat order."""
-    seat = deal % setup.seats
+    """The seat under test in ``deal`` and the opponents of the other seats, in seat order: the version under
+    test and the opponents drawn for the deal (positions 0 and 1..) seated in the design's order of step
+    ``deal // (seats x field)``, turned so that the version sits at seat ``deal mod seats``."""
+    n = setup.seats
+    seat = deal % n
     count = len(setup.field)
-    opponents = tuple(setup.field[(deal + j) % count] for j in range(setup.seats - 1))
-    return seat, opponents
+    drawn = [None, *(setup.field[(deal + j) % count] for j in range(n - 1))]
+    order = block_order(n, deal // (n * count))
+    start = (order.index(0) - seat) % n  # the position that takes seat 0
+    around = [drawn[order[(start + k) % n]] for k in range(n)]
+    return seat, tuple(spec for spec in around if spec is not None)
 
 
 def _unique(specs: Sequence[BotSpec]) -> tuple[BotSpec, ...]:

@@ -40,6 +40,7 @@ from ..sandbox.limits import Limits
 from ..suggest import did_you_mean
 from .rating import METHODS, RatingParams
 from .schedules.kind import Field, KeyPath, ScheduleKind
+from .schedules.balance import BALANCED, CYCLIC
 from .schedules.registry import DEFAULT, NOT_YET, kind_of, kinds, names
 from .schedules.seeds import opaque_match_id
 from .seating import refusal, restricted_sizes
@@ -154,6 +155,11 @@ class TournamentConfig:
     game: str = DEFAULT_GAME
     """The game played (:mod:`arena.game.registry`); fingerprinted only when not Cabo, so tournaments begun
     before ``game`` existed keep their fingerprints."""
+    seating: str = BALANCED
+    """How a table's seats go round (:mod:`.schedules.balance`): ``balanced`` (every bot directly after every
+    other equally often) for every tournament begun by this arena; ``cyclic`` (one order and its rotations)
+    for one begun before, set from its store on a resume (``driver.resolve_seating``), so that it plays the
+    matches it always would have. Fingerprinted only when balanced: older stores keep their fingerprints."""
 
     def __getattr__(self, name: str) -> Any:
         """A key of the schedule kind (``config.tables`` of a sampled tournament), which owns it."""
@@ -181,6 +187,7 @@ class TournamentConfig:
             "seats": list(self.seats),
             "cycles": self.cycles,
             **self._described_schedule(),
+            **({"seating": self.seating} if self.seating != CYCLIC else {}),  # absent: a tournament from before
             "seed": self.seed,
             "time": {"move_ms": self.time.move_ms, "startup_ms": self.time.startup_ms,
                      "bank_ms": self.time.bank_ms},

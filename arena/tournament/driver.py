@@ -29,6 +29,7 @@ from .leaderboard import Leaderboard, write_files
 from .progress import Progress
 from .rating import RatingFold
 from .records import record_of
+from .schedules.balance import CYCLIC
 from .schedules.base import Schedule, ScheduledMatch
 from .schedules.build import players_of, schedule_for
 from .schedules.build import schedule_of as schedule_of
@@ -77,6 +78,17 @@ def resolve_seed(config: TournamentConfig, store: ResultStore) -> TournamentConf
         return config
     seed = store.meta(DRAWN_SEED)
     return dataclasses.replace(config, seed=secrets.token_hex(16) if seed is None else seed)
+
+
+def resolve_seating(config: TournamentConfig, store: ResultStore) -> TournamentConfig:
+    """The config with the seating its output directory was begun with: a tournament stored before balanced
+    seatings (its stored configuration names none) goes on with one cyclic order per table, so that a
+    resume plays exactly the matches it would have played; every other one is balanced, and so is a kind
+    whose seating may change between runs (``seating`` in :attr:`.ScheduleKind.unbound`)."""
+    stored = store.meta("config")
+    if isinstance(stored, dict) and "seating" not in stored and "seating" not in config.kind.unbound:
+        return dataclasses.replace(config, seating=CYCLIC)
+    return config
 
 
 DRAWN_SEED = "drawn_seed"
@@ -256,7 +268,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         store.check_matches()  # a damaged row is refused before this run writes anything
         drawn = config.seed is None
         first_draw = drawn and store.meta(DRAWN_SEED) is None
-        config = resolve_seed(config, store)
+        config = resolve_seating(resolve_seed(config, store), store)
         schedule = schedule_for(config, builder)
         longer = extension(store, config.fingerprint(), config.describe(), schedule.matches) \
             if isinstance(schedule, FixedSchedule) else None  # more cycles or tables: checked, written below

@@ -28,12 +28,36 @@ def test_both_matches_of_a_deal_differ_only_in_the_bot_in_the_seat_under_test():
 def test_seats_and_opponents_turn_over_the_deals_and_every_deal_has_its_own_cards():
     s = setup(seats=3)
     assert [table_of(s, deal)[0] for deal in range(6)] == [0, 1, 2, 0, 1, 2]
+    # deal 1 draws heuristic first: it sits directly after the version under test (seat 1), random before it
     assert [tuple(b.name for b in table_of(s, deal)[1]) for deal in range(2)] == [("random", "heuristic"),
-                                                                                  ("heuristic", "random")]
+                                                                                  ("random", "heuristic")]
     jobs = [deal_jobs(s, deal)[0] for deal in range(50)]
     assert len({job.seed for job in jobs}) == 50 and len({job.hello_id for job in jobs}) == 50
     assert all(job.seed.removeprefix("d-")[:8] not in job.hello_id for job in jobs)  # bots never see the seed
     assert deal_jobs(setup(seed=8), 0)[0].seed != jobs[0].seed  # another master seed, other deals
+
+
+@pytest.mark.parametrize("seats, field", [(2, 3), (3, 2), (4, 3), (5, 2), (4, 1)])
+def test_the_version_under_test_sits_after_each_field_bot_as_often_as_before_it(seats, field):
+    """Over seats x field x design deals: every seat as often, and directly after each field bot as often as
+    directly before it (a field of one: after and before its copies as often)."""
+    from collections import Counter
+
+    from arena.tournament.schedules.balance import design
+
+    bots = tuple(BotSpec(f"f{i}", (str(i),)) for i in range(field))
+    s = Setup(NEW, OLD, bots, make_rules("standard"), seats, 1)
+    where: Counter = Counter()
+    after: Counter = Counter()
+    for deal in range(seats * field * len(design(seats))):
+        seat, opponents = table_of(s, deal)
+        names = [b.name for b in opponents]
+        names.insert(seat, "X")
+        where[seat] += 1
+        after["X", names[(seat + 1) % seats]] += 1
+        after[names[seat - 1], "X"] += 1
+    assert len(set(where.values())) == 1 and len(where) == seats
+    assert all(after["X", b.name] == after[b.name, "X"] > 0 for b in bots)
 
 
 def test_field_bots_that_repeat_at_a_table_get_names_of_their_own():

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.driver import run_tournament, schedule_of
+from arena.tournament.schedules.balance import BALANCED, CYCLIC
 from arena.tournament.schedules.sampled import minimum_tables, sampled, split
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,10 +120,13 @@ def test_the_draw_is_pinned_so_stored_tournaments_resume_with_the_same_tables():
     other tables under the same fingerprint. Changing this digest needs a new fingerprint format."""
     import hashlib
 
-    matches = sampled(FIFTY[:12], [2, 3], 20, 2, "spring")
-    digest = hashlib.sha256(repr([(m.index, m.match_id, m.seed, m.bots, m.cycle, m.rotation)
-                                  for m in matches]).encode()).hexdigest()
-    assert digest == "db35048f1b3b0b13b7a87caf84bd80722001303ddeb0f5973c130d50b119d966"  # format 3: HMAC deal seeds
+    def digest(seating: str) -> str:
+        matches = sampled(FIFTY[:12], [2, 3], 20, 2, "spring", seating=seating)
+        return hashlib.sha256(repr([(m.index, m.match_id, m.seed, m.bots, m.cycle, m.rotation)
+                                    for m in matches]).encode()).hexdigest()
+
+    assert digest(CYCLIC) == "db35048f1b3b0b13b7a87caf84bd80722001303ddeb0f5973c130d50b119d966"  # format 3: HMAC seeds
+    assert digest(BALANCED) == "4d435bee4ba349b1fec20e39afd37746c05cce595c380fe09d954d2c9af037c6"  # balanced seatings
 
 
 def test_ids_seeds_and_rotations():
@@ -140,8 +144,8 @@ def test_ids_seeds_and_rotations():
     for m in matches:
         by_deal.setdefault(m.seed, []).append(m)
     assert len(by_deal) == 24 and all(sorted(m.rotation for m in g) == [0, 1, 2] for g in by_deal.values())
-    first, second = ([m.bots for m in matches if m.cycle == c] for c in (1, 2))
-    assert first == second  # a cycle plays the same tables again, with new deals
+    first, second = ([tuple(sorted(m.bots)) for m in matches if m.cycle == c] for c in (1, 2))
+    assert first == second  # a cycle plays the same tables again, with new deals (and the next seatings)
 
 
 def test_a_table_drawn_twice_gets_two_ids_and_two_deals():

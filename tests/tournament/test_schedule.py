@@ -5,6 +5,7 @@ from math import comb
 
 import pytest
 
+from arena.tournament.schedules.balance import CYCLIC
 from arena.tournament.schedules.round_robin import round_robin, schedule_size
 
 BOTS = ["random", "heuristic", "js-greedy", "c-random", "extra"]
@@ -114,11 +115,15 @@ def digest(matches) -> str:
 
 def test_without_limits_the_schedule_is_the_one_stored_tournaments_were_played_with():
     """Byte for byte the schedule stored tournaments were played with (fingerprint format 3: deal seeds are
-    HMACs of the master seed), whatever ``supports`` says of bots that play every size, so they resume."""
+    HMACs of the master seed, one cyclic order per table: ``seating: cyclic``, which a store begun before
+    balanced seatings resumes with), whatever ``supports`` says of bots that play every size, so they resume."""
     before = "f99537ecceb84e9d623bc7775c33cac8b619474b510fb1d4981a4eebcbe63a4b"
-    assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring")) == before
-    assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring", {})) == before
-    assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring", {"extra": (2, 3, 4)})) == before  # one that plays all
+    assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring", seating=CYCLIC)) == before
+    assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring", {}, CYCLIC)) == before
+    assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring", {"extra": (2, 3, 4)}, CYCLIC)) == before  # plays all
+    balanced = digest(round_robin(BOTS, [2, 3, 4], 2, "spring"))
+    assert balanced != before  # the same deals and ids, other seatings
+    assert digest(round_robin(BOTS, [2, 3, 4], 2, "spring", {"extra": (2, 3, 4)})) == balanced
 
 
 def test_a_size_is_drawn_only_among_the_bots_that_play_it():

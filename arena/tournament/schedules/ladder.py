@@ -135,9 +135,11 @@ class Ladder(ScheduleKind):
         return LadderSettings(options.placement_matches, options.fairness_floor, options.keep_versions,
                               options.submission, unsandboxed, options.replay_tables)
 
-    unbound = ("bots",)
+    unbound = ("bots", "seating")
     """The file's bots are a starting field, entered once by name and then played from snapshots, so
-    editing one (and submitting it as a new version) or adding one to the list must not refuse the run."""
+    editing one (and submitting it as a new version) or adding one to the list must not refuse the run.
+    ``seating``: a ladder begun before balanced seatings takes them from its next table on (it has no
+    schedule decided in advance to keep; a table cut short is completed in its own seating)."""
 
     def describe(self, options: Any) -> dict[str, Any]:
         return {"schedule": self.name, "tables": None}  # as ladders begun before kinds declared their part
@@ -156,7 +158,7 @@ class Ladder(ScheduleKind):
         return LadderSchedule(ActiveField(output), build, config.seats, config.rules.preset,
                               config.seed, params, settings.placement_matches, settings.fairness_floor,
                               lambda: kept_in(output, params), lambda: finished_in(output), StoredTables(output),
-                              settings.replay_tables, config.matches_per_process)
+                              settings.replay_tables, config.matches_per_process, config.seating)
 
     def players(self, config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
         """Its entries as the schedule meets them (a live map)."""

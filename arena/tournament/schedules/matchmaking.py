@@ -50,6 +50,7 @@ from ...bots import BotConfigError, BotSpec
 from ..ladder.entries import Entry
 from ..rating import RatingFold, RatingParams
 from ..records import REPLAY_MARK, MatchRecord, is_replay
+from .balance import BALANCED, CYCLIC, adjacent, least_imbalanced, rotated, seated, unrotated
 from .base import ScheduledMatch
 from .seeds import deal_seed
 from .fairness import Floor
@@ -106,7 +107,8 @@ class LadderSchedule:
                  master: int | str, params: RatingParams, placement: int = 5, floor: float = DEFAULT_FLOOR,
                  kept: Callable[[], tuple[dict[str, trueskill.Rating], int]] | None = None,
                  history: Callable[[], list[tuple[float, tuple[str, ...]]]] | None = None,
-                 stored: StoredTables | None = None, replay_tables: int = 0, batch_size: int = 1) -> None:
+                 stored: StoredTables | None = None, replay_tables: int = 0, batch_size: int = 1,
+                 seating: str = BALANCED) -> None:
         if batch_size < 1:
             raise ValueError("batch size must be at least 1")
         self.field = field
@@ -129,6 +131,11 @@ class LadderSchedule:
         """At most this many replays per new version."""
         self.batch_size = batch_size
         """Most matches in a batch (``matches_per_process``; 1: one match at a time)."""
+        self.seating = seating
+        """How a new table is seated: ``balanced`` (:func:`.balance.least_imbalanced`) or ``cyclic`` (its names'
+        order, as ladders did before)."""
+        self.adjacent: Counter[tuple[str, str]] = Counter()
+        """Tables drawn (replays too) in which the second player sat directly after the first."""
         self.specs: dict[str, BotSpec] = {}
         """Player key -> bot, for every entry seen: the driver builds jobs from it."""
         self.unusable: dict[str, str] = {}
@@ -175,8 +182,20 @@ class LadderSchedule:
                 self.floor.counts[key] += 1
                 self._replayed[key] += replay
         self._tables = len({r.match_id.split("/", 1)[0] for r in records})
+        for base in self._seatings(records).values():
+            self.adjacent.update(adjacent(base))
         self._windows()
         self._complete(records)
+
+    @staticmethod
+    def _seatings(records: Sequence[MatchRecord]) -> dict[tuple[int, tuple[str, ...]], tuple[str, ...]]:
+        """Each stored table (first index, players) -> its seating (rotation 0's seats), from any stored rotation."""
+        out: dict[tuple[int, tuple[str, ...]], tuple[str, ...]] = {}
+        for record in records:
+            parsed = table_of(record.match_id)
+            if parsed is not None and parsed[:2] not in out:
+                out[parsed[:2]] = unrotated(record.bots, parsed[2])
+        return out
 
     def _windows(self) -> None:
         """Reopen the floor's windows of the active field as they were: bots submitted with no match
@@ -221,15 +240,16 @@ class LadderSchedule:
                 if source is not None:
                     sources[parsed[0]] = source
         active = set(self._usable())
+        seatings = self._seatings(records)
         for (first, table), rotations in sorted(seen.items()):
             missing = [r for r in range(len(table)) if r not in rotations]
             if missing and active.issuperset(table):
                 if first in sources:
                     replay = self._stored_replay(sources[first], table)
                     if replay is not None:
-                        self._queue_table(first, table, missing, replay)
+                        self._queue_table(first, table, missing, replay, again=True)
                 else:
-                    self._queue_table(first, table, missing)
+                    self._queue_table(first, table, missing, seating=seatings[first, table])
 
     def _stored_replay(self, source: int, players: tuple[str, ...]) -> Replay | None:
         """The deal and seatings of a replay of table ``source`` with ``players``, from the stored source
@@ -429,22 +449,31 @@ class LadderSchedule:
         return tuple(sorted(seated))
 
     def _queue_table(self, first: int, table: tuple[str, ...], rotations: Iterable[int],
-                     replay: Replay | None = None) -> None:
+                     replay: Replay | None = None, seating: tuple[str, ...] | None = None,
+                     again: bool = False) -> None:
         """Queue these rotations of ``table`` (first drawn at index ``first``) under the next indices; a
-        ``replay`` with its source's deal and seatings."""
+        ``replay`` with its source's deal and seatings. A new table is seated by :attr:`seating`; one cut
+        short is completed in its stored ``seating`` (``again``: a replay cut short), already counted."""
         if replay is None:
             seed = deal_seed(self.master, f"L{first}/{'+'.join(table)}")
+            if seating is None:
+                order = tuple(range(len(table))) if self.seating == CYCLIC else least_imbalanced(table, self.adjacent)
+                seating = seated(table, order)
+                self.adjacent.update(adjacent(seating))
+            seatings = [rotated(seating, r) for r in range(len(table))]
         else:
             seed = replay.seed
+            if not again:
+                self.adjacent.update(adjacent(replay.seatings[0]))
+            seatings = list(replay.seatings)
         for rotation in rotations:
-            seating = table[rotation:] + table[:rotation] if replay is None else replay.seatings[rotation]
             index = self._next
             self._next += 1
             self._fold.expect([index])
             match_id = ladder_match_id(first, table, rotation, None if replay is None else replay.source)
             told = f"{replay.told}/r{rotation}" if replay is not None and replay.told else None
-            self._queue.append(ScheduledMatch(index, match_id, seed, seating, 1, rotation, told))
-            for key in seating:
+            self._queue.append(ScheduledMatch(index, match_id, seed, seatings[rotation], 1, rotation, told))
+            for key in seatings[rotation]:
                 self.floor.seat(key, 1)
                 self._replayed[key] += replay is not None
                 if key in self._learning and self.rated_of(key) >= self.placement:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Collection, Iterator, Mapping, Sequence
 
 from ..seating import restricted_sizes
 from . import ROUND_ROBIN
+from .balance import BALANCED, block_order, rotated, seated
 from .base import ScheduledMatch
 from .fixed import FixedKind, refuse_oversize
 from .kind import Field, KeyPath, KeyReader
@@ -39,12 +40,17 @@ def match_id(cycle: int, table: Sequence[str], rotation: int) -> str:
 
 
 def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: int | str,
-                sizes_of: Mapping[str, Collection[int]] | None = None) -> Iterator[ScheduledMatch]:
+                sizes_of: Mapping[str, Collection[int]] | None = None,
+                seating: str = BALANCED) -> Iterator[ScheduledMatch]:
     """Every table of every size in ``seats``, every rotation, ``cycles`` times, in a fixed order.
 
     ``sizes_of`` limits bots to some table sizes (what their manifests support): a size's
     tables are drawn only among the bots that play it. A bot it does not name plays every
     size, so without limits the schedule is exactly the one tournaments always had.
+    Table ``t`` of its size (counted from 0) is seated in cycle ``c`` in the cyclic order
+    :func:`.balance.block_order` of step ``c - 1 + t``: each table goes round its size's design
+    over that many cycles, and tables of one cycle start at different places in it. Under
+    ``seating: cyclic`` (tournaments begun before) every table keeps the order of its names.
     """
     if len(set(bots)) != len(bots):
         raise ValueError("bot names must be unique")
@@ -57,11 +63,12 @@ def round_robin(bots: Sequence[str], seats: Sequence[int], cycles: int, master: 
     index = 0
     for cycle in range(1, cycles + 1):
         for n in sorted(set(seats)):
-            for table in combinations(field[n], n):
+            for number, table in enumerate(combinations(field[n], n)):
                 seed = table_seed(master, cycle, table)
+                order = seated(table, block_order(n, cycle - 1 + number, seating))
                 for rotation in range(n):
-                    seating = table[rotation:] + table[:rotation]
-                    yield ScheduledMatch(index, match_id(cycle, table, rotation), seed, seating, cycle, rotation)
+                    yield ScheduledMatch(index, match_id(cycle, table, rotation), seed, rotated(order, rotation),
+                                         cycle, rotation)
                     index += 1
 
 
@@ -95,7 +102,8 @@ class RoundRobin(FixedKind):
         if config.seed is None:
             raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
         sizes = restricted_sizes(config.bots, config.rules.preset, config.seats)
-        return list(round_robin([b.name for b in config.bots], config.seats, config.cycles, config.seed, sizes))
+        return list(round_robin([b.name for b in config.bots], config.seats, config.cycles, config.seed, sizes,
+                                config.seating))
 
 
 KIND = RoundRobin()

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ...bounds import MAX_SCHEDULE_MATCHES
 from ..seating import restricted_sizes
 from . import SAMPLED
+from .balance import BALANCED, block_order, rotated, seated
 from .base import ScheduledMatch
 from .draw import draw_tables
 from .fixed import FixedKind, refuse_oversize
@@ -65,13 +66,16 @@ def minimum_tables(players: Mapping[int, int]) -> int:
 
 
 def sampled(bots: Sequence[str], seats: Sequence[int], tables: int, cycles: int, master: int | str,
-            sizes_of: Mapping[str, Collection[int]] | None = None) -> Iterator[ScheduledMatch]:
+            sizes_of: Mapping[str, Collection[int]] | None = None,
+            seating: str = BALANCED) -> Iterator[ScheduledMatch]:
     """The matches of ``tables`` drawn tables, every rotation, ``cycles`` times, in a fixed order.
 
     Table ``t`` (numbered from 1, smaller sizes first) of cycle ``c`` has the id
     ``cC/tT/BOT+BOT+.../rR`` (bots in name order; the number tells apart two draws of the
     same bots) and the deal seed :func:`..schedule.deal_seed` of ``cC/tT/BOT+BOT+...``: as in a round
-    robin, the id never holds the seed and every rotation of a table shares its deal.
+    robin, the id never holds the seed and every rotation of a table shares its deal. Table ``t`` of
+    cycle ``c`` is seated in the cyclic order :func:`.balance.block_order` of step ``c - 1 + t - 1``, as a
+    round robin's tables are (``seating: cyclic``: the order of its names).
     """
     if len(set(bots)) != len(bots):
         raise ValueError("bot names must be unique")
@@ -89,9 +93,9 @@ def sampled(bots: Sequence[str], seats: Sequence[int], tables: int, cycles: int,
         for number, table in enumerate(drawn, 1):
             label = f"c{cycle}/t{number}/{'+'.join(table)}"
             seed = deal_seed(master, label)
+            order = seated(table, block_order(len(table), cycle - 1 + number - 1, seating))
             for rotation in range(len(table)):
-                seating = table[rotation:] + table[:rotation]
-                yield ScheduledMatch(index, f"{label}/r{rotation}", seed, seating, cycle, rotation)
+                yield ScheduledMatch(index, f"{label}/r{rotation}", seed, rotated(order, rotation), cycle, rotation)
                 index += 1
 
 
@@ -155,7 +159,7 @@ class Sampled(FixedKind):
         sizes = restricted_sizes(config.bots, config.rules.preset, config.seats)
         settings: SampledSettings = config.schedule_settings
         return list(sampled([b.name for b in config.bots], config.seats, settings.tables, config.cycles,
-                            config.seed, sizes))
+                            config.seed, sizes, config.seating))
 
 
 KIND = Sampled()
