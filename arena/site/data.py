@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 import trueskill
 
+from ..tournament.evidence import DEFAULT_MARGIN
 from ..tournament.leaderboard import RANKED, Leaderboard, Tally
 from ..tournament.rating import RatingFold, RatingParams, apply, make_env, schedule_order
 from ..tournament.records import MatchRecord, VoidRecord, is_replay, record_of_row
@@ -58,6 +59,8 @@ class Snapshot:
     """A ladder's versions that left the field, by player key: ``replaced`` or ``retired``."""
     placement: int = 0
     """A ladder's ``placement_matches``: an active entry with fewer matches is listed, not ranked."""
+    margin: float = DEFAULT_MARGIN
+    """Places per match within which bots share a tier (``settle: {margin}``, kept in the store)."""
     withheld: set[int] = field(default_factory=set)
     """Indices of the stored matches whose deal has a rotation still to play: rated, never shown."""
     shown: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
@@ -172,6 +175,7 @@ def read_snapshot(directory: Path, cache: RowCache | None = None) -> Snapshot:
                 logs=logs,
                 status=results.left,
                 placement=results.placement,
+                margin=results.margin,
                 withheld=withheld_in(store, rows),
             )
     finally:
@@ -356,7 +360,8 @@ def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Compute
     ratings.update(snapshot.records)
     final, history = ratings.result(snapshot.names)
     board = standings(Results(snapshot.params, snapshot.names, snapshot.records, snapshot.voided,
-                              left=snapshot.status, placement=snapshot.placement), final, ratings.tally)
+                              left=snapshot.status, placement=snapshot.placement, margin=snapshot.margin),
+                      final, ratings.tally)
     return Computed(board, {s.bot: history[s.bot] for s in board.standings})
 
 
@@ -375,6 +380,7 @@ def leaderboard_rows(board: Leaderboard) -> list[dict[str, Any]]:
         "startup_ms": _round(s.startup_ms),
         "rank_interval": None if s.rank_interval is None else list(s.rank_interval),
         "p_ahead_next": _round(s.p_ahead_next),
+        "tier": s.tier, "tier_shared": s.tier_shared,
     } for s in board.standings]
 
 

@@ -15,8 +15,9 @@ from typing import Any, Sequence
 from urllib.parse import quote
 
 from ..tournament.confidence import interval_text, probability_text
+from ..tournament.evidence import tier_text
 from ..tournament.leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, RANKING_NOTE,
-                                      UNRANKED_NOTE, rank_text)
+                                      UNRANKED_NOTE)
 from . import data, svg
 from .svg import esc
 
@@ -137,6 +138,11 @@ LEADERBOARD_HEAD = (("rank", "rank", "num"), ("bot", "bot", "text"), ("mu", "mu 
                     ("startup_ms", "start ms", "num"))
 
 
+def row_rank(row: dict[str, Any]) -> str:
+    """A row's rank as every board shows it: its tier, ``2=`` when others share it."""
+    return tier_text(row["rank"], row.get("tier"), bool(row.get("tier_shared")))
+
+
 def leaderboard_table(rows: Sequence[dict[str, Any]], up: str = "") -> str:
     """The standings as a table that report.js sorts by any column (``data-v``: the value sorted by)."""
     head = "".join(f'<th data-type="{kind}" title="sort by {esc(label)}">{esc(label)}</th>'
@@ -144,7 +150,7 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], up: str = "") -> str:
     lines = []
     for r in rows:
         cells = [
-            (r["rank"], rank_text(r["rank"])),
+            (r["rank"], row_rank(r)),
             (r["bot"], _bot_link(r["bot"], r["page"], up)
              + (f' <span class="status">{esc(r["status"])}</span>' if r.get("status") else "")),
             (r["mu"], f'{fmt(r["mu"])} <span class="pm">± {fmt(3 * r["sigma"])}</span>'),
@@ -294,7 +300,7 @@ def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Se
     ``public``: the faults without log tails)."""
     up = "../"
     bot = row["bot"]
-    rank = rank_text(row["rank"]) + (f' ({row["status"]})' if row.get("status") else "")
+    rank = row_rank(row) + (f' ({row["status"]})' if row.get("status") else "")
     facts = [("rank", rank), ("mu ± 3σ", f'{fmt(row["mu"])} ± {fmt(3 * row["sigma"])}'),
              (EXPOSURE_LABEL, fmt(row["exposure"])), ("matches", str(row["matches"])), ("wins", str(row["wins"])),
              ("average place", fmt(row["average_place"])), ("average total", fmt(row["average_total"])),

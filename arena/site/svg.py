@@ -168,7 +168,7 @@ def rank_intervals_chart(rows: Sequence[dict[str, Any]], ranked: int, prefix: st
         cy = top + line * i + line / 2
         p = r["p_ahead_next"]
         tip = (f"{r['bot']}: rank {r['rank']}, 95% interval {low}-{high}"
-               + ("" if p is None else f", P(ahead of the next) {p:.3f}"))
+               + ("" if p is None else f", sure ahead of the next {p:.3f}"))
         parts.append(f'<a href="{esc(prefix + r["page"])}.html"><text class="name" x="{label - 6}" y="{_n(cy + 4)}" '
                      f'text-anchor="end">{esc(r["bot"])}</text></a>')
         parts.append(f'<g><title>{esc(tip)}</title>'

@@ -40,6 +40,7 @@ from ..sandbox.limits import Limits
 from ..suggest import did_you_mean
 from .rating import METHODS, RatingParams
 from .schedules.kind import Field, KeyPath, ScheduleKind
+from .evidence import DEFAULT_MARGIN
 from .schedules.balance import BALANCED, CYCLIC
 from .schedules.registry import DEFAULT, NOT_YET, kind_of, kinds, names
 from .schedules.seeds import opaque_match_id
@@ -57,7 +58,7 @@ DEFAULT_SEATS = 4
 LEAD_KEYS = ("name", "game", "rules", "seats", "cycles", "schedule")
 """The first top-level keys, in documentation order; the schedule kinds' keys that shape the schedule follow."""
 GENERIC_KEYS = ("seed", "time", "sandbox", "workers", "executor", "matches_per_process", "fault_policy", "max_faults",
-                "tell_opponents", "rating", "limits", "log_bytes", "output", "bots")
+                "tell_opponents", "rating", "settle", "limits", "log_bytes", "output", "bots")
 """The other top-level keys every tournament reads; the schedule kinds' other keys follow."""
 
 
@@ -79,6 +80,10 @@ LATER_LIMITS = ("processes", "tmp_mb")
 """Limits added after the first tournaments: described (fingerprinted) only when not at their default."""
 RATING_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability", "method")
 """Keys of the ``rating`` section (fields of :class:`RatingParams`)."""
+SETTLE_KEYS = ("margin",)
+"""Keys of the ``settle`` section."""
+MAX_MARGIN = 4.0
+"""The largest ``settle.margin``: a place spread no table of the game can exceed (5 seats: 4 places)."""
 RULES_KEYS = ("preset", "options")
 """Keys of the mapping form of ``rules``."""
 BOT_KEYS = ("name", "path", "command", "image")
@@ -155,6 +160,10 @@ class TournamentConfig:
     game: str = DEFAULT_GAME
     """The game played (:mod:`arena.game.registry`); fingerprinted only when not Cabo, so tournaments begun
     before ``game`` existed keep their fingerprints."""
+    margin: float = DEFAULT_MARGIN
+    """``settle: {margin}``: places per match within which two bots may be shown equal (a tier on every board,
+    and a pair ``--until settled`` counts as decided). Not fingerprinted: it changes no match; kept in the
+    store's ``meta`` for the boards."""
     seating: str = BALANCED
     """How a table's seats go round (:mod:`.schedules.balance`): ``balanced`` (every bot directly after every
     other equally often) for every tournament begun by this arena; ``cyclic`` (one order and its rotations)
@@ -429,6 +438,7 @@ class _Reader:
         max_faults = self.required_int(("max_faults",), data.get("max_faults", 3), 1, MAX_FAULTS)
         tell_opponents = self.boolean(("tell_opponents",), data.get("tell_opponents", False))
         rating = self.rating(data.get("rating"))
+        margin = self.settle(data.get("settle"))
         refused = schedule.refuse_rating(rating)
         if refused:
             self.fail(("rating", "method"), refused)
@@ -445,7 +455,7 @@ class _Reader:
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
                                 rating=rating, limits=limits, output=output, bots=bots, path=self.file,
                                 schedule=schedule.name, schedule_settings=settings, executor=executor,
-                                game=game.name)
+                                game=game.name, margin=margin)
 
     def players(self, data: Mapping[str, Any], bots: Sequence[BotSpec], seats: Sequence[int], preset: str) -> None:
         """Refuse bots too few for the largest table, or that some table size could not seat."""
@@ -616,6 +626,18 @@ class _Reader:
             return RatingParams(**chosen)
         except (TypeError, ValueError) as exc:
             self.fail(("rating",), f"bad rating parameters: {exc}")
+
+    def settle(self, value: Any) -> float:
+        """``settle: {margin: M}``: places per match, above 0 and at most :data:`MAX_MARGIN`."""
+        section = self.section(("settle",), value, SETTLE_KEYS)
+        if "margin" not in section:
+            return DEFAULT_MARGIN
+        margin = section["margin"]
+        if not isinstance(margin, (int, float)) or isinstance(margin, bool) or not math.isfinite(margin) \
+                or not 0 < margin <= MAX_MARGIN:
+            self.fail(("settle", "margin"), f"expected places per match, a number above 0 and at most {MAX_MARGIN:g} "
+                                            f"(e.g. {DEFAULT_MARGIN:g}: a quarter of a place), got {_shown(margin)}")
+        return float(margin)
 
     def output(self, value: Any, name: str) -> Path:
         """The output directory, absolute; relative paths are relative to the current directory."""

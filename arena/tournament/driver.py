@@ -24,6 +24,7 @@ from ..execute import DASK, PROCESSES, Choice, PoolFailure, Start, Voided, Worke
 from ..match.runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from .config import TournamentConfig
+from .evidence import evidence_of
 from .extend import extension
 from .leaderboard import Leaderboard, write_files
 from .progress import Progress
@@ -288,6 +289,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 f"drew a secret master seed at random, kept in {where} for resuming" if first_draw else
                 f"using the secret master seed drawn by its first run (kept in {where})"))
         store.set_meta("rating", config.rating.__dict__)
+        store.set_meta("settle", {"margin": config.margin})
         for key, value in hooks.meta().items():
             store.set_meta(key, value)
         done = store.done()
@@ -319,9 +321,10 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             if until is not None and time.monotonic() >= until:
                 return 0
             return None if max_matches is None else max_matches - played - len(issued)
+        evidence = evidence_of(records)  # every pair's deals, for the stop rule
         gate = None if until_settled is None else SettleGate(
             schedule, until_settled, kind.settle_unit, kind.settle_name, lambda: live.ratings, playing,
-            lambda: len(issued), lambda: len(done) + played + voided)
+            lambda: len(issued), lambda: len(done) + played + voided, evidence, config.margin)
         jobs = _jobs(gate or schedule, live, issued, lambda s: _job(config, s, specs, sandbox, frames), room, tell)
         interrupted = False
         stopped = ""
@@ -355,6 +358,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 now = time.time()
                 hooks.finished(scheduled.index, now)
                 live.add(record)  # rates it, and any stored match that waited for it, before the store writes
+                evidence.add(record)
                 store.record(scheduled, result.outcome, now, hooks.keep)
                 played += 1
                 schedule.finished(scheduled, record)

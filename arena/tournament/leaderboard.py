@@ -28,7 +28,8 @@ import trueskill
 
 from ..match.faults import FaultKind
 from ..match.runner import SeatStats
-from .confidence import ahead_of_next, interval_text, probability_text, rank_intervals
+from .confidence import interval_text, probability_text, rank_intervals
+from .evidence import BOARD_P, DEFAULT_MARGIN, PairEvidence, judge, tier_text, tiers
 from .rating import exposure, roster, schedule_order
 from .records import MatchRecord, VoidRecord, is_replay
 from .table import aligned
@@ -45,7 +46,7 @@ VOIDED_NAME = "voided.csv"
 STANDING_COLUMNS: tuple[str, ...] = ("rank", "bot", "exposure", "mu", "sigma", "matches", "wins",
                                      "average_place", "average_total", "forfeits", "faults", "voided",
                                      "mean_ms", "max_ms", "startup_ms", "status", "rank_low", "rank_high",
-                                     "p_ahead_next")
+                                     "p_ahead_next", "tier")
 """Column order of ``leaderboard.csv`` (the confidence columns last, so that readers of the older
 columns by position still read them)."""
 HEAD_TO_HEAD_COLUMNS: tuple[str, ...] = ("bot", "opponent", "shared", "ahead", "behind", "level")
@@ -154,8 +155,14 @@ class Standing:
     """95% interval of the rank among the ranked players (:func:`.confidence.rank_intervals`); None when not
     ranked."""
     p_ahead_next: float | None = None
-    """Probability that this player is truly ahead of the next ranked one (:func:`.confidence.p_ahead`);
-    None for the last ranked player and for one not ranked."""
+    """How sure, at every look, that this player is ahead of the next ranked one (:func:`.evidence.sure_ahead`:
+    the level at which ``--until settled`` would call the pair ordered); None for the last ranked player,
+    one not ranked, and a pair with too few deals together."""
+    tier: int | None = None
+    """The rank of the first player of its tier: the run of players shown within the margin of each other
+    (:func:`.evidence.tiers`); its own rank when it shares a tier with nobody; None when not ranked."""
+    tier_shared: bool = False
+    """Whether others share its tier (the board shows ``2=``)."""
 
 
 @dataclass(frozen=True)
@@ -231,17 +238,31 @@ def _fault_key(kind: str) -> tuple[int, str]:
 
 @dataclass(frozen=True)
 class Confidence:
-    """The confidence columns of a board: each ranked player's rank interval and P(ahead of the next)."""
+    """The confidence columns of a board: each ranked player's rank interval, how sure it is ahead of the
+    next (at every look), and its tier."""
 
     intervals: Mapping[str, tuple[int, int]]
     ahead: Mapping[str, float | None]
+    tiers: Mapping[str, int]
+    shared: frozenset[str]
+    """Players whose tier holds others too."""
 
     @classmethod
-    def of(cls, ratings: Mapping[str, trueskill.Rating], ranked: Sequence[str]) -> "Confidence":
+    def of(cls, ratings: Mapping[str, trueskill.Rating], ranked: Sequence[str], evidence: PairEvidence,
+           margin: float = DEFAULT_MARGIN) -> "Confidence":
         """Over the ``ranked`` players in board order only: a player in placement or out of the field
-        competes for no rank, so it widens nobody's interval."""
+        competes for no rank, so it widens nobody's interval. ``evidence``: the deals of every pair, judged
+        as ``--until settled`` judges them (:func:`.evidence.judge`, at :data:`.evidence.BOARD_P`)."""
         field = {name: ratings[name] for name in ranked}
-        return cls(rank_intervals(field), ahead_of_next(field, ranked))
+        calls = judge(evidence, ranked, BOARD_P, margin)
+        tier = tiers(ranked, calls)
+        counts: dict[int, int] = {}
+        for value in tier.values():
+            counts[value] = counts.get(value, 0) + 1
+        ahead: dict[str, float | None] = {call.upper: call.sure for call in calls}
+        if ranked:
+            ahead[ranked[-1]] = None
+        return cls(rank_intervals(field), ahead, tier, frozenset(n for n, t in tier.items() if counts[t] > 1))
 
 
 class Tally:
@@ -261,6 +282,8 @@ class Tally:
         self.faults: dict[str, dict[str, int]] = {}
         self.pairs: dict[tuple[str, str], list[int]] = {}  # (bot, opponent) -> [shared, ahead, behind, level]
         self.timing: dict[str, _Timing] = {}
+        self.evidence = PairEvidence()
+        """Every pair's deal differences (a ladder's replays left out), which the tiers and P(>next) judge."""
 
     def _meet(self, name: str) -> None:
         if name not in self.played:
@@ -272,6 +295,7 @@ class Tally:
     def add(self, record: MatchRecord) -> None:
         """Count one record (after every record before it in schedule order)."""
         self.matches += 1
+        self.evidence.add(record)
         replay = is_replay(record.match_id)
         for bot in record.bots:
             self._meet(bot)
@@ -304,6 +328,7 @@ class Tally:
             setattr(other, name, dict(getattr(self, name)))
         other.faults = {bot: dict(kinds) for bot, kinds in self.faults.items()}
         other.pairs = {pair: list(counts) for pair, counts in self.pairs.items()}
+        other.evidence = self.evidence.copy()
         for bot, timing in self.timing.items():
             other.timing[bot] = copied = _Timing()
             copied.__dict__.update(timing.__dict__)
@@ -311,7 +336,7 @@ class Tally:
 
     def board(self, ratings: Mapping[str, trueskill.Rating], bots: Sequence[str],
               voided: Iterable[VoidRecord] = (), left: Mapping[str, str] | None = None,
-              placement: int = 0) -> Leaderboard:
+              placement: int = 0, margin: float = DEFAULT_MARGIN) -> Leaderboard:
         """The board of what was added: see :func:`build`."""
         names = list(dict.fromkeys(bots))
         names += sorted(set(self.played) - set(names))
@@ -332,7 +357,8 @@ class Tally:
 
         status = {name: status_of((left or {}).get(name), rated[name], placement) for name in names}
         order = ranking({name: (exposure(ratings[name]), status[name]) for name in names})
-        confidence = Confidence.of(ratings, [name for rank, name in order if rank is not None])
+        confidence = Confidence.of(ratings, [name for rank, name in order if rank is not None], self.evidence,
+                                   margin)
         standings = tuple(
             Standing(
                 rank=rank,
@@ -353,6 +379,8 @@ class Tally:
                 status=status[name],
                 rank_interval=confidence.intervals.get(name),
                 p_ahead_next=confidence.ahead.get(name),
+                tier=confidence.tiers.get(name),
+                tier_shared=name in confidence.shared,
             )
             for rank, name in order
         )
@@ -362,13 +390,14 @@ class Tally:
 
 def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating],
           bots: Sequence[str], voided: Iterable[VoidRecord] = (), left: Mapping[str, str] | None = None,
-          placement: int = 0) -> Leaderboard:
+          placement: int = 0, margin: float = DEFAULT_MARGIN) -> Leaderboard:
     """Standings and head-to-head for ``bots`` plus any other bot the records name.
 
     ``ratings`` must hold every such bot (``rating.rate`` returns exactly those).
     ``voided`` matches are only counted per bot and listed. A ladder passes ``left`` (the
     status of each version out of the field) and its ``placement_matches``, so that its
-    board follows :func:`ranking` as its own board and the report do.
+    board follows :func:`ranking` as its own board and the report do. ``margin``: places per match within
+    which two bots are shown in one tier (``settle: {margin}``).
     """
     ordered = schedule_order(records)
     names = roster(bots, ordered)
@@ -378,7 +407,7 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
     tally = Tally()
     for record in ordered:
         tally.add(record)
-    return tally.board(ratings, names, voided, left, placement)
+    return tally.board(ratings, names, voided, left, placement, margin)
 
 
 def faults_text(faults: Mapping[str, int], separator: str = " ") -> str:
@@ -401,9 +430,11 @@ def rounded(value: float | None) -> float | None:
 INTERVAL_LABEL = "95% rank"
 """The title of the rank interval column on every board."""
 AHEAD_LABEL = "P(>next)"
-"""The title of the P(ahead of the next row) column on every board."""
+"""The title of the sure-ahead-of-the-next-row column on every board."""
 CONFIDENCE_NOTE = (f"{INTERVAL_LABEL}: the ranks the bot holds in 95% of draws of every skill from its rating; "
-                   f"{AHEAD_LABEL}: the probability that it is truly ahead of the next ranked row")
+                   f"{AHEAD_LABEL}: how sure it is ahead of the next ranked row, from the deals they shared, "
+                   "valid however often the board is looked at (blank before 10 deals together); "
+                   "2=: a tier, bots shown within the margin of each other")
 """Under every board: what the two confidence columns mean (docs/tournaments.md, "How sure is this ranking")."""
 TEXT_HEADER: tuple[str, ...] = ("rank", "bot", EXPOSURE_LABEL, "mu", "sigma", INTERVAL_LABEL, AHEAD_LABEL, "matches",
                                 "wins", "avg place", "avg total", "forfeits", "ms/move", "max ms", "start ms",
@@ -419,6 +450,11 @@ def rank_text(rank: int | None) -> str:
     return "-" if rank is None else str(rank)
 
 
+def standing_rank_text(s: Standing) -> str:
+    """The rank cell of a standing: its tier (``2=`` when shared), ``-`` when not ranked."""
+    return tier_text(s.rank, s.tier, s.tier_shared)
+
+
 def _statuses(lb: Leaderboard) -> bool:
     """Whether the board needs a status column: only when somebody is not simply ranked (a ladder)."""
     return any(s.status != RANKED for s in lb.standings)
@@ -430,7 +466,7 @@ def _header(lb: Leaderboard) -> list[str]:
 
 def _rows(lb: Leaderboard) -> list[list[str]]:
     extra = _statuses(lb)
-    return [[rank_text(s.rank), s.bot, number_cell(s.exposure, 2), number_cell(s.mu, 2), number_cell(s.sigma, 2),
+    return [[standing_rank_text(s), s.bot, number_cell(s.exposure, 2), number_cell(s.mu, 2), number_cell(s.sigma, 2),
              interval_text(s.rank_interval), probability_text(s.p_ahead_next), str(s.matches), str(s.wins),
              number_cell(s.average_place, 2), number_cell(s.average_total, 2),
              str(s.forfeits), number_cell(s.mean_ms, 1), number_cell(s.max_ms, 1), number_cell(s.startup_ms, 1),
@@ -489,7 +525,7 @@ def to_json(lb: Leaderboard) -> dict[str, Any]:
              "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided,
              "mean_ms": rounded(s.mean_ms), "max_ms": rounded(s.max_ms), "startup_ms": rounded(s.startup_ms),
              "status": s.status, "rank_interval": None if s.rank_interval is None else list(s.rank_interval),
-             "p_ahead_next": rounded(s.p_ahead_next)}
+             "p_ahead_next": rounded(s.p_ahead_next), "tier": s.tier}
             for s in lb.standings
         ],
         "head_to_head": [
@@ -521,7 +557,8 @@ def standings_csv(lb: Leaderboard) -> str:
                  _csv_cell(s.sigma), s.matches, s.wins, _csv_cell(s.average_place), _csv_cell(s.average_total),
                  s.forfeits, faults_text(s.faults, ";") if s.faults else "", s.voided, _csv_cell(s.mean_ms),
                  _csv_cell(s.max_ms), _csv_cell(s.startup_ms), s.status,
-                 *(("", "") if s.rank_interval is None else s.rank_interval), _csv_cell(s.p_ahead_next))
+                 *(("", "") if s.rank_interval is None else s.rank_interval), _csv_cell(s.p_ahead_next),
+                 "" if s.tier is None else s.tier)
                 for s in lb.standings)
     return csv_text(rows)
 

@@ -4,9 +4,10 @@ A run that stops "when the order is sure" must stop at the same match however ma
 play it, or the same file and seed would give different tournaments. So the schedule is handed
 out one *unit* at a time (a cycle of a round robin, a table of a ladder: the kind says which,
 :meth:`.ScheduleKind.settle_unit`), and at each unit's end the gate waits until every match handed
-out is back and rated. Only then does it ask whether every adjacent pair of the board is ordered
-with probability at least P (:func:`.confidence.settled`); if so it hands out nothing more. The
-wait costs the few seconds in which the last matches of a unit play while a worker idles.
+out is back and rated. Only then does it ask whether every adjacent pair of the board is either
+ordered or within the margin (``settle: {margin}``) by confidence sequences that hold at every look
+at once, all pairs together with error at most 1 - P (:mod:`.evidence`); if so it hands out nothing
+more. The wait costs the few seconds in which the last matches of a unit play while a worker idles.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Callable, Iterable, Mapping
 
 import trueskill
 
-from .confidence import ahead_of_next, board_order, settled
+from .confidence import board_order
+from .evidence import DEFAULT_MARGIN, OPEN, ORDERED, PairCall, PairEvidence, judge, settled
 from .schedules.base import Schedule, ScheduledMatch
 
 DEFAULT_P = 0.95
@@ -53,16 +55,22 @@ class Verdict:
     """Matches rated when it was decided."""
     unit: str = ""
     """The unit at whose end it was decided (``cycle 3``, ``table at match 40``)."""
-    weakest: tuple[str, str, float] | None = None
-    """The adjacent pair least sure of its order, and its probability."""
+    margin: float = DEFAULT_MARGIN
+    calls: tuple[PairCall, ...] = ()
+    """What the last check showed of each adjacent pair, best first."""
 
     def line(self) -> str:
-        """The last line of the run: settled, or why it stopped before."""
-        head = f"until settled={self.p:g}: "
-        pair = "" if self.weakest is None else \
-            f"; the least sure pair: {self.weakest[0]} ahead of {self.weakest[1]} with P = {self.weakest[2]:.3f}"
+        """The last line of the run: settled (how many pairs ordered, how many tied within the margin), or
+        which pair was still open when it stopped."""
+        head = f"until settled={self.p:g} (margin {self.margin:g} places per match): "
+        ordered = sum(call.state == ORDERED for call in self.calls)
+        tied = len(self.calls) - ordered - sum(call.state == OPEN for call in self.calls)
         if self.settled:
-            return head + f"settled after {self.at} rated matches, at the end of {self.unit}{pair}"
+            counts = f"{ordered} adjacent pair{'' if ordered == 1 else 's'} ordered, {tied} within the margin"
+            return head + f"settled after {self.at} rated matches, at the end of {self.unit}: {counts}"
+        still = [call for call in self.calls if call.state == OPEN]
+        pair = "" if not still else f"; still open: {still[0].text(self.margin)}" + \
+            (f" and {len(still) - 1} more pair{'' if len(still) == 2 else 's'}" if len(still) > 1 else "")
         return head + f"not settled when the run stopped ({self.at} rated matches){pair}"
 
 
@@ -75,9 +83,11 @@ class SettleGate:
     def __init__(self, schedule: Schedule, p: float, unit: Callable[[ScheduledMatch], int],
                  unit_name: Callable[[ScheduledMatch], str], ratings: Callable[[], Mapping[str, trueskill.Rating]],
                  among: Callable[[], frozenset[str] | None], in_play: Callable[[], int],
-                 counted: Callable[[], int]) -> None:
+                 counted: Callable[[], int], evidence: PairEvidence, margin: float = DEFAULT_MARGIN) -> None:
         self.schedule = schedule
-        self.verdict = Verdict(p)
+        self.verdict = Verdict(p, margin=margin)
+        self.evidence = evidence
+        """Every pair's deals stored so far: the driver adds each match as it stores it."""
         self._unit = unit
         self._unit_name = unit_name
         self._ratings = ratings
@@ -138,14 +148,12 @@ class SettleGate:
         among = self._among()
         if among is not None:
             ratings = {name: r for name, r in ratings.items() if name in among}
-        order = board_order(ratings)
-        ahead = ahead_of_next(ratings, order)
-        pairs = [(a, b, float(ahead[a] or 0.0)) for a, b in zip(order, order[1:])]
-        self.verdict.weakest = min(pairs, key=lambda pair: pair[2]) if pairs else None
+        calls = judge(self.evidence, board_order(ratings), self.verdict.p, self.verdict.margin)
+        self.verdict.calls = tuple(calls)
         self.verdict.at = self._counted()
         if self._last is not None:
             self.verdict.unit = self._unit_name(self._last)
-        self.verdict.settled = settled(ratings, self.verdict.p, order)
+        self.verdict.settled = settled(calls)
         return self.verdict.settled
 
     def _take_all(self) -> None:

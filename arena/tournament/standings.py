@@ -21,7 +21,8 @@ from typing import Mapping
 
 import trueskill
 
-from .ladder.board import LadderRow, rows as board_rows
+from .evidence import DEFAULT_MARGIN, PairEvidence
+from .ladder.board import LadderRow, rows as board_rows, stored_evidence
 from .ladder.kept import Kept, read as read_kept
 from .leaderboard import Leaderboard, Tally, build
 from .rating import RatingParams, make_env, rate
@@ -53,6 +54,10 @@ class Results:
     """A ladder's ``placement_matches``: an active entry with fewer matches is listed, not ranked."""
     kept: Kept | None = None
     """A ladder's ratings kept in the store (read with ``kept``), brought up to every stored match."""
+    evidence: PairEvidence | None = None
+    """A ladder's pairs' deal differences over every stored match (read with ``kept``), for its own board."""
+    margin: float = DEFAULT_MARGIN
+    """Places per match within which bots are shown in one tier (``settle: {margin}``, kept in ``meta``)."""
 
 
 def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results:
@@ -61,6 +66,8 @@ def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results
     ladder = store.meta("ladder")
     params = RatingParams(**(store.meta("rating") or {}))
     entries = LadderStore(store.db).entries()
+    settle = store.meta("settle")
+    margin = settle.get("margin") if isinstance(settle, dict) else None
     return Results(params=params,
                    names=list(store.meta("bots") or []) + [e.key for e in entries],
                    records=store.records() if records else [],
@@ -70,7 +77,9 @@ def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results
                    entries=entries,
                    left={e.key: e.status for e in entries if e.status != ACTIVE},
                    placement=int(ladder["placement_matches"]) if ladder is not None else 0,
-                   kept=read_kept(store.db, params) if ladder is not None and kept else None)
+                   kept=read_kept(store.db, params) if ladder is not None and kept else None,
+                   evidence=stored_evidence(store.db) if ladder is not None and kept else None,
+                   margin=float(margin) if isinstance(margin, (int, float)) and margin > 0 else DEFAULT_MARGIN)
 
 
 def standings(results: Results, ratings: Mapping[str, trueskill.Rating] | None = None,
@@ -89,8 +98,10 @@ def standings(results: Results, ratings: Mapping[str, trueskill.Rating] | None =
     fresh = make_env(results.params).create_rating()
     everyone = {**{name: fresh for name in results.names}, **ratings}
     if tally is not None:
-        return tally.board(everyone, results.names, results.voided, results.left, results.placement)
-    return build(results.records, everyone, results.names, results.voided, results.left, results.placement)
+        return tally.board(everyone, results.names, results.voided, results.left, results.placement,
+                           results.margin)
+    return build(results.records, everyone, results.names, results.voided, results.left, results.placement,
+                 results.margin)
 
 
 def ladder_board(results: Results) -> list[LadderRow]:
@@ -98,5 +109,6 @@ def ladder_board(results: Results) -> list[LadderRow]:
     if results.kept is None:
         raise ValueError("a ladder's board is made from its kept ratings: read the results with kept=True")
     kept = results.kept
+    evidence = results.evidence if results.evidence is not None else PairEvidence()
     return board_rows(results.entries, kept.ratings, kept.matches, kept.last, results.placement,
-                            kept.env.create_rating())
+                      kept.env.create_rating(), evidence, results.margin)

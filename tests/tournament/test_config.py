@@ -245,7 +245,7 @@ def test_unknown_key_suggests_the_closest(tmp_path: Path) -> None:
     err = failure(path)
     assert str(err).startswith(f"{path}:2: seat: unknown key (did you mean 'seats'?); allowed keys: name, game, rules, "
                                "seats, cycles, schedule, tables, seed, time, sandbox, workers, executor, matches_per_process, fault_policy, "
-                               "max_faults, tell_opponents, rating, limits, log_bytes, output, bots")
+                               "max_faults, tell_opponents, rating, settle, limits, log_bytes, output, bots")
     assert err.key == "seat" and err.line == 2
 
 

@@ -70,13 +70,13 @@ def test_text_prints_the_rows_given_ranks_only_ranked_ones_and_says_what_is_hidd
 def test_csv_holds_every_row_with_iso_times_and_an_empty_rank_when_unranked():
     rows = list(csv.reader(io.StringIO(to_csv(BOARD))))
     assert rows[0] == ["rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played", "status",
-                       "rank_low", "rank_high", "p_ahead_next"]
+                       "rank_low", "rank_high", "p_ahead_next", "tier"]
     assert rows[1] == ["1", "ann", "2", "21.235", "30.0", "2.922", "12", "2026-11-30T12:00:00Z", "ranked",
-                       "1", "2", "0.877"]
-    assert rows[2][-3:] == ["1", "2", ""]
+                       "1", "2", "0.877", ""]
+    assert rows[2][-4:] == ["1", "2", "", ""]
     assert rows[2][7] == "2026-11-30T12:01:01Z"
     assert [r[0] for r in rows[1:]] == ["1", "2", "", "", "", ""]
-    assert rows[5] == ["", "bob", "0", "0.5", "20.0", "6.5", "0", "", "replaced", "", "", ""]
+    assert rows[5] == ["", "bob", "0", "0.5", "20.0", "6.5", "0", "", "replaced", "", "", "", ""]
     assert len(rows) == 1 + len(BOARD)
 
 
@@ -88,7 +88,7 @@ def test_markdown_shows_the_current_field_then_the_older_versions_in_their_own_s
     top, older = md.split("## Older versions")
     assert "| 1 | ann | v2 | 21.23 | 1-2 | 0.88 | 12 |" in top and "| 2 | bob | v1 | 15.50 | 1-2 |  | 9 |" in top
     assert "| - | dan | v1 | 14.00 | - |  | 8 | 2026-11-30 11:59 | retired |" in top
-    assert "P(>next): the probability that it is truly ahead of the next ranked row." in top
+    assert "P(>next): how sure it is ahead of the next ranked row" in top
     assert "| replaced |" not in top
     assert "| - | ann | v1 | 18.00 |" in older and "| - | bob | v0 |" in older and "ranked" not in older
     assert "## Older versions" not in markdown(current(BOARD))

@@ -96,11 +96,10 @@ def test_text_columns(board: Leaderboard) -> None:
     for title in ("rank", "bot", "mu-3σ", "mu", "sigma", "95% rank", "P(>next)", "matches", "wins", "avg place",
                   "avg total", "faults"):
         assert title in header
-    # b is ranked first by mu-3σ, but a's mu is higher: P(b ahead of a) = Phi(-2 / sqrt(5)) = 0.19.
-    assert rows[0].split()[:12] == ["1", "b", "25.00", "28.00", "1.00", "1-3", "0.19", "3", "2", "1.67", "16.00",
-                                    "1"]
-    assert rows[1].split()[5:7] == ["1-3", "0.97"]
-    assert rows[2].split()[5:7] == ["1-4", "0.50"]  # c and d have the same rating: even
+    # b is ranked first by mu-3σ; no pair shared 10 deals, so P(>next) claims nothing yet: blank.
+    assert rows[0].split()[:11] == ["1", "b", "25.00", "28.00", "1.00", "1-3", "3", "2", "1.67", "16.00", "1"]
+    assert rows[1].split()[5:7] == ["1-3", "2"]
+    assert rows[2].split()[5:7] == ["1-4", "3"]
     assert rows[0].endswith("exit:1")
     assert rows[1].split()[-1] == "-"
     assert rows[2].endswith("timeout:2 illegal:1")
@@ -108,7 +107,7 @@ def test_text_columns(board: Leaderboard) -> None:
     # end on one side of it and d's on the other, the same on every run.
     assert rows[3].split()[5:10] == ["2-4", "0", "0", "-", "-"]  # the last row: no P(>next), blank
     ahead = header.index("P(>next)")
-    assert rows[3][ahead:ahead + len("P(>next)")].strip() == ""
+    assert all(row[ahead:ahead + len("P(>next)")].strip() == "" for row in rows)
     # Aligned: the bot column starts, and the right-aligned mu-3σ column ends, at the same offset everywhere.
     assert len({row.index(" " + bot + " ") for row, bot in zip(rows, "bacd")} | {header.index(" bot ")}) == 1
     end = header.index("mu-3σ") + len("mu-3σ")
@@ -130,7 +129,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
                                     "matches": 3, "wins": 2, "average_place": 1.667, "average_total": 16.0,
                                     "faults": {"exit": 1}, "forfeits": 1, "voided": 0, "mean_ms": 7.5,
                                     "max_ms": 20.0, "startup_ms": 70.0, "status": "ranked", "rank_interval": [1, 3],
-                                    "p_ahead_next": 0.186}
+                                    "p_ahead_next": None, "tier": 1}
     assert data["standings"][2]["average_total"] == 10.667
     assert data["standings"][2]["faults"] == {"timeout": 2, "illegal": 1}
     assert data["standings"][3]["average_place"] is None
@@ -147,7 +146,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
                        "wins": "2", "average_place": "1.667", "average_total": "16.0", "forfeits": "1",
                        "faults": "exit:1", "voided": "0", "mean_ms": "7.5", "max_ms": "20.0",
                        "startup_ms": "70.0", "status": "ranked", "rank_low": "1", "rank_high": "3",
-                       "p_ahead_next": "0.186"}
+                       "p_ahead_next": "", "tier": "1"}
     assert rows[2]["faults"] == "timeout:2;illegal:1"
     assert rows[1]["faults"] == ""
     assert rows[3]["average_place"] == "" and rows[3]["matches"] == "0"
@@ -165,7 +164,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
     assert ("| rank | bot | mu-3σ | mu | sigma | 95% rank | P(>next) | matches | wins | avg place | avg total | forfeits "
             "| ms/move | max ms | start ms | faults |") in md
-    assert ("| 3 | c | 5.00 | 20.00 | 5.00 | 1-4 | 0.50 | 3 | 1 | 2.00 | 10.67 | 0 | 10.0 | 40.0 | 200.0 "
+    assert ("| 3 | c | 5.00 | 20.00 | 5.00 | 1-4 |  | 3 | 1 | 2.00 | 10.67 | 0 | 10.0 | 40.0 | 200.0 "
             "| timeout:2 illegal:1 |") in md
     assert "95% rank: the ranks the bot holds in 95% of draws" in md
     assert "|  | b | a | c | d |" in md  # matrix header in rank order
@@ -196,7 +195,7 @@ def test_timing_columns_in_every_format(board: Leaderboard, tmp_path: Path) -> N
     assert [(r["mean_ms"], r["max_ms"], r["startup_ms"]) for r in rows] == [
         ("7.5", "20.0", "70.0"), ("5.0", "12.0", "110.0"), ("10.0", "40.0", "200.0"), ("", "", "")]
     md = (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
-    assert "| 2 | a | 24.00 | 30.00 | 2.00 | 1-3 | 0.97 | 2 | 1 | 1.50 | 6.00 | 0 | 5.0 | 12.0 | 110.0 | - |" in md
+    assert "| 2 | a | 24.00 | 30.00 | 2.00 | 1-3 |  | 2 | 1 | 1.50 | 6.00 | 0 | 5.0 | 12.0 | 110.0 | - |" in md
     assert "| 4 | d | 5.00 | 20.00 | 5.00 | 2-4 |  | 0 | 0 | - | - | 0 | - | - | - | - |" in md
     assert "ms/move: mean time per decision" in md
     # Records from before start-ups were timed (or voided ones) leave the start-up column empty, nothing else.

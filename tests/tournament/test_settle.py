@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
+from arena.tournament.evidence import PairEvidence
 from arena.tournament.schedules.base import ScheduledMatch
 from arena.tournament.settle import DEFAULT_P, SettleGate, UntilError, parse_until
 
@@ -56,18 +57,18 @@ def match(index: int, cycle: int, table: str) -> ScheduledMatch:
 
 
 def gate_over(runs: list[list[ScheduledMatch]], sure: list[bool], in_play: list[int]) -> SettleGate:
-    """A gate whose ratings are settled at the n-th check when ``sure[n]``."""
+    """A gate whose evidence settles the board at the n-th check when ``sure[n]`` (a deals ahead of b)."""
     checks = iter(sure)
-    far = {"a": trueskill.Rating(40, 1), "b": trueskill.Rating(10, 1)}
-    close = {"a": trueskill.Rating(25, 8), "b": trueskill.Rating(25, 8)}
-    state = {"ratings": close}
+    evidence = PairEvidence()
 
     def ratings() -> dict[str, trueskill.Rating]:
-        state["ratings"] = far if next(checks) else close
-        return state["ratings"]
+        if next(checks):
+            for deal in range(40):
+                evidence.add_places(f"far/{deal}/r0", ("a", "b"), (1, 2 + deal % 2))
+        return {"a": trueskill.Rating(40, 1), "b": trueskill.Rating(10, 1)}
 
     return SettleGate(Runs(runs), 0.95, lambda s: s.cycle, lambda s: f"cycle {s.cycle}", ratings,
-                      lambda: None, lambda: in_play[0], lambda: 0)
+                      lambda: None, lambda: in_play[0], lambda: 0, evidence)
 
 
 # Two tables over three cycles, cut into runs that span cycles (indices in schedule order: cycle-major).
@@ -104,7 +105,8 @@ def test_the_gate_stops_at_the_first_settled_unit_end():
     while (batch := gate.next_batch()) is not None:
         cycles += [s.cycle for s in batch]
     assert cycles == [1, 1, 2, 2]
-    assert gate.verdict.line().startswith("until settled=0.95: settled after 0 rated matches, at the end of cycle 2")
+    assert gate.verdict.line() == ("until settled=0.95 (margin 0.25 places per match): settled after 0 rated "
+                                   "matches, at the end of cycle 2: 1 adjacent pair ordered, 0 within the margin")
 
 
 # --------------------------------------------------------------------------- whole runs
@@ -146,14 +148,16 @@ def test_a_field_that_never_settles_plays_to_its_cycles_and_says_so(tmp_path):
     config = load_config(write(tmp_path, "twins", same, cycles=3, workers=2))
     summary = run_tournament(config, out=open(os.devnull, "w"), until_settled=0.99)
     assert len(stored(config.output)) == 6
-    assert summary.settled.startswith("until settled=0.99: not settled when the run stopped (6 rated matches)")
+    assert summary.settled.startswith("until settled=0.99 (margin 0.25 places per match): not settled when the run "
+                                      "stopped (6 rated matches); still open: ")
 
 
 def test_the_cli_prints_the_verdict_last_and_refuses_a_bad_value(tmp_path):
     path = write(tmp_path, "cli", FAR_APART, cycles=40, workers=2)
     result = CliRunner().invoke(main, ["run", str(path), "--until", "settled=0.9", "--no-report"])
     assert result.exit_code == 0, result.output
-    assert result.output.rstrip().splitlines()[-1].startswith("until settled=0.9: settled after")
+    assert result.output.rstrip().splitlines()[-1].startswith("until settled=0.9 (margin 0.25 places per match): "
+                                                               "settled after")
     bad = CliRunner().invoke(main, ["run", str(path), "--until", "forever"])
     assert bad.exit_code == 2 and "--until" in bad.output and "expected settled or settled=P" in bad.output
 

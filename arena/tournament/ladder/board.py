@@ -24,13 +24,15 @@ from typing import Mapping, Sequence
 import trueskill
 
 from ..confidence import interval_text, probability_text
+from ..evidence import DEFAULT_MARGIN, PairEvidence, tier_text
 from ..leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, PLACEMENT, RANKED,
                            RANKING_NOTE, REPLACED, RETIRED, UNRANKED_NOTE, Confidence, csv_text, markdown_row,
-                           number_cell, rank_text, ranking, rounded, status_of, write_atomic)
+                           number_cell, ranking, rounded, status_of, write_atomic)
 from ..rating import RatingParams, exposure
 from ..table import aligned
 from .entries import ACTIVE, Entry, entries
 from .kept import read
+from ..store.ladder import LadderStore
 from .paired import Paired, lines as paired_lines
 
 JSON_NAME = "ladder.json"
@@ -43,7 +45,7 @@ TEXT_HEADER: tuple[str, ...] = ("#", "bot", "version", EXPOSURE_LABEL, INTERVAL_
 LEFT = frozenset({1, 7, 8})
 """Columns that read better left-aligned (name, time, status); numbers are right-aligned."""
 CSV_COLUMNS: tuple[str, ...] = ("rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played",
-                                "status", "rank_low", "rank_high", "p_ahead_next")
+                                "status", "rank_low", "rank_high", "p_ahead_next", "tier")
 """Column order of ``ladder.csv`` (the confidence columns last, as in ``leaderboard.csv``)."""
 EMPTY = "(no bot entered yet: arena submit LADDER.yaml BOT_DIR)"
 NOTE = f"#: {RANKING_NOTE}; {UNRANKED_NOTE}"
@@ -70,13 +72,19 @@ class LadderRow:
     rank_interval: tuple[int, int] | None = None
     """95% interval of the rank among the ranked entries (:mod:`..confidence`); None when not ranked."""
     p_ahead_next: float | None = None
-    """Probability that the entry is truly ahead of the next ranked one; None for the last and the unranked."""
+    """How sure, at every look, that the entry is ahead of the next ranked one (as on every board); None for
+    the last, the unranked and a pair with too few deals together."""
+    tier: int | None = None
+    """The rank of the first entry of its tier (entries shown within the margin of each other); None unranked."""
+    tier_shared: bool = False
+    """Whether others share its tier (shown ``2=``)."""
 
 
 def rows(field: Sequence[Entry], ratings: Mapping[str, trueskill.Rating], counts: Mapping[str, int],
-         last: Mapping[str, float], placement: int, fresh: trueskill.Rating) -> list[LadderRow]:
+         last: Mapping[str, float], placement: int, fresh: trueskill.Rating, evidence: PairEvidence,
+         margin: float = DEFAULT_MARGIN) -> list[LadderRow]:
     """The board in the order of :func:`..leaderboard.ranking` (``fresh``: the rating of an entry without
-    matches)."""
+    matches; ``evidence``: the pairs' deals, judged for the tiers and P(>next) as on every board)."""
     out = {}
     for entry in field:
         rating = ratings.get(entry.key, fresh)
@@ -86,9 +94,9 @@ def rows(field: Sequence[Entry], ratings: Mapping[str, trueskill.Rating], counts
                                    float(rating.sigma), played, last.get(entry.key), status)
     order = ranking({key: (row.exposure, row.status) for key, row in out.items()})
     sure = Confidence.of({key: ratings.get(key, fresh) for key in out},
-                         [key for rank, key in order if rank is not None])
-    return [replace(out[key], rank=rank, rank_interval=sure.intervals.get(key),
-                    p_ahead_next=sure.ahead.get(key)) for rank, key in order]
+                         [key for rank, key in order if rank is not None], evidence, margin)
+    return [replace(out[key], rank=rank, rank_interval=sure.intervals.get(key), p_ahead_next=sure.ahead.get(key),
+                    tier=sure.tiers.get(key), tier_shared=key in sure.shared) for rank, key in order]
 
 
 def when(stamp: float | None) -> str:
@@ -109,7 +117,7 @@ def current(board: Sequence[LadderRow]) -> list[LadderRow]:
 def _cells(board: Sequence[LadderRow]) -> list[list[str]]:
     """A row's place is its own (replaced rows are never ranked), so it is the same whether or not the
     older versions are shown."""
-    return [[rank_text(row.rank), row.name, f"v{row.version}", number_cell(row.exposure, 2),
+    return [[tier_text(row.rank, row.tier, row.tier_shared), row.name, f"v{row.version}", number_cell(row.exposure, 2),
              interval_text(row.rank_interval), probability_text(row.p_ahead_next), str(row.matches),
              when(row.last_played), row.status] for row in board]
 
@@ -153,7 +161,7 @@ def to_csv(board: Sequence[LadderRow]) -> str:
     rows.extend(("" if r.rank is None else r.rank, r.name, r.version, rounded(r.exposure), rounded(r.mu),
                  rounded(r.sigma), r.matches, iso(r.last_played), r.status,
                  *(("", "") if r.rank_interval is None else r.rank_interval),
-                 "" if r.p_ahead_next is None else rounded(r.p_ahead_next))
+                 "" if r.p_ahead_next is None else rounded(r.p_ahead_next), "" if r.tier is None else r.tier)
                 for r in board)
     return csv_text(rows)
 
@@ -190,9 +198,19 @@ def write(board: Sequence[LadderRow], directory: Path, paired: Sequence[Paired] 
         write_atomic(Path(directory) / name, content)
 
 
-def load(db: sqlite3.Connection, params: RatingParams, placement: int) -> list[LadderRow]:
+def load(db: sqlite3.Connection, params: RatingParams, placement: int,
+         margin: float = DEFAULT_MARGIN) -> list[LadderRow]:
     """The board of every entry ever made, from the ratings kept in the store (also while a run writes): the
     refresh of a running ladder; the files and ``arena leaderboard`` read it with the rest of the standings
     (:func:`..standings.ladder_board`), through the same :func:`rows`."""
     kept = read(db, params)
-    return rows(entries(db), kept.ratings, kept.matches, kept.last, placement, kept.env.create_rating())
+    return rows(entries(db), kept.ratings, kept.matches, kept.last, placement, kept.env.create_rating(),
+                stored_evidence(db), margin)
+
+
+def stored_evidence(db: sqlite3.Connection) -> PairEvidence:
+    """Every pair's deal differences over the stored matches: places and seats only, a few columns a row."""
+    evidence = PairEvidence()
+    for index, match_id, bots, places, _ in LadderStore(db).matches_after(-1):
+        evidence.add_places(match_id, bots, places)
+    return evidence

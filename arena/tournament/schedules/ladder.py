@@ -184,7 +184,7 @@ class Ladder(ScheduleKind):
 
 def write_board(config: TournamentConfig, db: sqlite3.Connection) -> None:
     """Write the ladder's own board files into its output directory."""
-    ladder_board.write(ladder_board.load(db, config.rating, settings_of(config).placement_matches), config.output,
+    ladder_board.write(ladder_board.load(db, config.rating, settings_of(config).placement_matches, config.margin), config.output,
                        ladder_paired.read(db))
 
 
