@@ -14,8 +14,8 @@ import re
 from typing import Any, Sequence
 from urllib.parse import quote
 
-from ..tournament.confidence import interval_text, probability_text
-from ..tournament.evidence import tier_text
+from ..tournament.confidence import interval_text
+from ..tournament.evidence import sure_text, tier_text
 from ..tournament.leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, RANKING_NOTE,
                                       UNRANKED_NOTE)
 from . import data, svg
@@ -157,7 +157,7 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], up: str = "") -> str:
             (r["exposure"], fmt(r["exposure"])),
             (None if r["rank_interval"] is None else r["rank_interval"][0] * 100_000 + r["rank_interval"][1],
              interval_text(r["rank_interval"])),  # sorted by the best rank, then the worst
-            (r["p_ahead_next"], probability_text(r["p_ahead_next"])),
+            (r["p_ahead_next"], sure_text(r["p_ahead_next"])),
             (r["matches"], str(r["matches"])),
             (r["wins"], str(r["wins"])),
             (r["average_place"], fmt(r["average_place"])),

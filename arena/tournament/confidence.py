@@ -1,4 +1,10 @@
-"""How sure a ranking is: the chance one bot is truly ahead of another, and a 95% interval for each rank.
+"""How sure a ranking is by the rating model: a 95% interval for each rank, and the posterior chance one bot is ahead.
+
+The boards show the rank intervals. Their ``P(>next)`` and tiers, and ``--until settled``, come from
+the pairs' deals instead (:mod:`.evidence`), judged so that they hold however often they are looked
+at; :func:`p_ahead` and :func:`settled` here are the posterior's figure for one look, which the
+benches still measure as the rule ``--until settled`` used before (it stopped "settled" on identical
+bots in most runs when asked after every cycle).
 
 Both are read from the rating model's posteriors: TrueSkill keeps, for every bot, a normal belief
 about its skill (mean mu, spread sigma) given every match it played. The chance that A's skill is
@@ -86,7 +92,8 @@ def ahead_of_next(ratings: Mapping[str, trueskill.Rating],
 def settled(ratings: Mapping[str, trueskill.Rating], p: float,
             order: Sequence[str] | None = None) -> bool:
     """True when every adjacent pair of the ranked order (``order``, default :func:`board_order`) is
-    ordered with probability at least ``p``. A field of fewer than two is settled."""
+    ordered with posterior probability at least ``p``. A field of fewer than two is settled. A test for one
+    look: the rule ``--until settled`` used before :mod:`.evidence`, kept for the benches that measure it."""
     return all(value is None or value >= p for value in ahead_of_next(ratings, order).values())
 
 
@@ -132,15 +139,3 @@ def interval_text(interval: tuple[int, int] | None) -> str:
     if interval is None:
         return "-"
     return f"{interval[0]}-{interval[1]}"
-
-
-def probability_text(value: float | None) -> str:
-    """A probability for a table cell, two decimals; ``>0.99`` and ``<0.01`` rather than a rounded
-    ``1.00`` or ``0.00`` that would claim certainty; blank for none (the last ranked row)."""
-    if value is None:
-        return ""
-    if value >= 0.995:
-        return ">0.99"
-    if value < 0.005:
-        return "<0.01"
-    return f"{value:.2f}"

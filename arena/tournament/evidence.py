@@ -57,7 +57,7 @@ DEFAULT_MARGIN = 0.25
 TARGET_DEALS = 60
 """Deals of a pair at which the interval is tightest (its ``rho``): what a pair of the bundled league's
 size shares after ten cycles; it is valid before and after."""
-MIN_DEALS = 10
+MIN_DEALS = 20
 """Deals of a pair before it may be called ordered or within the margin."""
 MIN_SD = 0.25
 """The least spread of a deal's difference the interval assumes (places per match)."""
@@ -85,9 +85,9 @@ class PairEvidence:
         deal = self._deals.setdefault(deal_key(match_id), {})
         before = self._means(deal)
         for bot, place in zip(bots, places):
-            sums = deal.setdefault(bot, [0, 0])
-            sums[0] += place
-            sums[1] += 1
+            seat = deal.setdefault(bot, [0, 0])
+            seat[0] += place
+            seat[1] += 1
         after = self._means(deal)
         for pair, value in after.items():
             sums = self._sums.setdefault(pair, [0.0, 0.0, 0.0])
@@ -221,6 +221,15 @@ def tiers(order: Sequence[str], calls: Sequence[PairCall]) -> dict[str, int]:
 def settled(calls: Sequence[PairCall]) -> bool:
     """Every adjacent pair ordered or within the margin."""
     return all(call.state != OPEN for call in calls)
+
+
+def sure_text(value: float | None) -> str:
+    """:func:`sure_ahead` for a table cell: two decimals, ``>0.99`` rather than a rounded ``1.00`` that would
+    claim certainty; blank below 0.5, where the deals do not show the row ahead (a figure near 0 would read as
+    sure it is behind, which it does not say), and blank for none (the last row, too few deals)."""
+    if value is None or value < 0.5:
+        return ""
+    return ">0.99" if value >= 0.995 else f"{value:.2f}"
 
 
 def tier_text(rank: int | None, tier: int | None, shared: bool) -> str:

@@ -28,8 +28,8 @@ import trueskill
 
 from ..match.faults import FaultKind
 from ..match.runner import SeatStats
-from .confidence import interval_text, probability_text, rank_intervals
-from .evidence import BOARD_P, DEFAULT_MARGIN, PairEvidence, judge, tier_text, tiers
+from .confidence import interval_text, rank_intervals
+from .evidence import BOARD_P, DEFAULT_MARGIN, MIN_DEALS, PairEvidence, judge, sure_text, tier_text, tiers
 from .rating import exposure, roster, schedule_order
 from .records import MatchRecord, VoidRecord, is_replay
 from .table import aligned
@@ -433,7 +433,8 @@ AHEAD_LABEL = "P(>next)"
 """The title of the sure-ahead-of-the-next-row column on every board."""
 CONFIDENCE_NOTE = (f"{INTERVAL_LABEL}: the ranks the bot holds in 95% of draws of every skill from its rating; "
                    f"{AHEAD_LABEL}: how sure it is ahead of the next ranked row, from the deals they shared, "
-                   "valid however often the board is looked at (blank before 10 deals together); "
+                   f"valid however often the board is looked at (blank before {MIN_DEALS} deals together, "
+                   "and below 0.5: not shown ahead); "
                    "2=: a tier, bots shown within the margin of each other")
 """Under every board: what the two confidence columns mean (docs/tournaments.md, "How sure is this ranking")."""
 TEXT_HEADER: tuple[str, ...] = ("rank", "bot", EXPOSURE_LABEL, "mu", "sigma", INTERVAL_LABEL, AHEAD_LABEL, "matches",
@@ -467,7 +468,7 @@ def _header(lb: Leaderboard) -> list[str]:
 def _rows(lb: Leaderboard) -> list[list[str]]:
     extra = _statuses(lb)
     return [[standing_rank_text(s), s.bot, number_cell(s.exposure, 2), number_cell(s.mu, 2), number_cell(s.sigma, 2),
-             interval_text(s.rank_interval), probability_text(s.p_ahead_next), str(s.matches), str(s.wins),
+             interval_text(s.rank_interval), sure_text(s.p_ahead_next), str(s.matches), str(s.wins),
              number_cell(s.average_place, 2), number_cell(s.average_total, 2),
              str(s.forfeits), number_cell(s.mean_ms, 1), number_cell(s.max_ms, 1), number_cell(s.startup_ms, 1),
              faults_text(s.faults)] + ([s.status] if extra else [])

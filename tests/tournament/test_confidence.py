@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import trueskill
 
-from arena.tournament.confidence import (ahead_of_next, board_order, interval_text, p_ahead, probability_text,
+from arena.tournament.confidence import (ahead_of_next, board_order, interval_text, p_ahead,
                                          rank_intervals, samples_for, settled)
 from tests.bots_examples.measure import load_module
 
@@ -93,7 +93,6 @@ def test_ahead_of_next_and_settled_follow_the_board_order() -> None:
 
 def test_cells_say_an_interval_and_never_claim_certainty() -> None:
     assert [interval_text(i) for i in ((1, 1), (2, 5), None)] == ["1-1", "2-5", "-"]
-    assert [probability_text(p) for p in (0.999, 0.5, 0.871, 0.001, None)] == [">0.99", "0.50", "0.87", "<0.01", ""]
 
 
 def _bench() -> Any:

@@ -12,7 +12,7 @@ import pytest
 import trueskill
 
 from arena.tournament.evidence import (MIN_DEALS, ORDERED, OPEN, WITHIN, PairEvidence, half_width, judge, pair_alpha,
-                                       settled, sure_ahead, tier_text, tiers)
+                                       settled, sure_ahead, sure_text, tier_text, tiers)
 from arena.tournament.leaderboard import build, markdown, text, write_files
 from arena.tournament.records import MatchRecord
 
@@ -52,7 +52,7 @@ def test_the_union_bound_shares_the_error_among_every_pair():
     assert half_width(0, 0.5, 0.05) == math.inf
 
 
-@pytest.mark.parametrize("deals, mean, variance", [(10, 0.6, 0.5), (40, 0.3, 0.4), (200, 0.12, 0.6), (30, 2.0, 0.0)])
+@pytest.mark.parametrize("deals, mean, variance", [(20, 0.6, 0.5), (40, 0.3, 0.4), (200, 0.12, 0.6), (30, 2.0, 0.0)])
 def test_sure_is_at_least_p_exactly_when_the_rule_calls_the_pair_ordered(deals, mean, variance):
     for p in (0.8, 0.95, 0.99):
         for players in (2, 5):
@@ -60,6 +60,10 @@ def test_sure_is_at_least_p_exactly_when_the_rule_calls_the_pair_ordered(deals, 
             sure = sure_ahead(deals, mean, variance, p, players)
             assert sure is not None and (sure >= p) == (mean - half > 0)
     assert sure_ahead(MIN_DEALS - 1, 1.0, 0.1, 0.95, 2) is None and sure_ahead(20, -0.2, 0.1, 0.95, 2) == 0.0
+
+
+def test_a_sure_cell_never_claims_certainty_nor_reads_as_sure_of_the_reverse():
+    assert [sure_text(p) for p in (0.999, 0.5, 0.871, 0.001, 0.49, None)] == [">0.99", "0.50", "0.87", "", "", ""]
 
 
 def pair_run(rng: random.Random, lead: float, spread: float, deals: int, margin: float = 0.25) -> str | None:

@@ -96,7 +96,7 @@ def test_text_columns(board: Leaderboard) -> None:
     for title in ("rank", "bot", "mu-3σ", "mu", "sigma", "95% rank", "P(>next)", "matches", "wins", "avg place",
                   "avg total", "faults"):
         assert title in header
-    # b is ranked first by mu-3σ; no pair shared 10 deals, so P(>next) claims nothing yet: blank.
+    # b is ranked first by mu-3σ; no pair shared 20 deals, so P(>next) claims nothing yet: blank.
     assert rows[0].split()[:11] == ["1", "b", "25.00", "28.00", "1.00", "1-3", "3", "2", "1.67", "16.00", "1"]
     assert rows[1].split()[5:7] == ["1-3", "2"]
     assert rows[2].split()[5:7] == ["1-4", "3"]

@@ -66,7 +66,7 @@ def test_a_tournament_has_one_set_of_standings(played_round_robin: Path) -> None
     assert sure == [(s["rank_interval"], s["p_ahead_next"]) for s in shown]
     assert [confident(p, 5)[:2] for p in printed] == [(f"{low}-{high}", printed_p(p_next))
                                                      for (low, high), p_next in sure]
-    assert sure[-1][1] is None  # the last: nobody to be ahead of; the others: blank before 10 deals of a pair
+    assert sure[-1][1] is None  # the last: nobody to be ahead of; the others: blank before 20 deals of a pair
     assert all(p_next is None or 0 <= float(str(p_next)) <= 1 for _, p_next in sure)
     assert [s["tier"] for s in written] == [s["tier"] for s in shown]
     for cells, standing in zip(printed, written):  # two decimals printed, three written

@@ -23,8 +23,8 @@ from typing import Mapping, Sequence
 
 import trueskill
 
-from ..confidence import interval_text, probability_text
-from ..evidence import DEFAULT_MARGIN, PairEvidence, tier_text
+from ..confidence import interval_text
+from ..evidence import DEFAULT_MARGIN, PairEvidence, sure_text, tier_text
 from ..leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, PLACEMENT, RANKED,
                            RANKING_NOTE, REPLACED, RETIRED, UNRANKED_NOTE, Confidence, csv_text, markdown_row,
                            number_cell, ranking, rounded, status_of, write_atomic)
@@ -118,7 +118,7 @@ def _cells(board: Sequence[LadderRow]) -> list[list[str]]:
     """A row's place is its own (replaced rows are never ranked), so it is the same whether or not the
     older versions are shown."""
     return [[tier_text(row.rank, row.tier, row.tier_shared), row.name, f"v{row.version}", number_cell(row.exposure, 2),
-             interval_text(row.rank_interval), probability_text(row.p_ahead_next), str(row.matches),
+             interval_text(row.rank_interval), sure_text(row.p_ahead_next), str(row.matches),
              when(row.last_played), row.status] for row in board]
 
 
