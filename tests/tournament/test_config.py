@@ -333,6 +333,14 @@ BAD_VALUES = [
     ("rating: {draw_probability: 1}", "rating.draw_probability", "from 0 up to (not including) 1, got 1"),
     ("rating: {sigmaa: 1}", "rating.sigmaa", "unknown key (did you mean 'sigma'?); allowed keys: mu, sigma, "
                                              "beta, tau, draw_probability, method"),
+    ("settle: 5", "settle", "expected a mapping with keys among margin, got 5"),
+    ("settle: {margin: 0}", "settle.margin", "expected places per match, a number above 0 and at most 4"),
+    ("settle: {margin: -1}", "settle.margin", "at most 4 (e.g. 0.25: a quarter of a place), got -1"),
+    ("settle: {margin: 4.5}", "settle.margin", "got 4.5"),
+    ("settle: {margin: .inf}", "settle.margin", "got inf"),
+    ("settle: {margin: quarter}", "settle.margin", "got 'quarter'"),
+    ("settle: {margin: true}", "settle.margin", "got true"),
+    ("settle: {margn: 0.1}", "settle.margn", "unknown key (did you mean 'margin'?); allowed keys: margin"),
     ("limits: {memory_mb: 0}", "limits.memory_mb", "expected an integer from 1 to 1048576, got 0"),
     ("limits: {cpu_seconds: 1.5}", "limits.cpu_seconds", "expected an integer from 1 to 86400, got 1.5"),
     ("limits: {stack_mb: 8}", "limits.stack_mb", "unknown key; allowed keys: cpu_seconds, memory_mb, file_size_mb, "
@@ -354,6 +362,14 @@ def test_bad_value(tmp_path: Path, extra: str, key: str, fragment: str) -> None:
     assert str(err).startswith(f"{path}:2: {key}: "), str(err)
     assert fragment in str(err)
     assert err.line == 2 and err.key == key
+
+
+def test_the_settle_margin_is_read_and_kept_out_of_the_fingerprint(tmp_path: Path) -> None:
+    plain = load(tmp_path)
+    (tmp_path / "wide").mkdir()
+    wide = load(tmp_path / "wide", "settle: {margin: 0.5}")
+    assert plain.margin == 0.25 and wide.margin == 0.5
+    assert plain.describe() == wide.describe()  # the margin decides no match: a run may change it
 
 
 @pytest.mark.parametrize("name", ["League", "-x", "", "a b", "x" * 65, "5"])

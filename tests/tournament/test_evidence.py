@@ -195,3 +195,23 @@ def test_the_ladder_board_and_the_report_show_the_tier():
     table = leaderboard_table(leaderboard_rows(build(four(), RATINGS, ["a", "b", "c", "d"])))
     assert table.count(">3=<") == 2 and ">2<" in table
 
+
+
+def test_a_run_keeps_its_margin_for_every_board_that_reads_the_store(tmp_path: Path):
+    import os
+
+    from arena.tournament.config import load_config
+    from arena.tournament.driver import run_tournament
+    from arena.tournament.standings import read
+    from arena.tournament.store import ResultStore
+
+    root = Path(__file__).resolve().parents[2]
+    path = tmp_path / "m.yaml"
+    path.write_text(f"name: m\nseats: 2\nseed: 1\nsandbox: none\nworkers: 1\nsettle: {{margin: 0.5}}\n"
+                    f"output: {tmp_path / 'm'}\nbots:\n  - {root / 'bots' / 'random'}\n  - {root / 'bots' / 'c-random'}\n")
+    run_tournament(load_config(path), out=open(os.devnull, "w"))
+    store = ResultStore(tmp_path / "m", readonly=True)
+    try:
+        assert store.meta("settle") == {"margin": 0.5} and read(store).margin == 0.5
+    finally:
+        store.close()
