@@ -189,7 +189,9 @@ def index_page(rows: Sequence[dict[str, Any]], summary: dict[str, Any], version:
                 if len(shown) < len(ranked) else "")
         chart = ("<h2>How sure is this ranking</h2>\n"
                  f'<p class="note">Each ranked bot\'s 95% rank interval (bar) and its rank on the board (dot): '
-                 f"where bars overlap, the board cannot yet tell those bots apart.{esc(more)}</p>\n"
+                 "where bars overlap, the rating model cannot yet tell those bots apart. A rank shown as 2= is "
+                 "a tier: the deals those bots shared show them within the margin of each other."
+                 f"{esc(more)}</p>\n"
                  f'<div class="scroll">{svg.rank_intervals_chart(shown, len(ranked))}</div>')
     return layout("Leaderboard", leaderboard_table(rows) + empty + note + chart, summary, version)
 

@@ -71,7 +71,7 @@ class PairEvidence:
     """Every pair's deal differences, added one record at a time (any order: only sums are kept)."""
 
     def __init__(self) -> None:
-        self._deals: dict[str, dict[str, list[int]]] = {}  # deal -> bot -> [sum of places, rotations]
+        self._deals: dict[str, dict[str, list[int]]] = {}  # deal -> bot -> [sum of places, rotations], until whole
         self._sums: dict[tuple[str, str], list[float]] = {}  # (a, b), a < b -> [deals, sum d, sum d^2]
 
     def add(self, record: MatchRecord) -> None:
@@ -99,6 +99,8 @@ class PairEvidence:
                 sums[0] += 1
             sums[1] += value
             sums[2] += value * value
+        if all(count == len(deal) for _, count in deal.values()):
+            del self._deals[deal_key(match_id)]  # every rotation is in: its differences are final
 
     @staticmethod
     def _means(deal: Mapping[str, list[int]]) -> dict[tuple[str, str], float]:

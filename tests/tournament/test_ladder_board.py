@@ -220,3 +220,36 @@ def test_the_terminal_the_files_and_the_report_rank_a_ladder_alike(tmp_path):
     standings = json.loads((out / "leaderboard.json").read_text())["standings"]
     assert [(str(s["rank"] or "-"), s["bot"], s["status"]) for s in standings] == files
     assert files == terminal
+
+
+def test_the_refresh_reads_only_new_matches_and_equals_a_whole_read(tmp_path):
+    """A ladder's board refresh keeps the pairs' deals between reads; matches stored later, at lower indices
+    too, are read once, and the evidence is the same as reading every row."""
+    import os
+    import sqlite3
+
+    import pytest
+
+    from arena.tournament.config import load_config
+    from arena.tournament.driver import run_tournament
+    from arena.tournament.ladder.board import StoredEvidence, stored_evidence
+    from tests.tournament.test_ladder import copy_bot, write_ladder
+
+    config = load_config(write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob", "carl")]))
+    run_tournament(config, out=open(os.devnull, "w"), max_matches=12)
+    db = sqlite3.connect(config.output / "results.sqlite")
+    try:
+        held = [row for row in db.execute("SELECT * FROM matches WHERE idx IN (2, 5) ORDER BY idx")]
+        with db:
+            db.execute("DELETE FROM matches WHERE idx IN (2, 5)")  # as if they were still in play
+        kept = StoredEvidence()
+        kept.read(db)
+        with db:  # they come back after later matches were stored
+            db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * len(held[0]))})", held)
+        again = kept.read(db)
+        whole = stored_evidence(db)
+        pairs = [("ann@v1", "bob@v1"), ("ann@v1", "carl@v1"), ("bob@v1", "carl@v1")]
+        assert [again.of(*p) for p in pairs] == [pytest.approx(whole.of(*p), abs=1e-9) for p in pairs]
+        assert sum(whole.of(*p)[0] for p in pairs) > 0
+    finally:
+        db.close()

@@ -198,19 +198,39 @@ def write(board: Sequence[LadderRow], directory: Path, paired: Sequence[Paired] 
         write_atomic(Path(directory) / name, content)
 
 
-def load(db: sqlite3.Connection, params: RatingParams, placement: int,
-         margin: float = DEFAULT_MARGIN) -> list[LadderRow]:
+def load(db: sqlite3.Connection, params: RatingParams, placement: int, margin: float = DEFAULT_MARGIN,
+         evidence: StoredEvidence | None = None) -> list[LadderRow]:
     """The board of every entry ever made, from the ratings kept in the store (also while a run writes): the
     refresh of a running ladder; the files and ``arena leaderboard`` read it with the rest of the standings
-    (:func:`..standings.ladder_board`), through the same :func:`rows`."""
+    (:func:`..standings.ladder_board`), through the same :func:`rows`. ``evidence``: the pairs' deals read
+    by an earlier load of the same store (a running ladder's refresh keeps one), else read whole."""
     kept = read(db, params)
     return rows(entries(db), kept.ratings, kept.matches, kept.last, placement, kept.env.create_rating(),
-                stored_evidence(db), margin)
+                (evidence or StoredEvidence()).read(db), margin)
+
+
+class StoredEvidence:
+    """A ladder's pairs' deal differences read from its store, kept between reads: a refresh every few seconds
+    of a ladder of 100,000 matches reads only the rows stored since the last (matches are only ever added,
+    in any index order)."""
+
+    def __init__(self) -> None:
+        self.evidence = PairEvidence()
+        self._through = -1  # every index up to this one is in
+        self._above: set[int] = set()  # indices beyond it that are in
+
+    def read(self, db: sqlite3.Connection) -> PairEvidence:
+        """The evidence of every match stored now: places and seats only, a few columns a row."""
+        for index, match_id, bots, places, _ in LadderStore(db).matches_after(self._through):
+            if index not in self._above:
+                self.evidence.add_places(match_id, bots, places)
+                self._above.add(index)
+        while self._through + 1 in self._above:
+            self._through += 1
+            self._above.discard(self._through)
+        return self.evidence
 
 
 def stored_evidence(db: sqlite3.Connection) -> PairEvidence:
-    """Every pair's deal differences over the stored matches: places and seats only, a few columns a row."""
-    evidence = PairEvidence()
-    for index, match_id, bots, places, _ in LadderStore(db).matches_after(-1):
-        evidence.add_places(match_id, bots, places)
-    return evidence
+    """Every pair's deal differences over the stored matches, read whole."""
+    return StoredEvidence().read(db)

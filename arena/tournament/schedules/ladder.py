@@ -182,10 +182,11 @@ class Ladder(ScheduleKind):
         write_board(config, store.db)
 
 
-def write_board(config: TournamentConfig, db: sqlite3.Connection) -> None:
-    """Write the ladder's own board files into its output directory."""
-    ladder_board.write(ladder_board.load(db, config.rating, settings_of(config).placement_matches, config.margin), config.output,
-                       ladder_paired.read(db))
+def write_board(config: TournamentConfig, db: sqlite3.Connection,
+                evidence: ladder_board.StoredEvidence | None = None) -> None:
+    """Write the ladder's own board files into its output directory (``evidence``: kept between refreshes)."""
+    board = ladder_board.load(db, config.rating, settings_of(config).placement_matches, config.margin, evidence)
+    ladder_board.write(board, config.output, ladder_paired.read(db))
 
 
 class BoardRefresh:
@@ -198,10 +199,12 @@ class BoardRefresh:
         self.store = store
         self.config = config
         self.last = time.monotonic()
+        self.evidence = ladder_board.StoredEvidence()
+        """The pairs' deals read so far: each refresh reads only the matches stored since."""
 
     def maybe(self) -> None:
         if time.monotonic() - self.last >= self.every:
-            write_board(self.config, self.store.db)
+            write_board(self.config, self.store.db, self.evidence)
             self.last = time.monotonic()
 
 
