@@ -30,6 +30,24 @@ from .sandbox import BACKEND_NAMES, Limits, SandboxError, get_backend, resolve_b
 from .selfplay import self_play
 
 
+def _writable(path: Path, option: str) -> None:
+    """Refuse, in one line naming ``option``, a file path this command could not write: its directory cannot be
+    made, or it is not a file that can be opened for writing (a directory, a FIFO, a path under /proc)."""
+    import os
+    import stat as stat_
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and not stat_.S_ISREG(path.stat().st_mode):
+            raise click.ClickException(f"{option} {path}: not a regular file; give a file path to write the "
+                                       "replay to")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o644)
+        os.close(fd)
+    except OSError as exc:
+        raise click.ClickException(f"{option} {path}: cannot write it: {exc.strerror or exc}; give a path in a "
+                                   "directory you can write") from None
+
+
 def _rules_from(preset: str, options: tuple[str, ...]) -> Any:
     try:
         return make_rules(preset, parse_option_args(options))
@@ -183,10 +201,19 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
     job = MatchJob(play_match_id(match_seed), rules, match_seed, tuple(specs),  # the id bots see: never the seed
                    TimeControl(move_ms, startup_ms, bank_ms), backend, limits=Limits(log_bytes=log_bytes),
                    fault_policy=fault_policy, max_faults=max_faults)
-    outcome = play_match(job)
     path = replay_path or Path("replays") / f"play-{seed}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(outcome.replay_text())
+    created = not path.exists()
+    _writable(path, "--replay")  # before the match: a path that cannot be written must not cost one
+    try:
+        outcome = play_match(job)
+    except BaseException:
+        if created:
+            path.unlink(missing_ok=True)  # the empty file the check made: nothing left behind
+        raise
+    try:
+        path.write_text(outcome.replay_text())
+    except OSError as exc:
+        raise click.ClickException(f"--replay {path}: cannot write it: {exc.strerror or exc}") from None
     if as_json:
         click.echo(json.dumps({**outcome.to_json(), "replay": str(path)}, indent=2))
         return

@@ -67,6 +67,22 @@ def test_play_writes_replay_and_prints_standings(tmp_path):
     assert "> seat 0 chose do=look_initial" in everything.output
 
 
+@pytest.mark.parametrize("where, says", [("/proc/1/x.jsonl", "cannot write it: No such file or directory"),
+                                         ("FIFO", "not a regular file; give a file path to write the replay to")])
+def test_play_refuses_a_replay_path_it_cannot_write_before_it_plays(tmp_path, where, says):
+    import os
+
+    if where == "FIFO":
+        where = str(tmp_path / "r.jsonl")
+        os.mkfifo(where)
+    result = run("play", "bots/random", "bots/random", "--seed", "4", "--sandbox", "none", "--replay", where)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output.strip().splitlines() == [f"Error: --replay {where}: {says}" +
+                                                  ("; give a path in a directory you can write" if "/proc" in where
+                                                   else "")]
+    assert "standings" not in result.output  # refused before the match was played
+
+
 def test_play_json_is_machine_readable(tmp_path):
     import json
 

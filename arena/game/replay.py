@@ -144,6 +144,9 @@ def read_replay(lines: Iterable[str], strict: bool = False) -> tuple[dict[str, A
             continue
         try:
             record = json.loads(line)
+        except RecursionError:
+            raise ReplayError(f"line {number} nests arrays or objects too deeply to be a replay's; a record of "
+                              "a replay is a flat JSON object") from None
         except ValueError as exc:
             if header is None:
                 raise ReplayError(f"not a replay file: line {number} is not JSON ({_json_why(exc)}); a replay "
@@ -155,6 +158,9 @@ def read_replay(lines: Iterable[str], strict: bool = False) -> tuple[dict[str, A
         if header is None:
             header = _check_header(record, number, strict)
             continue
+        if record.get("type") == "header":
+            raise ReplayError(f"line {number} is a second header: a replay file holds one match (two replays "
+                              "joined into one file?); split it at that line")
         if len(records) >= MAX_RECORDS:
             raise ReplayError(f"more than {MAX_RECORDS:,} records; a replay holds at most that many")
         if strict:
@@ -266,7 +272,8 @@ def read_replay_bytes(path: Path, limit: int = MAX_REPLAY_BYTES) -> bytes:
     at most ``limit`` bytes of it are ever held: past that, a :class:`ReplayError`."""
     path = Path(path)
     try:
-        with open(path, "rb") as handle:
+        # O_NONBLOCK: opening a FIFO waits for a writer, which may never come; the check below refuses it
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)), "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise ReplayError(f"{path}: not a regular file; give a replay file (.jsonl or .jsonl.gz)")
             gzipped = handle.read(2) == b"\x1f\x8b"

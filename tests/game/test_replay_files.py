@@ -79,6 +79,10 @@ BAD: dict[str, Callable[[], tuple[bytes, str]]] = {
                                         '"forfeited": [false], "reason": "score"}\n').encode(),
                                        "places, totals and forfeited must hold one value per seat (2)"),
     "record without type": lambda: (_changed_record("action", {"type": None}), 'a record needs a "type" string'),
+    "nested deeply": lambda: ((_lines()[0] + "\n" + "[" * 100_000 + "]" * 100_000 + "\n").encode(),
+                              "line 2 nests arrays or objects too deeply"),
+    "two replays joined": lambda: ((_text() + _text()).encode(),
+                                   f"line {len(_lines()) + 1} is a second header: a replay file holds one match"),
 }
 
 
@@ -148,8 +152,21 @@ def test_a_device_is_not_read(tmp_path):
         load_replay(Path("/dev/zero"))
 
 
+def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path):
+    """Opening a FIFO for reading waits for a writer; the reader never opens one that way."""
+    import os
+
+    fifo = tmp_path / "r.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(ReplayError, match="not a regular file"):
+        load_replay(fifo)
+    result = CliRunner().invoke(main, ["replay", str(fifo)])
+    assert result.exit_code == 1 and result.output.strip().splitlines() == [
+        f"Error: {fifo}: not a regular file; give a replay file (.jsonl or .jsonl.gz)"]
+
+
 @pytest.mark.parametrize("case", ["yaml", "array", "unknown format", "players huge", "cut short", "not UTF-8",
-                                  "seat out of range", "field missing"])
+                                  "seat out of range", "field missing", "nested deeply", "two replays joined"])
 def test_arena_replay_says_what_is_wrong_in_one_line(tmp_path, case):
     path = tmp_path / "r.jsonl"
     data, words = BAD[case]()
