@@ -18,6 +18,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -88,6 +89,9 @@ RULES_KEYS = ("preset", "options")
 """Keys of the mapping form of ``rules``."""
 BOT_KEYS = ("name", "path", "command", "image")
 """Keys of the mapping form of a bot entry."""
+KEY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+"""What an unknown key must look like to be named in its error: a key name, perhaps misspelt. Anything else (a
+line of a file that is no tournament file, ``root:*:20228:...``) is refused without being echoed."""
 MIN_BOTS = 2
 """A tournament needs at least this many bots (a schedule kind may take fewer: bots entered as it runs)."""
 
@@ -341,6 +345,12 @@ class _Reader:
         for key in data:
             if isinstance(key, str) and key in allowed:
                 continue
+            if isinstance(key, str) and not KEY_NAME.fullmatch(key):  # not a typo of a key: not echoed, since a
+                line = self.line((*path, str(key)), at_key=True)  # file that is no tournament file may be secret
+                inside = key_text(path)
+                raise ConfigError(f"{self.shown}:{line}: {inside + ': ' if inside else ''}a key that is no key name "
+                                  f"(not shown; is this a tournament file?); allowed keys: {', '.join(allowed)}",
+                                  self.shown, inside, line)
             self.fail((*path, str(key)), f"unknown key{did_you_mean(key, allowed)}; allowed keys: {', '.join(allowed)}",
                       at_key=True)
 
@@ -413,8 +423,9 @@ class _Reader:
             self.fail((), "the file is empty; expected a mapping with at least 'name' and 'bots'")
         if not isinstance(data, dict):
             line = int(self.root.start_mark.line) + 1
+            got = "text" if isinstance(data, str) else _shown(data)  # text is not echoed: it may be a secret file's
             raise ConfigError(f"{self.shown}:{line}: the top level must be a mapping of keys "
-                              f"({', '.join(top_keys())}), got {_shown(data)}", self.shown, "", line)
+                              f"({', '.join(top_keys())}), got {got}; is this a tournament file?", self.shown, "", line)
         self.duplicate_keys()
         self.unknown_keys((), data, top_keys())
         for key in REQUIRED_KEYS:

@@ -238,6 +238,19 @@ def test_top_level_not_a_mapping(tmp_path: Path) -> None:
     assert message.startswith(f"{path}:1: the top level must be a mapping") and "got a list" in message
 
 
+@pytest.mark.parametrize("text", ["root:*:20228:0:99999:7:::\ndaemon:*:20228:0:99999:7:::\n",
+                                  "root:x:0:0:root:/root:/bin/bash daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n",
+                                  "token-3f9a1c77e2\n", "name: x\nbots: [a, b]\nAPI_KEY=s3cr3t: 1\n"])
+def test_a_file_that_is_no_tournament_file_is_refused_without_echoing_it(tmp_path: Path, text: str) -> None:
+    """`arena run /etc/shadow`: the error names the file and the problem, never its content."""
+    path = write(tmp_path, text)
+    message = str(failure(path))
+    assert message.startswith(f"{path}:") and "is this a tournament file?" in message
+    said = message[len(str(path)):]
+    for secret in ("20228", "root", "3f9a1c77e2", "s3cr3t", "API_KEY"):
+        assert secret not in said
+
+
 # ---------------------------------------------------------------- keys
 
 def test_unknown_key_suggests_the_closest(tmp_path: Path) -> None:
