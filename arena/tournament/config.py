@@ -89,6 +89,10 @@ RULES_KEYS = ("preset", "options")
 """Keys of the mapping form of ``rules``."""
 BOT_KEYS = ("name", "path", "command", "image")
 """Keys of the mapping form of a bot entry."""
+MAX_NAME_BYTES = 255
+"""The longest file name Linux file systems take (``NAME_MAX``)."""
+MAX_PATH_BYTES = 4096
+"""The longest path the kernel takes (``PATH_MAX``)."""
 KEY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 """What an unknown key must look like to be named in its error: a key name, perhaps misspelt. Anything else (a
 line of a file that is no tournament file, ``root:*:20228:...``) is refused without being echoed."""
@@ -658,7 +662,13 @@ class _Reader:
             self.fail(("output",), f"expected a directory path (a string) or null for results/{name}, "
                                    f"got {_shown(value)}")
         path = Path(value).expanduser()
-        return path if path.is_absolute() else Path.cwd() / path
+        path = path if path.is_absolute() else Path.cwd() / path
+        longest = max((part for part in path.parts), key=lambda part: len(os.fsencode(part)))
+        if len(os.fsencode(longest)) > MAX_NAME_BYTES or len(os.fsencode(str(path))) > MAX_PATH_BYTES:
+            self.fail(("output",), f"a path of {len(str(path)):,} characters whose longest name has "
+                                   f"{len(os.fsencode(longest)):,} bytes; a directory name holds at most "
+                                   f"{MAX_NAME_BYTES} bytes and a path {MAX_PATH_BYTES:,}: give a shorter output path")
+        return path
 
     def bots(self, value: Any, least: int = MIN_BOTS) -> tuple[BotSpec, ...]:
         """Every bot entry checked (directory, manifest, program), names unique; nothing built. ``least``:

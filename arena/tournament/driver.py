@@ -39,7 +39,7 @@ from .seating import refusal
 from .settle import SettleGate
 from .standings import read as read_results
 from .standings import standings
-from .store import ResultStore
+from .store import ResultStore, check_output
 
 
 @dataclass(frozen=True)
@@ -233,6 +233,7 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
             raise PoolFailure(f"--dask {exc}") from None
     elif config.executor is not None:
         registered(config.executor.name).require()
+    check_output(config.output)  # before the guard, which may hold a lock file in it
     with config.kind.run_guard(config):
         return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report, until_settled,
                     report is not None if frames is None else frames)

@@ -365,6 +365,9 @@ BAD_VALUES = [
     ("limits: {log_bytes: 10}", "limits.log_bytes", "unknown key; allowed keys: cpu_seconds"),
     ("output: 5", "output", "expected a directory path (a string) or null for results/league, got 5"),
     ("output: ''", "output", "expected a directory path (a string) or null"),
+    ("output: /tmp/" + "a" * 5000, "output", "a path of 5,005 characters whose longest name has 5,000 bytes; a "
+                                            "directory name holds at most 255 bytes"),
+    ("output: /tmp/" + "/".join(["b" * 200] * 25), "output", "and a path 4,096: give a shorter output path"),
 ]
 
 

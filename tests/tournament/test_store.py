@@ -151,3 +151,27 @@ def test_a_newer_or_foreign_file_is_refused_in_one_line(tmp_path):
     (config.output / "results.sqlite").write_bytes(b"not a database at all" * 100)
     with pytest.raises(StoreMismatch, match="not a results database"):
         ResultStore(config.output)
+
+
+def test_an_output_directory_that_is_not_a_tournaments_is_refused_and_nothing_is_written(tmp_path):
+    """``output: /`` once wrote results.sqlite, replays/ and the leaderboards into the root directory."""
+    from arena.tournament.store import StoreMismatch
+
+    foreign = tmp_path / "thesis"
+    foreign.mkdir()
+    (foreign / "chapter1.tex").write_text("...")
+    path = tmp_path / "f.yaml"
+    path.write_text(two_bots(tmp_path).read_text().replace(f"output: {tmp_path / 'store'}", f"output: {foreign}"))
+    config = load_config(path)
+    with pytest.raises(StoreMismatch, match="not a tournament's output directory .it holds chapter1.tex, and no "
+                                            "results.sqlite.*nothing was written"):
+        run_tournament(config, out=open(os.devnull, "w"))
+    assert sorted(p.name for p in foreign.iterdir()) == ["chapter1.tex"]
+    result = CliRunner().invoke(main, ["run", str(path), "--no-report"])
+    assert result.exit_code == 1 and result.output.strip().splitlines()[-1].startswith(f"Error: {foreign}: not a")
+    empty = tmp_path / "empty"
+    (empty / "replays").mkdir(parents=True)  # what a run cut short before its store was made leaves
+    path.write_text(path.read_text().replace(f"output: {foreign}", f"output: {empty}"))
+    first = run_tournament(load_config(path), out=open(os.devnull, "w"))
+    again = run_tournament(load_config(path), out=open(os.devnull, "w"))  # its own output: resumed
+    assert first.played == 2 and (again.skipped, again.played) == (2, 0)

@@ -11,7 +11,9 @@ same way whoever reads it.
 """
 
 from .ladder import LadderStore
-from .results import (DB_NAME, REPLAY_DIR, ResultStore, StoreDamaged, StoreMismatch, connect, decode_match)
+from .results import (DB_NAME, REPLAY_DIR, ResultStore, StoreDamaged, StoreMismatch, check_output, connect,
+                      decode_match)
 
-__all__ = ["DB_NAME", "REPLAY_DIR", "LadderStore", "ResultStore", "StoreDamaged", "StoreMismatch", "connect",
+__all__ = ["DB_NAME", "REPLAY_DIR", "LadderStore", "ResultStore", "StoreDamaged", "StoreMismatch", "check_output",
+           "connect",
            "decode_match"]

@@ -140,6 +140,29 @@ class _Connection(sqlite3.Connection):
             raise _damaged(self.path, exc) from None
 
 
+OWN_NAMES = (DB_NAME, "server.sqlite", "run.lock")
+"""Files that make a directory a tournament's output even before its first match: the results store, a ladder's
+authors (``arena author add`` may come first) and a ladder's run lock."""
+
+
+def check_output(directory: Path) -> None:
+    """Refuse an output directory a run would write into among files that are not a tournament's: one that
+    exists, is not empty, and holds none of :data:`OWN_NAMES` (``output: /``, or a folder of other things).
+    A new directory, an empty one, and the output of an earlier run are fine. Nothing is written either way."""
+    try:
+        if not directory.is_dir() or any((directory / name).exists() for name in OWN_NAMES):
+            return
+        entries = [entry.name for entry in os.scandir(directory)]
+    except OSError as exc:
+        raise StoreMismatch(f"{directory}: cannot use it as the output directory: {exc.strerror or exc}; "
+                            "choose another output directory") from None
+    if entries and entries != [REPLAY_DIR]:
+        shown = ", ".join(sorted(entries)[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
+        raise StoreMismatch(f"{directory}: not a tournament's output directory (it holds {shown}, and no "
+                            f"{DB_NAME}); a run writes its results, replays and leaderboards there, so give a new "
+                            "or empty directory as output (nothing was written)")
+
+
 def connect(path: Path, uri: str | None = None) -> _Connection:
     """A connection to the store at ``path`` (or ``uri``) whose errors are :class:`StoreDamaged`, for a
     reader that opens one of its own."""
