@@ -87,6 +87,11 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "a match's places short": (lambda d: sql(d, "UPDATE matches SET places = '[1]' WHERE idx = 0"),
                                "(match 0: places is not a whole number per seat)"),
     "malformed pages": (malform, "the store is damaged (database disk image is malformed)"),
+    "a match stored twice": (lambda d: sql(d, "CREATE TABLE loose AS SELECT * FROM matches", "DROP TABLE matches",
+                                          "ALTER TABLE loose RENAME TO matches",
+                                          "INSERT INTO matches SELECT * FROM matches"),
+                             "the store is damaged (table matches lost its keys: a match index or id may be stored "
+                             "twice)"),
     "a directory": (directory_instead, "results.sqlite is not a file"),
 }
 

@@ -207,6 +207,10 @@ class ResultStore:
             missing = schema.missing_tables(self.db)
             if missing:  # before migrating: creating them anew would hide the loss
                 raise StoreDamaged(f"{path}: the store is damaged (no table {', '.join(missing)}); {_RESTORE}")
+            loose = schema.lost_keys(self.db)
+            if loose:  # a table remade by hand: one match could be stored twice and counted twice
+                raise StoreDamaged(f"{path}: the store is damaged (table {', '.join(loose)} lost its keys: a match "
+                                   f"index or id may be stored twice); {_RESTORE}")
             self._check_meta()
             if not readonly:
                 self.db.execute("PRAGMA journal_mode=WAL")

@@ -120,6 +120,25 @@ def has_table(db: sqlite3.Connection, name: str) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
+KEYED = ("matches", "voided")
+"""Tables whose every row is one match: keyed by its index (the primary key) and its id (unique)."""
+
+
+def lost_keys(db: sqlite3.Connection) -> list[str]:
+    """The tables of :data:`KEYED` present without their keys (remade by hand, say), whose rows could then hold
+    a match twice; every layout of every arena has had them."""
+    out = []
+    for table in KEYED:
+        if not has_table(db, table):
+            continue
+        primary = [row[1] for row in db.execute(f"PRAGMA table_info({table})") if row[5]]
+        unique = any(row[2] and [column[2] for column in db.execute(f"PRAGMA index_info('{row[1]}')")] == ["match_id"]
+                     for row in db.execute(f"PRAGMA index_list({table})").fetchall())
+        if primary != ["idx"] or not unique:
+            out.append(table)
+    return out
+
+
 TABLES = ("meta", "matches", "voided", "logs", "ladder_bots", "ladder_ratings", "decision_times", "frames")
 """The tables of :data:`BASE` (two) and of each migration (one each), in that order."""
 
