@@ -46,9 +46,14 @@ class Option:
                 (f" <= {self.maximum}" if self.maximum is not None else "")
         return f"an integer{bounds}" + (" or null" if self.kind == "int_or_none" else "")
 
-    def coerce(self, value: Any) -> Any:
-        """Return ``value`` checked and converted (strings from the command line too)."""
+    def coerce(self, value: Any, text: bool = True) -> Any:
+        """Return ``value`` checked and converted; ``text``: a string is read as the command line writes values
+        (``-o pairs=yes``). A file's values are typed already (``text=False``): there a quoted ``'yes'`` is a
+        string, refused, never taken for true."""
         if isinstance(value, str) and self.kind != "choice":
+            if not text:
+                quoted = ", written without quotes" if _parse_scalar(value) != value.strip() else ""
+                raise RuleError(f"option {self.name!r}: {value!r} is a string; expected {self.allowed()}{quoted}")
             value = _parse_scalar(value)
         ok = True
         if self.kind == "bool":

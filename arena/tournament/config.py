@@ -547,7 +547,7 @@ class _Reader:
         self.unknown_keys(("rules", "options"), options, tuple(specs))
         for key, option_value in options.items():
             try:
-                specs[key].coerce(option_value)
+                specs[key].coerce(option_value, text=False)
             except RuleError as exc:
                 self.fail(("rules", "options", key), str(exc))
         try:

@@ -346,6 +346,12 @@ BAD_VALUES = [
     ("rating: {draw_probability: 1}", "rating.draw_probability", "from 0 up to (not including) 1, got 1"),
     ("rating: {sigmaa: 1}", "rating.sigmaa", "unknown key (did you mean 'sigma'?); allowed keys: mu, sigma, "
                                              "beta, tau, draw_probability, method"),
+    ("rules: {preset: espanola, options: {pairs: 'yes'}}", "rules.options.pairs",
+     "option 'pairs': 'yes' is a string; expected true or false, written without quotes"),
+    ("rules: {preset: espanola, options: {rounds: '5'}}", "rules.options.rounds",
+     "option 'rounds': '5' is a string; expected an integer"),
+    ("rules: {preset: espanola, options: {pairs: maybe}}", "rules.options.pairs",
+     "option 'pairs': 'maybe' is a string; expected true or false"),
     ("settle: 5", "settle", "expected a mapping with keys among margin, got 5"),
     ("settle: {margin: 0}", "settle.margin", "expected places per match, a number above 0 and at most 4"),
     ("settle: {margin: -1}", "settle.margin", "at most 4 (e.g. 0.25: a quarter of a place), got -1"),
