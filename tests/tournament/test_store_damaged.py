@@ -86,6 +86,8 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
                                 "(match 1: bots is not JSON)"),
     "a match's places short": (lambda d: sql(d, "UPDATE matches SET places = '[1]' WHERE idx = 0"),
                                "(match 0: places is not a whole number per seat)"),
+    "a match's totals not JSON": (lambda d: sql(d, "UPDATE matches SET totals = '{' WHERE idx = 1"),
+                                  "(match 1: totals is not JSON)"),
     "malformed pages": (malform, "the store is damaged (database disk image is malformed)"),
     "a match stored twice": (lambda d: sql(d, "CREATE TABLE loose AS SELECT * FROM matches", "DROP TABLE matches",
                                           "ALTER TABLE loose RENAME TO matches",

@@ -380,6 +380,8 @@ class ResultStore:
         every command checks the store it reads."""
         kept = self.keeps_logs()
         out = []
+        if every_row:
+            self.check_matches()  # every column of every row, as the other commands read them
         rows = self.db.execute("SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx") if every_row \
             else self.db.execute("SELECT idx, match_id, bots, places, replay FROM matches WHERE instr(bots, ?) > 0 "
                                  "ORDER BY idx", (json.dumps(bot),))  # only the rows naming it, as JSON writes it
