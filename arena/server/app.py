@@ -36,7 +36,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
@@ -241,10 +241,13 @@ class Server:
         if declared.isdigit() and int(declared) > cap:
             raise too_big
         body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > cap:
-                raise too_big
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > cap:
+                    raise too_big
+        except ClientDisconnect:  # the client left mid-upload: nothing to enter, nobody to tell, no traceback
+            raise ApiError(400, "the upload was cut off before its end: send the whole archive") from None
         if not body:
             raise ApiError(400, "the upload is empty: send the bot's files as a zip or tar.gz archive")
         return bytes(body)

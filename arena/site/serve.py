@@ -67,12 +67,15 @@ def resolve(root: Path, url: str) -> Path | None:
     if any(part == ".." or part.startswith(".") for part in parts):
         return None
     base = root.resolve()
-    real = base.joinpath(*parts).resolve()
-    if real != base and base not in real.parents:
-        return None  # a symlink pointing out
-    if real.is_dir():
-        real = real / "index.html"
-    return real if real.is_file() else None
+    try:  # a name longer than the file system takes, a loop of links: no such page, never a traceback
+        real = base.joinpath(*parts).resolve()
+        if real != base and base not in real.parents:
+            return None  # a symlink pointing out
+        if real.is_dir():
+            real = real / "index.html"
+        return real if real.is_file() else None
+    except (OSError, RuntimeError):
+        return None
 
 
 class LiveReport:

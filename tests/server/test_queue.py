@@ -146,3 +146,18 @@ def test_fifty_uploads_at_once_are_each_answered_and_the_server_goes_on(served, 
     assert len(answers) == 50 and set(answers) <= {202, 503} and 202 in answers
     assert api(url, tokens[0], "GET", "/api/me")[:2] == (200, {"author": "a0", "organiser": False})
     wait_for("the checks to end", lambda: all(not list(p.iterdir()) for p in [tmp_path / "out" / ".incoming"]))
+
+
+def test_a_client_leaving_mid_upload_leaves_no_traceback_and_nothing_behind(served, tmp_path, capfd):
+    url, ladder = served(check=HeldCheck())
+    token = add_author(ladder, "ann")
+    host, port = url.removeprefix("http://").split(":")
+    for _ in range(3):
+        with socket.create_connection((host, int(port)), timeout=30) as conn:
+            conn.sendall(f"POST /api/bots HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                         f"Content-Length: {512 * 1024}\r\n\r\n".encode() + b"\0" * 70_000)
+    time.sleep(0.5)  # the server notices the three left
+    assert api(url, token, "POST", "/api/bots", b"not an archive")[0] == 400  # still answering
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ClientDisconnect" not in err, err
+    assert not (tmp_path / "out" / "uploads").exists() or not any((tmp_path / "out" / "uploads").iterdir())

@@ -89,13 +89,15 @@ def test_only_reading_is_allowed(served, method):
     "/bots/../../results.sqlite", "/bots/%2e%2e/%2e%2e/results.sqlite", "/..%2f..%2foutside.txt",
     "/..%5cresults.sqlite", "/../../outside.txt", "//etc/passwd", "/%2fetc%2fpasswd", "/etc/passwd",
     "http://127.0.0.1/../results.sqlite", "/.arena-report", "/index.html%00.js", "/%2e%2e", "/..",
-    "/leak/results.sqlite", "/leak.sqlite", "/data/up/outside.txt",
+    "/leak/results.sqlite", "/leak.sqlite", "/data/up/outside.txt", "/" + "a" * 300, "/bots/" + "b" * 300 + "/x",
+    "/" + "/".join(["c" * 250] * 20), "/loop/x",
 ])
 def test_nothing_outside_the_report_is_reachable(served, path):
     server, report, results = served
     (report.root / "leak").symlink_to(results)  # links pointing out are not followed out
     (report.root / "leak.sqlite").symlink_to(results / "results.sqlite")
     (report.root / "data" / "up").symlink_to(results.parent)
+    (report.root / "loop").symlink_to(report.root / "loop")
     status, _, body = request(server, "GET", path)
     assert status in (400, 404), (path, status)
     assert SECRET not in body and b"outside the results" not in body and b"root:" not in body
