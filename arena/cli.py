@@ -580,9 +580,11 @@ def _remote(server: str, token: str | None, call: Any) -> Any:
 
     if not token:
         raise click.ClickException("no token: give --token TOKEN or set ARENA_TOKEN (the organiser gives you one)")
+    from .server.archive import ArchiveRefused
+
     try:
         return call(remote.Client(server, token), remote)
-    except remote.ServerError as exc:
+    except (remote.ServerError, ArchiveRefused) as exc:  # refused by the server, or before it was sent
         raise click.ClickException(str(exc)) from None
 
 

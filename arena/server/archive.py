@@ -39,9 +39,10 @@ from pathlib import Path
 from typing import IO
 
 from ..bots import files
+from ..bots.links import MAX_LINK_HOPS, resolve_link
 from ..sandbox.allowlist import SHARED_LIB
 from ..tournament.ladder.limits import SubmissionLimits
-from ..tournament.ladder.snapshot import BOT_SUBDIR, bot_files, snapshot_path
+from ..tournament.ladder.snapshot import BOT_SUBDIR, bot_files, outside_link, snapshot_path
 
 MIB = 1 << 20
 MAX_DEPTH = 64
@@ -52,8 +53,6 @@ RATIO_FROM = MIB
 """Members smaller than this may compress as well as they like."""
 MAX_HEADER = 64 * 1024
 """Largest tar PAX or GNU long-name header: tarfile reads one whole into memory."""
-MAX_LINK_HOPS = 40
-"""Links followed while resolving one link, as Linux does, before calling it a loop."""
 MAX_NAME = 255
 """Longest file or folder name, in bytes (Linux's limit)."""
 MAC_METADATA = "__MACOSX"
@@ -136,13 +135,11 @@ def pack(directory: Path) -> bytes:
     for the same files (sorted, mtime 0, owner 0, modes 0644/0755). Raises :class:`ArchiveRefused` for a link
     that leads out of the bot (the server would refuse it) or a file that changes or cannot be read meanwhile."""
     listed = bot_files(str(directory))
+    leaving = outside_link(directory, listed)
+    if leaving is not None:
+        raise ArchiveRefused(leaving)
     links = {snapshot_path(name): digest.removeprefix("symlink:") for name, digest in listed.items()
              if digest.startswith("symlink:")}
-    for name in sorted(listed):
-        target = links.get(snapshot_path(name))
-        if target is not None and (target.startswith("/") or _resolve(snapshot_path(name), target, links)):
-            raise ArchiveRefused(f"{Path(directory) / name} is a link to {target}, outside the bot's directory; "
-                                 "the server takes only links that stay inside it")
     buffer = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=6) as zipped:
         with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar:
@@ -225,33 +222,6 @@ def _place(raw: str) -> str | None:
     return "/".join(parts) or None
 
 
-def _resolve(link: str, target: str, links: Mapping[str, str]) -> str | None:
-    """Why following ``link`` (a path in the tree) to ``target`` goes wrong, following the tree's other
-    ``links`` as the kernel would (``L/..`` is the folder above where ``L`` points, not above ``L``):
-    ``leaves`` or ``loops``; None when it ends inside the tree."""
-    resolved = link.split("/")[:-1]
-    pending = target.split("/")[::-1]
-    hops = 0
-    while pending:
-        part = pending.pop()
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not resolved:
-                return "leaves"
-            resolved.pop()
-            continue
-        resolved.append(part)
-        here = "/".join(resolved)
-        if here in links:
-            hops += 1
-            if hops > MAX_LINK_HOPS:
-                return "loops"
-            resolved.pop()
-            if links[here].startswith("/"):
-                return "leaves"
-            pending.extend(links[here].split("/")[::-1])
-    return None
 
 
 @dataclass
@@ -373,7 +343,7 @@ class _Tree:
                                  f"this ladder takes at most {most} (submission.max_files)")
         home = self.root / top if top else self.root
         for place, target in sorted(links.items()):
-            why = _resolve(place, target, links)
+            why = resolve_link(place, target, links)
             if why is not None:
                 raw = self.raws[top + "/" + place if top else place]
                 problem = "outside the bot's directory" if why == "leaves" else "that loops through links"

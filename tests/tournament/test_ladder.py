@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -371,3 +372,20 @@ def test_a_starting_bot_edited_and_submitted_or_a_bot_added_to_the_file_does_not
     refused = CliRunner().invoke(main, ["run", str(path), "--matches", "4"])
     assert refused.exit_code == 1 and "different tournament configuration" in refused.output
     assert "seats: stored [2, 3], now [2]" in refused.output
+
+
+@pytest.mark.parametrize("target", ["/etc/shadow", "../../../../etc/passwd", "../lib/../../outside"])
+def test_a_bot_with_a_link_leading_out_is_refused_locally_and_by_the_server_alike(tmp_path, target):
+    """A local arena submit refuses, in the same words, the link the submission server refuses: the snapshot
+    would keep it, and the bot would read whatever it points to on the machine that plays it."""
+    path = write_ladder(tmp_path, [])
+    bot = copy_bot(tmp_path, "linker")
+    (bot / "data").symlink_to(target)
+    code, output = submit(path, bot)
+    assert code == 1 and output.strip().splitlines()[-1] == (
+        f"Error: {bot / 'data'} is a link to {target}, outside the bot's directory; a ladder takes only links "
+        "that stay inside it")
+    assert not (tmp_path / "out" / "bots" / "linker").exists()
+    remote = CliRunner().invoke(main, ["submit", "--server", "http://127.0.0.1:9", "--token", "t", str(bot)])
+    assert remote.exit_code == 1 and isinstance(remote.exception, SystemExit), remote.output
+    assert remote.output.strip().splitlines() == [output.strip().splitlines()[-1]]  # before anything is sent

@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Collection
 from pathlib import Path
 
+from ...bots.links import leaving_link
 from ...bots import BotSpec, build_bot, files, load_bot
 from ...sandbox.backends import Backend
 from .entries import Entry
@@ -40,6 +41,20 @@ def snapshot_path(name: str) -> str:
     """Where a listed file goes inside the snapshot (and a bot archive, :mod:`arena.cluster.archive`): ``../lib/x``
     to ``lib/x``, the others under ``bot/``."""
     return name[3:] if name.startswith("../") else f"{BOT_SUBDIR}/{name}"
+
+
+def outside_link(directory: str | Path, listed: dict[str, str]) -> str | None:
+    """Why the bot in ``directory`` (its files ``listed``) cannot be taken for a link that leads out of it, in
+    one line; None when every link stays inside (the shared library beside it counts as inside)."""
+    places = {snapshot_path(name): name for name in listed}
+    links = {place: listed[name].removeprefix("symlink:") for place, name in places.items()
+             if listed[name].startswith("symlink:")}
+    leaving = leaving_link(links)
+    if leaving is None:
+        return None
+    place, target = leaving
+    return (f"{Path(directory) / places[place]} is a link to {target}, outside the bot's directory; a ladder "
+            "takes only links that stay inside it")
 
 
 def digest_of(listed: dict[str, str]) -> str:

@@ -24,7 +24,7 @@ from ..schedules.ladder import settings_of
 from ..store import DB_NAME, ResultStore
 from .entries import Entered, Entry, NameTaken, enter, entries, playing
 from .limits import refusal
-from .snapshot import bot_files, digest_of, snapshot
+from .snapshot import bot_files, digest_of, outside_link, snapshot
 
 CHECK_MATCHES = 2
 """Matches per preset of the check a submission must pass."""
@@ -87,6 +87,9 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
         raise Refused(f"{directory}: a ladder takes bot directories, not command lines")
     source = str(Path(spec.directory).resolve())
     listed = bot_files(source)
+    leaving = outside_link(spec.directory, listed)  # as the submission server refuses the same directory
+    if leaving is not None:
+        raise Refused(leaving)
     digest = digest_of(listed)
     mine = [e for e in _stored_entries(config.output) if e.name == spec.name]
     if mine and mine[-1].source != source:
