@@ -707,6 +707,25 @@ def author_list_cmd(config_file: Path) -> None:
                    f"bots {', '.join(author.bots) or 'none'}; added {added} UTC")
 
 
+@author_cmd.command("token")
+@click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("name", metavar="NAME")
+def author_token_cmd(config_file: Path, name: str) -> None:
+    """Give the author NAME a new token (a lost one cannot be shown again); they keep their bots, the old token
+    stops working."""
+    from .server.authors import AuthorError
+
+    db = _server_db(config_file)
+    try:
+        token = db.new_token(name)
+    except AuthorError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        db.close()
+    click.echo(f"a new token for {name} (the old one no longer works), shown this once:")
+    click.echo(f"token: {token}")
+
+
 @author_cmd.command("remove")
 @click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("name", metavar="NAME")
@@ -721,7 +740,8 @@ def author_remove_cmd(config_file: Path, name: str) -> None:
         raise click.ClickException(str(exc)) from None
     finally:
         db.close()
-    click.echo(f"removed {name}: their token no longer works; their bots stay in the ladder")
+    click.echo(f"removed {name}: their token no longer works; their bots stay in the ladder, theirs: an author "
+               "added later under this name owns none of them")
 
 
 @main.command("prune")

@@ -56,6 +56,12 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+def removed_owner(name: str) -> str:
+    """Who owns the bots of the removed author ``name``: ``name (removed)``, which is no author name (it holds a
+    space), so no token ever matches it and no author added later owns those bots."""
+    return f"{name} (removed)"
+
+
 class ServerDB:
     """``server.sqlite`` of one ladder, created on first use; safe to share between threads."""
 
@@ -101,14 +107,28 @@ class ServerDB:
         with self.write() as db:
             if db.execute("SELECT 1 FROM authors WHERE name = ?", (name,)).fetchone():
                 raise AuthorError(f"the author name {name} is taken; choose another or remove it first")
+            # bots still owned under this name are a removed author's (an older arena kept the bare name): the
+            # new author of the same name must not inherit them
+            db.execute("UPDATE owners SET author = ? WHERE author = ?", (removed_owner(name), name))
             db.execute("INSERT INTO authors VALUES (?, ?, ?, ?)", (name, token_hash(token), int(organiser), time.time()))
         return token
 
+    def new_token(self, name: str) -> str:
+        """A new token for the author ``name``, who keeps their bots; the old token stops working (a lost one
+        cannot be shown again: only its hash was kept)."""
+        token = secrets.token_urlsafe(32)
+        with self.write() as db:
+            if db.execute("UPDATE authors SET token_sha256 = ? WHERE name = ?", (token_hash(token), name)).rowcount == 0:
+                raise AuthorError(f"no author named {name}; `arena author list` shows them")
+        return token
+
     def remove_author(self, name: str) -> None:
-        """Remove ``name``: its token stops working; its bots stay in the ladder (owned by that name)."""
+        """Remove ``name``: its token stops working; its bots stay in the ladder, owned by the removed author
+        (:func:`removed_owner`), which no author added later, of that name or any other, can take over."""
         with self.write() as db:
             if db.execute("DELETE FROM authors WHERE name = ?", (name,)).rowcount == 0:
                 raise AuthorError(f"no author named {name}; `arena author list` shows them")
+            db.execute("UPDATE owners SET author = ? WHERE author = ?", (removed_owner(name), name))
 
     def authors(self) -> list[Author]:
         """Every author, by name, with the bots they own."""

@@ -39,13 +39,52 @@ def test_list_and_remove(tmp_path):
     code, out, _ = cli("author", "list", str(ladder))
     assert code == 0
     assert re.fullmatch(r"ann: bots ann-bot; added \S+ \S+ UTC\norg \(organiser\): bots none; added \S+ \S+ UTC\n", out)
-    assert cli("author", "remove", str(ladder), "ann")[:2] == \
-        (0, "removed ann: their token no longer works; their bots stay in the ladder\n")
+    code, out, _ = cli("author", "token", str(ladder), "ann")  # a lost token: a new one, the bots kept
+    again = re.fullmatch(r"a new token for ann \(the old one no longer works\), shown this once:\ntoken: (\S+)\n",
+                         out).group(1)
     db = ServerDB(tmp_path / "out")
     try:
-        assert db.author_of_token(ann) is None and db.owner("ann-bot") == "ann"
+        assert code == 0 and db.author_of_token(ann) is None and db.author_of_token(again).name == "ann"
+        assert db.owned("ann") == ["ann-bot"]
     finally:
         db.close()
+    assert cli("author", "token", str(ladder), "nobody")[0] == 1
+    ann = again
+    assert cli("author", "remove", str(ladder), "ann")[:2] == \
+        (0, "removed ann: their token no longer works; their bots stay in the ladder, theirs: an author added "
+            "later under this name owns none of them\n")
+    db = ServerDB(tmp_path / "out")
+    try:
+        assert db.author_of_token(ann) is None and db.owner("ann-bot") == "ann (removed)"
+    finally:
+        db.close()
+
+
+def test_an_author_added_later_under_a_removed_name_owns_none_of_its_bots(tmp_path):
+    """Names outlive their authors: the second ann is another person, and the first ann's bots stay hers."""
+    ladder = write_ladder(tmp_path)
+    add_author(ladder, "ann")
+    db = ServerDB(tmp_path / "out")
+    try:
+        assert db.claim("ann-bot", "ann") == "ann"
+    finally:
+        db.close()
+    assert cli("author", "remove", str(ladder), "ann")[0] == 0
+    second = add_author(ladder, "ann")
+    db = ServerDB(tmp_path / "out")
+    try:
+        assert db.author_of_token(second).name == "ann" and db.owned("ann") == []
+        assert db.claim("ann-bot", "ann") == "ann (removed)"  # an upload of it would be 403
+    finally:
+        db.close()
+    with_old = ServerDB(tmp_path / "old")  # a store whose removal kept the bare name (an older arena)
+    try:
+        with with_old.write() as raw:
+            raw.execute("INSERT INTO owners VALUES ('bob-bot', 'bob', 0)")
+        with_old.add_author("bob")
+        assert with_old.owner("bob-bot") == "bob (removed)" and with_old.owned("bob") == []
+    finally:
+        with_old.close()
 
 
 def test_bad_input_is_one_line(tmp_path):
