@@ -671,21 +671,26 @@ def _server_db(config_file: Path) -> Any:
         raise click.ClickException(str(exc)) from None
 
 
+def _with_authors(config_file: Path, change: Any) -> Any:
+    """``change(db)`` on the ladder's authors, closed after; its refusal as one line."""
+    from .server.authors import AuthorError
+
+    db = _server_db(config_file)
+    try:
+        return change(db)
+    except AuthorError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        db.close()
+
+
 @author_cmd.command("add")
 @click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("name", metavar="NAME")
 @click.option("--organiser", is_flag=True, help="This token sees every bot's logs and may retire any bot.")
 def author_add_cmd(config_file: Path, name: str, organiser: bool) -> None:
     """Add the author NAME and print their token (once: only its hash is kept)."""
-    from .server.authors import AuthorError
-
-    db = _server_db(config_file)
-    try:
-        token = db.add_author(name, organiser)
-    except AuthorError as exc:
-        raise click.ClickException(str(exc)) from None
-    finally:
-        db.close()
+    token = _with_authors(config_file, lambda db: db.add_author(name, organiser))
     click.echo(f"added {'the organiser' if organiser else 'the author'} {name}; their token, shown this once:")
     click.echo(f"token: {token}")
 
@@ -713,15 +718,7 @@ def author_list_cmd(config_file: Path) -> None:
 def author_token_cmd(config_file: Path, name: str) -> None:
     """Give the author NAME a new token (a lost one cannot be shown again); they keep their bots, the old token
     stops working."""
-    from .server.authors import AuthorError
-
-    db = _server_db(config_file)
-    try:
-        token = db.new_token(name)
-    except AuthorError as exc:
-        raise click.ClickException(str(exc)) from None
-    finally:
-        db.close()
+    token = _with_authors(config_file, lambda db: db.new_token(name))
     click.echo(f"a new token for {name} (the old one no longer works), shown this once:")
     click.echo(f"token: {token}")
 
@@ -731,15 +728,7 @@ def author_token_cmd(config_file: Path, name: str) -> None:
 @click.argument("name", metavar="NAME")
 def author_remove_cmd(config_file: Path, name: str) -> None:
     """Remove the author NAME: their token stops working; their bots stay in the ladder."""
-    from .server.authors import AuthorError
-
-    db = _server_db(config_file)
-    try:
-        db.remove_author(name)
-    except AuthorError as exc:
-        raise click.ClickException(str(exc)) from None
-    finally:
-        db.close()
+    _with_authors(config_file, lambda db: db.remove_author(name))
     click.echo(f"removed {name}: their token no longer works; their bots stay in the ladder, theirs: an author "
                "added later under this name owns none of them")
 
