@@ -156,7 +156,7 @@ def check_output(directory: Path) -> None:
     except OSError as exc:
         raise StoreMismatch(f"{directory}: cannot use it as the output directory: {exc.strerror or exc}; "
                             "choose another output directory") from None
-    if entries and entries != [REPLAY_DIR]:
+    if set(entries) - {REPLAY_DIR, "report"}:  # what a run makes first (replays/, a report/ of nothing yet)
         shown = ", ".join(sorted(entries)[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
         raise StoreMismatch(f"{directory}: not a tournament's output directory (it holds {shown}, and no "
                             f"{DB_NAME}); a run writes its results, replays and leaderboards there, so give a new "
