@@ -182,10 +182,11 @@ class LadderSchedule:
                 self.floor.counts[key] += 1
                 self._replayed[key] += replay
         self._tables = len({r.match_id.split("/", 1)[0] for r in records})
-        for base in self._seatings(records).values():
+        seatings = self._seatings(records)
+        for base in seatings.values():
             self.adjacent.update(adjacent(base))
         self._windows()
-        self._complete(records)
+        self._complete(records, seatings)
 
     @staticmethod
     def _seatings(records: Sequence[MatchRecord]) -> dict[tuple[int, tuple[str, ...]], tuple[str, ...]]:
@@ -228,7 +229,8 @@ class LadderSchedule:
                     self.index.set(key, self._fold.ratings[key])
         return RatingFold(self.params, [], records, initial=initial, after=after, on_rate=moved)
 
-    def _complete(self, records: Sequence[MatchRecord]) -> None:
+    def _complete(self, records: Sequence[MatchRecord],
+                  seatings: dict[tuple[int, tuple[str, ...]], tuple[str, ...]]) -> None:
         """Queue, under new indices, the rotations never stored of tables whose bots are all still active."""
         seen: dict[tuple[int, tuple[str, ...]], set[int]] = {}
         sources: dict[int, int] = {}
@@ -240,7 +242,6 @@ class LadderSchedule:
                 if source is not None:
                     sources[parsed[0]] = source
         active = set(self._usable())
-        seatings = self._seatings(records)
         for (first, table), rotations in sorted(seen.items()):
             missing = [r for r in range(len(table)) if r not in rotations]
             if missing and active.issuperset(table):
