@@ -24,6 +24,7 @@ the arena's own schedules, rating code and stop rule, and prints every absolute 
 
     .venv/bin/python bench/fairness.py [--workers 2] [--decided 2000] [--runs 200] [--cap 60]
                                        [--family-runs 30] [--contrast] [--only fairness,settle,calibration]
+                                       [--fields pair,equal,family]
 """
 
 from __future__ import annotations
@@ -229,11 +230,17 @@ def fairness(pool: PoolType, decided: int, contrast: bool, workers: int) -> None
             print(f"fairness: identical copies ahead = {p:.3f} ± {se:.3f} ({label}, {count} decided)", flush=True)
 
 
-def settle(pool: PoolType, runs: int, cap: int, family_runs: int, margin: float) -> None:
+SETTLE_FIELDS = ("pair", "equal", "family")
+
+
+def settle(pool: PoolType, runs: int, cap: int, family_runs: int, margin: float,
+           fields: Sequence[str] = SETTLE_FIELDS) -> None:
     """False stops on the identical-pair and all-equal fields; matches to settle on the known-strength field."""
     for field, label, count, limit in (("pair", "one identical pair among separated bots", runs, cap),
                                        ("equal", "four identical bots", runs, 2 * cap),
                                        ("family", "the known-strength field", family_runs, cap)):
+        if field not in fields:
+            continue
         started = time.perf_counter()
         results = pool.map(settle_task, [(field, 5000 + k, limit, margin) for k in range(count)])
         per_cycle = len(list(round_robin(list(FIELDS[field]), [4], 1, 0)))
@@ -279,17 +286,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--margin", type=float, default=ev.DEFAULT_MARGIN, help="settle margin (places per match)")
     parser.add_argument("--contrast", action="store_true", help="also play the old seating, for comparison")
     parser.add_argument("--only", default="fairness,settle,calibration", help="which parts, comma separated")
+    parser.add_argument("--fields", default=",".join(SETTLE_FIELDS),
+                        help="which settle fields, comma separated (default pair,equal,family)")
     args = parser.parse_args(argv)
-    parts = set(args.only.split(","))
+    parts, fields = set(args.only.split(",")), args.fields.split(",")
     if min(args.workers, args.decided, args.runs, args.cap, args.family_runs) < 1 or args.margin <= 0 or \
-            not parts <= {"fairness", "settle", "calibration"}:
-        parser.error("counts must be at least 1, --margin above 0, --only of fairness, settle, calibration")
+            not parts <= {"fairness", "settle", "calibration"} or not set(fields) <= set(SETTLE_FIELDS):
+        parser.error("counts must be at least 1, --margin above 0, --only of fairness, settle, calibration, "
+                     "--fields of pair, equal, family")
     random.seed(0)
     with Pool(args.workers) as pool:
         if "fairness" in parts:
             fairness(pool, args.decided, args.contrast, args.workers)
         if "settle" in parts:
-            settle(pool, args.runs, args.cap, args.family_runs, args.margin)
+            settle(pool, args.runs, args.cap, args.family_runs, args.margin, fields)
     if "calibration" in parts:
         calibration()
 

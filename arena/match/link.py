@@ -46,6 +46,8 @@ class BotLink:
         """From the process start to reading ``ready``, in the match that started the process; else None."""
         self.log_mark = 0
         """Stderr bytes already handed out by :meth:`new_stderr` (or dropped between matches)."""
+        self.floor = 0
+        """Stderr bytes that belong to earlier matches of this process (or to none): the fault tail starts here."""
         self.bank_ms = float(time_control.bank_ms or 0)
         self.request_id = 0
         self.sent_at = 0.0
@@ -69,15 +71,14 @@ class BotLink:
         self.hellos += 1
         self.startup_ms = None
         if self.hellos > 1:  # what a reused process wrote between two matches belongs to neither
-            self.process.drain_stderr()
-            self.log_mark = self.process.stderr_total
+            self._drop_stderr()
         self.deadline = time.monotonic() + self.time.startup_ms / 1000.0
         try:
             self.process.send(protocol.encode(hello), self.deadline)
         except ChannelTimeout:
-            raise BotFault(FaultKind.STARTUP, "did not read its hello from stdin") from None
+            raise self._startup_fault("did not read its hello from stdin") from None
         except ChannelClosed as exc:
-            raise BotFault(FaultKind.STARTUP, f"failed to start: {_describe(exc)}") from None
+            raise self._startup_fault(f"failed to start: {_describe(exc)}") from None
 
     def await_ready(self, block: bool = True) -> bool:
         """Read ``ready`` by the hello's deadline; any failure is a startup fault.
@@ -89,16 +90,35 @@ class BotLink:
             line = self.process.readline(self.deadline if block else min(self.deadline, time.monotonic()))
             self.reported_name = protocol.check_ready(protocol.decode(line))
         except BotFault as fault:
-            raise BotFault(FaultKind.STARTUP, f"no valid 'ready' to hello: {fault.detail}") from None
+            raise self._startup_fault(f"no valid 'ready' to hello: {fault.detail}") from None
         except ChannelTimeout:
             if not block and time.monotonic() < self.deadline:
                 return False
-            raise BotFault(FaultKind.STARTUP, f"no 'ready' within startup_ms={self.time.startup_ms}") from None
+            raise self._startup_fault(f"no 'ready' within startup_ms={self.time.startup_ms}") from None
         except (ChannelClosed, LineTooLong) as exc:
-            raise BotFault(FaultKind.STARTUP, f"failed to start: {_describe(exc)}") from None
+            raise self._startup_fault(f"failed to start: {_describe(exc)}") from None
         if self.hellos == 1:
             self.startup_ms = (time.monotonic() - self.started) * 1000.0
+        else:  # written before its ready, so perhaps still about the previous match: in no match's log
+            self._drop_stderr()
         return True
+
+    def _drop_stderr(self) -> None:
+        """Hand out none of the stderr read so far, in a log or a fault's tail.
+
+        A process serving another match may still be writing about the last one after its
+        ``over``; the first sure boundary is its next ``ready``, since a bot writes ``ready``
+        after every line it wrote before it (stderr is read before stdout is trusted here).
+        """
+        self.process.drain_stderr()
+        self.log_mark = self.floor = self.process.stderr_total
+
+    def _startup_fault(self, detail: str) -> BotFault:
+        """A startup fault; for a reused process with none of its stderr, which may be the last match's."""
+        if self.hellos > 1:
+            self._drop_stderr()
+            detail += " (a process that served an earlier match: its stderr is not kept, it may be about that match)"
+        return BotFault(FaultKind.STARTUP, detail)
 
     def start_match(self, hello: Mapping[str, Any]) -> None:
         """Send ``hello`` and wait for ``ready`` (one bot; tables use the two steps for all seats at once)."""
@@ -160,8 +180,9 @@ class BotLink:
         self.process.kill()
 
     def stderr_tail(self) -> str:
+        """The end of what the bot wrote on stderr in this match (never an earlier match's)."""
         try:
-            return self.process.stderr_tail()
+            return self.process.stderr_tail(since=self.floor)
         except OSError:
             return ""
 

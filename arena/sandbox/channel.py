@@ -119,10 +119,10 @@ class Channel(abc.ABC):
         """True while the bot's main process runs."""
         return not self._dead and self.returncode is None
 
-    def stderr_tail(self) -> str:
-        """Last ``stderr_tail_bytes`` of the bot's stderr, decoded leniently."""
+    def stderr_tail(self, since: int = 0) -> str:
+        """Last ``stderr_tail_bytes`` of the bot's stderr after its first ``since`` bytes, decoded leniently."""
         self._drain_stderr()
-        keep = self._limits.stderr_tail_bytes
+        keep = min(self._limits.stderr_tail_bytes, max(0, self._err_total - since))
         tail = self._tail
         return tail[max(0, len(tail) - keep):].decode("utf-8", errors="replace") if keep else ""
 

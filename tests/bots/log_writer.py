@@ -3,7 +3,9 @@
 Per match (it accepts a new hello after over): ``<match> hello`` before ``ready``,
 ``<match> act <n>`` before the reply to its n-th act of that match, and ``<match> eof``
 when stdin closes. Arguments ``key=value``: ``flood=MIB`` writes MIB MiB more to stderr
-before each reply (lines of ``x``); ``ready_after=SECONDS`` sleeps before ``ready``.
+before each reply (lines of ``x``); ``ready_after=SECONDS`` sleeps before ``ready``;
+``after_over=SECONDS`` answers ``over`` with ``<match> over``, sleeps, then ``<match> late``
+(what a bot writing about its last match while the next hello waits does).
 """
 import json
 import random
@@ -16,6 +18,7 @@ options = dict(arg.split("=", 1) for arg in sys.argv[1:])
 flood = b"x" * 1023 + b"\n"
 flood *= int(float(options.get("flood", "0")) * 1024)
 ready_after = float(options.get("ready_after", "0"))
+after_over = options.get("after_over")
 err = sys.stderr.buffer
 
 match, acts, rng = "?", 0, random.Random(0)
@@ -33,5 +36,11 @@ for raw in sys.stdin:
         err.write(flood + f"{match} act {acts}\n".encode())
         err.flush()
         print(json.dumps({"type": "action", "id": msg["id"], "index": rng.randrange(len(msg["legal"]))}), flush=True)
+    elif msg.get("type") == "over" and after_over is not None:
+        err.write(f"{match} over\n".encode())
+        err.flush()
+        time.sleep(float(after_over))
+        err.write(f"{match} late\n".encode())
+        err.flush()
 err.write(f"{match} eof\n".encode())
 err.flush()

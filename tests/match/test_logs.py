@@ -39,11 +39,12 @@ def job(seed: int, match_id: str, *bots: BotSpec, limits: Limits = Limits()) -> 
                     time=TIME, sandbox="none", limits=limits)
 
 
-def written(outcome: MatchOutcome, seat: int = 0, closed: bool = True) -> str:
-    """What log_writer wrote in this match: hello, one line per act it answered, eof if its process ended."""
+def written(outcome: MatchOutcome, seat: int = 0, closed: bool = True, fresh: bool = True) -> str:
+    """What log_writer wrote in this match: hello (in a fresh process: a reused one's pre-``ready`` stderr
+    belongs to no match), one line per act it answered, eof if its process ended."""
     match = outcome.match_id
     acts = "".join(f"{match} act {n}\n" for n in range(1, outcome.stats[seat].decisions + 1))
-    return f"{match} hello\n{acts}" + (f"{match} eof\n" if closed else "")
+    return (f"{match} hello\n" if fresh else "") + acts + (f"{match} eof\n" if closed else "")
 
 
 def test_a_matchs_log_holds_exactly_what_the_bot_wrote_in_it():
@@ -55,10 +56,35 @@ def test_with_a_reused_process_each_log_holds_only_its_own_match():
     outcomes = list(play_batch([job(seed, f"b-{seed}") for seed in (1, 2, 3)]))
     assert all(o.faults == () for o in outcomes)
     last = len(outcomes) - 1
-    assert [o.logs[0] for o in outcomes] == [written(o, closed=n == last) for n, o in enumerate(outcomes)]
+    assert [o.logs[0] for o in outcomes] == [written(o, closed=n == last, fresh=n == 0) for n, o in enumerate(outcomes)]
     # one process served all three: its start-up belongs to the first match alone
     starts = [o.stats[0].startup_ms for o in outcomes]
     assert starts[0] is not None and starts[0] > 0 and starts[1:] == [None, None]
+
+
+def test_what_a_reused_process_writes_after_over_never_lands_in_a_later_matchs_log():
+    # It writes about match N while the arena already waits for its ready to match N+1: those
+    # lines may be shown with N+1 while N's deal is still withheld, so they must not be N+1's.
+    late = writer("after_over=0.2")
+    outcomes = list(play_batch([job(seed, f"b-{seed}", late, load_bot(RANDOM, name="r")) for seed in (1, 2, 3)]))
+    assert all(o.faults == () for o in outcomes)
+    for n, outcome in enumerate(outcomes):
+        named = {line.split(" ", 1)[0] for line in outcome.logs[0].splitlines()}
+        assert named == {outcome.match_id}, outcome.logs[0]
+        assert f"{outcome.match_id} act 1\n" in outcome.logs[0]
+    # the last match's process ends with it: its log runs to the exit, over and late included
+    assert outcomes[-1].logs[0].endswith(f"b-3 over\nb-3 late\nb-3 eof\n")
+
+
+def test_a_reused_process_that_fails_its_next_start_shows_nothing_of_its_last_match():
+    # crashes on its second hello after writing about its first match: the fault's tail must not show it
+    crash = ROOT / "tests" / "bots" / "crash_second_hello.py"
+    bot = load_bot(f"/usr/bin/python3 {crash}", name="crash")
+    first, second = play_batch([job(seed, f"b-{seed}", bot, load_bot(RANDOM, name="r")) for seed in (1, 2)])
+    assert first.faults == ()
+    (fault,) = second.faults
+    assert fault.kind.value == "startup" and "earlier match" in fault.detail
+    assert "b-1" not in fault.stderr and "b-1" not in second.logs[0]
 
 
 def test_a_log_over_the_limit_keeps_its_end_after_a_cut_marker():
