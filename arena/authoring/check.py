@@ -48,6 +48,17 @@ def default_opponent() -> Path:
                          "or give an opponent bot directory with --opponent")
 
 
+def _in_image(opponent: BotSpec, spec: BotSpec, sandbox: str) -> BotSpec:
+    """Under docker every bot needs an image: an opponent that names none plays in the checked bot's,
+    which runs that bot's language (the bundled random bot needs a ``python3`` at the host's path)."""
+    if sandbox != "docker" or opponent.image is not None:
+        return opponent
+    if spec.image is None:
+        raise BotConfigError(f"{spec.name}: the docker sandbox runs every bot in an image, and its bot.yaml names "
+                             "none: set image: to an image on the engine with what the bot runs (docs/sandbox.md)")
+    return dataclasses.replace(opponent, image=spec.image)
+
+
 @dataclass(frozen=True)
 class Table:
     """One check match: the preset, how many players, and the checked bot's seat."""
@@ -253,6 +264,7 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
                              f"{spec.name} supports; choose another --opponent")
     say(supports_line(spec, game))
     backend = get_backend(sandbox)
+    opponent = _in_image(opponent, spec, backend.name)
     build_bot(opponent, backend)
     checker = _Checker(spec, opponent, sandbox, time_control, say, report, venue, game)
     if not backend.contains_steps and (spec.build or bot_env.declared(spec)):

@@ -49,6 +49,7 @@ the arena stays cheap where Docker is not used.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import select
@@ -63,7 +64,7 @@ from .backends import Backend, check_readable
 from .channel import CHUNK, Channel
 from .errors import ChannelClosed, SandboxError, SandboxUnavailable
 from .limits import LaunchSpec, Limits
-from .orphans import pid_namespace
+from .orphans import pid_namespace, registry
 from .reaper import TOKEN_VAR, process_start
 from .steps import Step
 
@@ -411,6 +412,41 @@ class DockerBackend(Backend):
         return config
 
 
+HIDDEN_HOMES = ("/root",)
+"""Folders an image keeps to their owner (``0700``) under which the arena's own paths may lie: an arena
+run as root keeps its cache in ``/root/.cache`` (and often its ladders in ``/root``), each bound at its own
+path, which the container's uid 65534 could not pass through."""
+
+
+def home_covers(mounts: list[Any]) -> list[Any]:
+    """A read-only bind over each hidden home that a mount lies under: a host folder of empty ``0755``
+    folders down to each such mount point. It hides the image's folder (nothing of it is a bot's) and lets
+    the container's user reach the mounts. A tmpfs would not do: the runtime gives a tmpfs the mode of the
+    folder it covers. The skeleton is made once per set of mount points and left (empty folders and files)."""
+    from docker.types import Mount
+
+    covers: list[Any] = []
+    private = registry()  # this user's own 0700 folder: nobody else can plant anything in a skeleton
+    for home in HIDDEN_HOMES if private else ():
+        inner = sorted({(str(m["Target"])[len(home):], os.path.isdir(str(m.get("Source", "")))) for m in mounts
+                        if str(m.get("Target", "")).startswith(home + "/")})
+        if not inner:
+            continue
+        name = hashlib.sha256(repr((home, inner)).encode()).hexdigest()[:24]
+        assert private is not None
+        skeleton = os.path.join(private, "homes", name)
+        old = os.umask(0o022)
+        try:
+            for path, folder in inner:  # a file is bound over an empty file, a folder over a folder
+                os.makedirs(skeleton + (path if folder else os.path.dirname(path)), mode=0o755, exist_ok=True)
+                if not folder:
+                    open(skeleton + path, "a").close()
+        finally:
+            os.umask(old)
+        covers.append(Mount(target=home, source=skeleton, type="bind", read_only=True))
+    return covers
+
+
 def walls(api: Any, limits: Limits, mounts: list[Any], network: str, cpus: float, processes: int,
           tmp_mb: int) -> Any:
     """The host side of every container the arena makes, a bot's or an install or build step's: memory without
@@ -438,7 +474,7 @@ def walls(api: Any, limits: Limits, mounts: list[Any], network: str, cpus: float
             Ulimit(name="core", soft=0, hard=0),
         ],
         log_config=LogConfig(type="none"),  # a flood of output cannot fill the engine's disk
-        mounts=mounts,
+        mounts=[*home_covers(mounts), *mounts],
         auto_remove=False,  # removed by the arena, after it read the exit status
     )
 

@@ -8,17 +8,25 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from docker.types import Mount
 
 from arena.bots import build_bot, load_bot
-from arena.bots import env
+from arena.bots import cache, env
 from arena.bots.launch import launch_spec
+from arena.cli import main
 from arena.sandbox import DockerBackend, LaunchSpec, Limits, allowlist
+from arena.sandbox.docker import home_covers
+from arena.tournament.config import ConfigError, load_config
+from arena.tournament.store.results import ResultStore
 
-from .conftest import RANDOM_BOT, ROOT, need_node, node_bot, play, python_bot
+from .conftest import RANDOM_BOT, ROOT, need_node, node_bot, play, python_bot, readable
 
 BASE_IMAGE = "cabo-arena-base:bookworm"
 """docker/make-base-image.sh: Debian bookworm's python3.11 at /usr/bin/python3, as the host's venvs expect."""
@@ -163,3 +171,73 @@ def test_docker_builds_a_c_bot_in_an_image_with_a_compiler(tmp_path: Path, own_c
     build_bot(spec, DockerBackend())
     built = tmp_path / "c-bot" / "bot"
     assert built.is_file() and os.access(built, os.X_OK) and built.stat().st_uid == os.getuid()
+
+
+@pytest.fixture
+def hidden_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A folder in the arena user's own home, with the cache in it, as an arena run as root keeps them: in
+    /root, which images keep to root (0700), so a container's uid 65534 cannot pass through by itself."""
+    top = Path(tempfile.mkdtemp(prefix="cabo-arena-test-", dir=Path.home()))
+    os.chmod(top, 0o755)
+    monkeypatch.setenv(cache.ENV_VAR, str(top / "cache"))
+    monkeypatch.chdir(top)
+    try:
+        yield top
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_docker_ladder_takes_a_python_and_a_node_bot_with_dependencies(hidden_home: Path, node_image: str) -> None:
+    """From the ladder file's starting field and through ``arena submit``: each bot's image named in its
+    bot.yaml, its packages installed in a container of it (the cache in the arena user's home), the check's
+    opponent played in the submitted bot's image, then matches without a fault."""
+    need_node()
+    ladder = hidden_home / "ladder.yaml"
+    python_bot(hidden_home / "py", manifest=f"image: {node_image}\n")
+    js = node_bot(hidden_home / "js")
+    with open(js / "bot.yaml", "a") as manifest:
+        manifest.write(f"image: {node_image}\n")
+    for folder in ("py", "js"):
+        readable(hidden_home / folder)
+    ladder.write_text("name: dock\nschedule: ladder\nseats: [2]\nsandbox: docker\nplacement_matches: 1\n"
+                      "time: {move_ms: 5000, startup_ms: 20000}\nbots: [py]\n")
+    runner = CliRunner()
+    entered = runner.invoke(main, ["submit", str(ladder), "js"])  # a one-bot field waits for a second
+    assert entered.exit_code == 0 and "entered nodedeps@v1" in entered.output, entered.output
+    played = runner.invoke(main, ["run", str(ladder), "--matches", "4"])
+    assert played.exit_code == 0, played.output
+    store = ResultStore(str(hidden_home / "results" / "dock"))
+    try:
+        records = store.records()
+    finally:
+        store.close()
+    assert all(r.faults == () for r in records), [r.faults for r in records]
+    assert {bot for r in records for bot in r.bots} == {"pydeps@v1", "nodedeps@v1"}
+    assert "sandbox docker" in played.output and len(records) == 4
+
+
+def test_a_ladder_takes_an_image_from_a_bots_own_manifest_and_refuses_one_from_its_file(tmp_path: Path) -> None:
+    bot = python_bot(tmp_path / "py", manifest="image: some-image:1\n")
+    ladder = tmp_path / "ladder.yaml"
+    ladder.write_text(f"name: l\nschedule: ladder\nseats: [2]\nsandbox: docker\nbots: [{bot}]\n")
+    assert load_config(str(ladder)).bots[0].image == "some-image:1"
+    ladder.write_text(f"name: l\nschedule: ladder\nseats: [2]\nsandbox: docker\n"
+                      f"bots: [{{path: {bot}, image: other:2}}]\n")
+    with pytest.raises(ConfigError, match=r"bots\[0\]\.image: .*set image: in pydeps's bot\.yaml"):
+        load_config(str(ladder))
+
+
+def test_a_skeleton_lets_the_containers_user_reach_mounts_in_a_hidden_home(tmp_path: Path) -> None:
+    folder, file = tmp_path / "entry", tmp_path / "npmrc"
+    folder.mkdir()
+    file.write_text("")
+    mounts = [Mount(target="/root/.cache/x/entry", source=str(folder), type="bind"),
+              Mount(target="/root/.npmrc", source=str(file), type="bind"),
+              Mount(target="/srv/bot", source=str(folder), type="bind")]
+    (cover,) = home_covers(mounts)
+    assert cover["Target"] == "/root" and cover["ReadOnly"] is True
+    skeleton = Path(cover["Source"])
+    assert (skeleton / ".cache" / "x" / "entry").is_dir() and (skeleton / ".npmrc").is_file()
+    assert all(os.stat(p).st_mode & 0o777 == 0o755 for p in (skeleton, skeleton / ".cache", skeleton / ".cache" / "x"))
+    assert list(skeleton.iterdir()) != [] and not any(p.is_file() and p.stat().st_size for p in skeleton.rglob("*"))
+    assert home_covers(mounts[2:]) == []

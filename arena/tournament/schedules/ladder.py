@@ -126,11 +126,19 @@ class Ladder(ScheduleKind):
         return 0  # bots are submitted while it runs
 
     def check(self, reader: KeyReader, field: Field, options: Any) -> LadderSettings:
-        """A ladder snapshots each bot's directory, so its starting field must be bot directories."""
+        """A ladder snapshots each bot's directory, so its starting field must be bot directories, each
+        wholly described by its files: an ``image`` for docker comes from its bot.yaml, as a submitted
+        bot's does, not from the ladder file (which its snapshots would not carry)."""
+        entries = field.data.get("bots") or []
         for index, bot in enumerate(field.bots):
-            if bot.directory is None or bot.image is not None:
+            if bot.directory is None:
                 reader.fail(("bots", index), f"a ladder runs copies of bot directories; {bot.name} is not one "
                                              "(give a bot directory path)")
+            entry = entries[index] if index < len(entries) else None
+            if isinstance(entry, Mapping) and "image" in entry:
+                reader.fail(("bots", index, "image"), f"a ladder runs copies of bot directories, which carry "
+                                                      f"their own image: set image: in {bot.name}'s bot.yaml "
+                                                      "instead of the ladder file")
         unsandboxed = reader.boolean(("unsandboxed_builds",), field.data.get("unsandboxed_builds", False))
         return LadderSettings(options.placement_matches, options.fairness_floor, options.keep_versions,
                               options.submission, unsandboxed, options.replay_tables)
