@@ -147,19 +147,17 @@ def test_a_manifest_symlinked_inside_the_bot_and_its_own_errors_are_fine(tmp_pat
 
 def test_what_works_today_still_works(tmp_path: Path) -> None:
     bot = python_bot(tmp_path / "bot", "-r base.txt\n-c constraints.txt\n--find-links wheels\n"
-                                       "./wheels/pkg-1.0-py3-none-any.whl\nfile:./pkg\nother @ file:./pkg\n"
+                                       "./wheels/pkg-1.0-py3-none-any.whl\nother @ file:./wheels/pkg-1.0-py3-none-any.whl\n"
                                        "--trusted-host example.org\n--index-url https://example.org/simple\n"
                                        "numpy==2.1.3 ; python_version >= \"3.10\"  # pinned\n")
     (bot / "base.txt").write_text("cabodep==1.0\n")
     (bot / "constraints.txt").write_text("cabodep<2\n")
     (bot / "wheels").mkdir()
     (bot / "wheels" / "pkg-1.0-py3-none-any.whl").write_text("")
-    (bot / "pkg").mkdir()
-    (bot / "pkg" / "setup.py").write_text("")
     spec = load_bot(str(bot))
     (deps,) = declared(str(bot), spec.requirements, spec.python, "bot.yaml")
     assert deps.inputs == ("requirements.txt", "base.txt", "constraints.txt", "wheels",
-                           "wheels/pkg-1.0-py3-none-any.whl", "pkg")
+                           "wheels/pkg-1.0-py3-none-any.whl")
 
 
 def test_node_dependencies_on_paths_outside_are_refused(tmp_path: Path, secret: Path) -> None:

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import ipaddress
 import os
 import re
 import shlex
 import shutil
+import socket
 import sys
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -199,7 +202,10 @@ def _requirement_refs(directory: str, manifest: str, seen: set[str]) -> list[str
                                 "environment", _HINT)
         for option, value in _values(line):
             path = inside.url_path(value)
+            if option in (None, "editable"):
+                _refuse_source(where, value, option)
             if path is None and inside.SCHEME.match(value) and not value.lower().startswith("file"):
+                _refuse_local_host(where, value)
                 continue  # a network URL (an index, a VCS repository): no file of this machine
             names = [value if path is None else path]
             if path is None and option is None and "@" in value:
@@ -216,6 +222,9 @@ def _requirement_refs(directory: str, manifest: str, seen: set[str]) -> list[str
                     found = _inside(directory, os.path.join(base, name))
                     if found is None or not os.path.exists(os.path.join(directory, found)):
                         continue
+                    if option in (None, "editable") and (os.path.isdir(os.path.join(directory, found))
+                                                         or not found.lower().endswith(".whl")):
+                        raise _source_error(where, value, "a project or archive to build from source")
                     if found not in seen:
                         seen.add(found)
                         out.append(found)
@@ -223,6 +232,46 @@ def _requirement_refs(directory: str, manifest: str, seen: set[str]) -> list[str
                             out += _requirement_refs(directory, found, seen)
                     break
     return out
+
+
+def _refuse_source(where: str, value: str, option: str | None) -> None:
+    """Refuse a requirement pip would build from source found at a URL (a VCS repository, a source
+    archive): building runs the package's code, and the fetch has the network. (Local projects and
+    archives are refused where their paths are checked.)"""
+    target = value if inside.SCHEME.match(value) else value.partition("@")[2].strip()
+    if not inside.SCHEME.match(target) or "file" in target.partition(":")[0].lower():
+        return  # a path: checked with the others
+    _refuse_local_host(where, target)
+    scheme, _, rest = target.partition(":")
+    if "+" in scheme:
+        raise _source_error(where, value, "a version-control repository, which pip builds from source")
+    if not rest.split("#")[0].split("?")[0].lower().endswith(".whl"):
+        raise _source_error(where, value, "a source archive, which pip builds")
+
+
+def _refuse_local_host(where: str, url: str) -> None:
+    """Refuse a URL to this machine or its private network (``127.0.0.1``, ``localhost``, ``[::1]``,
+    ``10.x``, ``169.254.x``, ...): pip would fetch it from the arena's own network, where services listen
+    that a bot's files must not reach. A host *name* is not resolved here (docs/sandbox.md)."""
+    host = (urllib.parse.urlsplit(url.partition("@")[2].strip() if not inside.SCHEME.match(url) else url)
+            .hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        local = True
+    else:
+        try:
+            address = ipaddress.ip_address(socket.inet_ntoa(socket.inet_aton(host)) if ":" not in host else host)
+        except (OSError, ValueError):
+            return  # a host name
+        local = not address.is_global
+    if local:
+        raise BotConfigError(f"{where}: names {url!r}, a URL on this machine or its private network; a bot's "
+                             "requirements may name only public indexes and files inside its own directory")
+
+
+def _source_error(where: str, value: str, what: str) -> BotConfigError:
+    return BotConfigError(f"{where}: names {value!r}, {what}; the arena installs wheels only, so that no "
+                          "package's code runs while it can reach the network: build the wheel (pip wheel "
+                          "PROJECT -w wheels) and name it, e.g. ./wheels/pkg-1.0-py3-none-any.whl or --find-links wheels")
 
 
 def _bases(directory: str, folder: str, option: str | None, name: str) -> tuple[str, ...]:

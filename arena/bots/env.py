@@ -2,7 +2,7 @@
 
 Python requirements go into a virtual environment made with the bot's interpreter
 (``{python}`` then means that environment's ``python``); Node packages are installed
-with ``npm ci --omit=dev`` into an entry holding copies of package.json, its lockfile and
+with ``npm ci --omit=dev`` (then ``npm rebuild``) into an entry holding copies of package.json, its lockfile and
 the local packages they name, and the bot gets ``NODE_PATH=<entry>/node_modules``. Both
 use the package index and registry the machine is configured for (pip.conf,
 ``PIP_INDEX_URL``, .npmrc), with the network; the bot itself never has network when it
@@ -10,12 +10,13 @@ plays. Entries live in the cache (:mod:`arena.bots.cache`), are built with umask
 made readable by every user, because a sandboxed bot runs as another user, and are
 bound read-only into its sandbox (:func:`arena.bots.launch.launch_spec`).
 
-pip and npm run code the bot's author chose (a package's ``setup.py``, npm ``postinstall``
-scripts), so every install step runs under the backend the bot will play under
-(:meth:`arena.sandbox.Backend.run_step`): under ``bwrap`` as the bot's uid, writing only the
-entry being built (owned by that uid for the install, by the arena's again afterwards),
-reading play's system allowlist, the copied inputs, the interpreters, and the machine's
-package configuration (:mod:`arena.sandbox.pkgconfig`), with the network. Under ``none``
+Each install is a fetch with the network that runs no package's code (pip: wheels only;
+npm: scripts off), then an install with no network that runs whatever code the packages
+bring (npm's install scripts; a wheel runs none), every step under the backend the bot will
+play under (:meth:`arena.sandbox.Backend.run_step`): under ``bwrap`` as the bot's uid,
+writing only the entry being built (owned by that uid for the install, by the arena's again
+afterwards), reading play's system allowlist, the copied inputs, the interpreters, and (the
+fetch) the machine's package configuration (:mod:`arena.sandbox.pkgconfig`). Under ``none``
 nothing walls it in: it runs as the arena's user, which a ladder refuses for submitted
 bots unless its file says ``unsandboxed_builds: true``.
 """
@@ -179,6 +180,7 @@ def _install(name: str, d: Deps, key: str, folder: str, timeout: float, backend:
         _write(failed_log, text)
         raise BotConfigError(_failure(name, d, label, code, failed_log, timeout))
     _write(os.path.join(folder, cache.LOG), text)
+    _remove(os.path.join(folder, WHEELS))  # installed: the downloads are not the environment
     _make_readable(folder)
     if os.path.exists(failed_log):
         os.remove(failed_log)
@@ -232,40 +234,61 @@ class _Plan:
     env: tuple[tuple[str, str], ...] = ()
 
 
+WHEELS = ".wheels"
+"""Folder of a Python entry the fetch downloads wheels into; the offline install reads them, then it goes."""
+FETCH = ("download", "--no-input", "--disable-pip-version-check", "--only-binary=:all:", "--dest")
+"""pip's fetch: wheels only, so no package's code runs while the network is there (a source
+package would be built to learn its dependencies); hashes in the requirements are checked."""
+
+
 def _python_steps(d: Deps, folder: str, backend: Backend) -> list[_Plan]:
-    """A venv made by the bot's interpreter, then pip: the arena's own (``--python``) when it can, which
-    spares the venv a pip of its own and saves seconds, else the pip ``venv`` puts there.
+    """A venv made by the bot's interpreter; pip fetching wheels with the network; pip installing them with
+    none. pip is the arena's own (``--python``) when it can, which spares the venv a pip of its own and
+    saves seconds, else the pip ``venv`` puts there. Both pip steps target the venv's interpreter, so the
+    wheels fetched are those it can install.
 
     Under ``docker`` the arena's interpreter is not in the image: the venv's python runs the
     arena's pip package, found through ``PYTHONPATH``.
     """
     python = os.path.join(folder, "bin", "python")
-    requirement = ["install", "--no-input", "--disable-pip-version-check", "--no-warn-script-location",
-                   "-r", d.manifest]
+    wheels = os.path.join(folder, WHEELS)
+    fetch = [*FETCH, wheels, "-r", d.manifest]
+    install = ["install", "--no-input", "--disable-pip-version-check", "--no-warn-script-location", "--no-index",
+               "--find-links", wheels, "-r", d.manifest]
     source = os.path.join(folder, SOURCE)
     venv = f"{d.interpreter} -m venv"
+    fetching, installing = f"pip download -r {d.manifest} (wheels only)", f"{d.step} (offline)"
     base = tuple(allowlist.program_paths(d.interpreter))
     if not _arena_pip():
+        pip = [python, "-m", "pip"]
         return [_Plan(venv, [d.interpreter, "-m", "venv", folder], readable=base),
-                _Plan(d.step, [python, "-m", "pip", *requirement], source, True, base)]
+                _Plan(fetching, [*pip, *fetch], source, True, base),
+                _Plan(installing, [*pip, *install], source, False, base)]
     make = _Plan(venv, [d.interpreter, "-m", "venv", "--without-pip", folder], readable=base)
     packages = _pip_home()
+    extra: tuple[tuple[str, str], ...] = ()
     if backend.name == "docker":
-        return [make, _Plan(d.step, [python, "-m", "pip", *requirement], source, True, (*base, packages),
-                            (("PYTHONPATH", packages),))]
-    arena = (*allowlist.program_paths(sys.executable), sys.prefix, sys.base_prefix, packages)
-    return [make, _Plan(d.step, [sys.executable, "-m", "pip", "--python", python, *requirement], source, True,
-                        (*base, *arena))]
+        pip, readable, extra = [python, "-m", "pip"], (*base, packages), (("PYTHONPATH", packages),)
+    else:
+        pip = [sys.executable, "-m", "pip", "--python", python]
+        readable = (*base, *allowlist.program_paths(sys.executable), sys.prefix, sys.base_prefix, packages)
+    return [make, _Plan(fetching, [*pip, *fetch], source, True, readable, extra),
+            _Plan(installing, [*pip, *install], source, False, readable, extra)]
 
 
 def _node_steps(d: Deps, folder: str) -> list[_Plan]:
+    """``npm ci`` with the network but no package's scripts, then ``npm rebuild`` with no network, which
+    runs the install scripts (the packages' and the bot's own) and builds native modules offline."""
     npm = shutil.which("npm")
     if npm is None:
         raise BotConfigError(f"{os.path.join(d.directory, d.manifest)}: the bot needs Node packages but there is no "
                              "npm on this machine's PATH to install them (Debian: apt-get install npm)")
     readable = (*allowlist.program_paths(npm), *allowlist.program_paths(d.interpreter))
-    return [_Plan(d.step, [npm, "ci", "--omit=dev", "--no-audit", "--no-fund", "--no-update-notifier"], folder, True,
-                  readable)]
+    quiet = ("--no-audit", "--no-fund", "--no-update-notifier")
+    return [_Plan(f"{d.step} --ignore-scripts", [npm, "ci", "--omit=dev", "--ignore-scripts", *quiet], folder, True,
+                  readable),
+            _Plan("npm rebuild (offline: the install scripts)", [npm, "rebuild", "--foreground-scripts", "--offline",
+                                                                 *quiet], folder, False, readable)]
 
 
 def _pip_home() -> str:
@@ -296,6 +319,10 @@ def _failure(name: str, d: Deps, label: str, code: int, log: str, timeout: float
         lines = [line.rstrip() for line in f.read().splitlines() if line.strip()]
     tail = "\n".join("    " + line for line in lines[-TAIL_LINES:])
     why = f"took over {timeout:.0f} s" if code == 124 else f"failed (exit {code})"
+    if label.startswith("pip download") and "No matching distribution found" in "\n".join(lines):
+        why += (" (no wheel of it was found: it or that version does not exist, or it is published only as "
+                "source, which the arena refuses, since building runs a package's code while the network is "
+                "there; build its wheel with pip wheel and ship it in the bot directory, named with --find-links)")
     return (f"bot {name!r}: installing its {d.what}: {label} {why}; the last lines of its log "
             f"(all of it in {log}):\n{tail}")
 

@@ -1,8 +1,9 @@
 """Installs and builds of a hostile bot run behind the walls of its sandbox.
 
-Each bot here runs the same probe from the code the arena runs before it plays (a local
-package's ``setup.py``, npm ``postinstall`` scripts of the root package and of a ``file:``
-dependency, a ``build`` command): it tries to write a marker into a host folder outside the
+Each bot here runs the same probe from the code the arena runs before it plays (npm
+``postinstall`` scripts of the root package and of a ``file:`` dependency, a ``build``
+command; a Python package's ``setup.py`` never runs: a requirement to build from source is
+refused, and wheels run no code as they install): it tries to write a marker into a host folder outside the
 bot, to read ``/etc/shadow``, to see the Docker socket and (builds) to reach a server the
 test listens on at the host's loopback; it records what happened, and its uid, into its
 own output, where the test reads it. Under ``none`` a ladder refuses such a submission.
@@ -15,7 +16,7 @@ import os
 import shutil
 import socket
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from arena.tournament.config import load_config
 from arena.tournament.ladder.submit import Refused, submit
 
 from .conftest import RANDOM_BOT, need_node, readable
+from .conftest import python_bot as wheel_bot
 
 PROBE = """\
 import json, os, socket, sys
@@ -151,17 +153,20 @@ def assert_walled_in(found: dict[str, object], marker: Path) -> None:
         assert found["uid"] == 65534
 
 
-def test_a_setup_py_runs_as_the_bot_and_sees_nothing_of_the_host(tmp_path: Path, host: Path, own_cache: Path) -> None:
-    backend = bwrap_or_skip()
+@pytest.mark.parametrize("requirement", ["./evilpkg", "-e ./evilpkg", "evilpkg @ file:./evilpkg",
+                                         "git+https://example.org/evil.git", "evil @ https://example.org/evil-1.0.tar.gz"])
+def test_a_requirement_to_build_from_source_is_refused_in_one_line_before_anything_runs(
+        tmp_path: Path, host: Path, own_cache: Path, requirement: str) -> None:
+    """Building a package runs its code (setup.py) while the fetch has the network: wheels only."""
     marker = host / "marker"
-    spec = load_bot(str(python_bot(tmp_path / "bot", marker)))
-    build_bot(spec, backend)
-    (entry,) = env.environment(spec).paths
-    found = json.loads((Path(entry) / env.SOURCE / "evilpkg" / "probe.json").read_text())
-    assert_walled_in(found, marker)
-    assert os.stat(entry).st_uid == os.getuid()  # the entry is the arena's again, and readable
-    assert all(os.lstat(os.path.join(where, name)).st_uid == os.getuid()
-               for where, dirs, files in os.walk(entry) for name in (*dirs, *files))
+    directory = python_bot(tmp_path / "bot", marker)
+    (directory / "requirements.txt").write_text(requirement + "\n")
+    with pytest.raises(BotConfigError) as refused:
+        build_bot(load_bot(str(directory)), bwrap_or_skip())
+    message = str(refused.value)
+    assert "\n" not in message and "requirements.txt:1" in message and "wheels only" in message, message
+    assert not marker.exists() and not (directory / "evilpkg" / "probe.json").exists()
+    assert not list(own_cache.rglob("probe.json"))
 
 
 def test_npm_postinstall_scripts_of_the_package_and_a_file_dependency_are_walled_in(
@@ -229,7 +234,7 @@ def test_the_none_backend_runs_a_build_as_the_arena_and_says_nothing_walls_it_in
 def test_a_ladder_under_none_refuses_a_submission_that_installs_or_builds_in_one_line(
         tmp_path: Path, host: Path, own_cache: Path, kind: str) -> None:
     marker = host / "marker"
-    bot = python_bot(tmp_path / "bot", marker) if kind == "requirements" else build_bot_dir(tmp_path / "bot", marker, 0)
+    bot = wheel_bot(tmp_path / "bot") if kind == "requirements" else build_bot_dir(tmp_path / "bot", marker, 0)
     config = ladder(tmp_path, {})
     with pytest.raises(Refused) as refused:
         submit(config, str(bot))
@@ -287,32 +292,29 @@ def test_files_an_install_plants_in_its_entry_are_never_followed_by_the_arena(
     """A step may leave ``build.log`` or ``arena-env.json`` as symlinks to host files: the arena neither
     quotes what they lead to nor writes through them."""
     backend = bwrap_or_skip()
+    need_node()
     secret, target = tmp_path / "secret", host / "target"
     secret.write_text("TOPSECRET\n")
     os.chmod(secret, 0o600)
     target.write_text("original\n")
-    package = tmp_path / "bot" / "plantpkg"
-    package.mkdir(parents=True)
-    (package / "setup.py").write_text(textwrap.dedent(f"""\
-        import os, sys
-        from setuptools import setup
-        entry = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        for name, to in (("build.log", {str(secret)!r}), ("arena-env.json", {str(target)!r})):
-            if os.path.lexists(os.path.join(entry, name)):
-                os.remove(os.path.join(entry, name))
-            os.symlink(to, os.path.join(entry, name))
-        if {fails!r}:
-            sys.exit(1)
-        setup(name="plantpkg", version="1.0", py_modules=[])
+    directory = node_bot(tmp_path / "bot", host / "marker")
+    (directory / "evildep" / "plant.js").write_text(textwrap.dedent(f"""\
+        const fs = require('fs'), path = require('path');
+        const entry = process.env.INIT_CWD;
+        for (const [name, to] of [['build.log', {json.dumps(str(secret))}], ['arena-env.json', {json.dumps(str(target))}]]) {{
+          try {{ fs.rmSync(path.join(entry, name), {{force: true}}); }} catch (e) {{}}
+          fs.symlinkSync(to, path.join(entry, name));
+        }}
+        process.exit({1 if fails else 0});
         """))
-    (tmp_path / "bot" / "requirements.txt").write_text("./plantpkg\n")
-    (tmp_path / "bot" / "bot.py").write_text("")
-    (tmp_path / "bot" / "bot.yaml").write_text('name: planter\nrun: ["{python}", "bot.py"]\n')
-    spec = load_bot(str(readable(tmp_path / "bot")))
+    package = json.loads((directory / "package.json").read_text())
+    package["scripts"]["postinstall"] = "node evildep/plant.js"  # the root's script, run by npm rebuild
+    (directory / "package.json").write_text(json.dumps(package))
+    spec = load_bot(str(readable(directory)))
     if fails:
         with pytest.raises(BotConfigError) as failed:
             build_bot(spec, backend)
-        assert "TOPSECRET" not in str(failed.value) and "pip install -r requirements.txt failed" in str(failed.value)
+        assert "TOPSECRET" not in str(failed.value) and "npm rebuild" in str(failed.value)
     else:
         build_bot(spec, backend)
         (entry,) = env.environment(spec).paths
@@ -333,3 +335,45 @@ def test_an_install_input_that_is_a_symlink_out_of_the_bot_directory_is_refused(
     with pytest.raises(BotConfigError, match=r"requirements.txt: .*a symlink leading out of the bot directory") as refused:
         build_bot(load_bot(str(directory)), NoneBackend())
     assert "TOPSECRET" not in str(refused.value) and "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("line", ["--index-url http://127.0.0.1:9/simple cabodep", "--extra-index-url=http://localhost/x",
+                                  "-f http://[::1]:8/", "cabodep @ http://127.1/cabodep-1.0-py3-none-any.whl",
+                                  "-i http://10.0.0.7/simple", "--find-links http://169.254.169.254/latest/"])
+def test_a_requirements_url_to_this_machine_or_its_private_network_is_refused(tmp_path: Path, line: str) -> None:
+    directory = wheel_bot(tmp_path / "bot")
+    (directory / "requirements.txt").write_text(line + "\n")
+    with pytest.raises(BotConfigError, match=r"requirements.txt:1: .*a URL on this machine or its private network"):
+        build_bot(load_bot(str(directory)), NoneBackend())
+
+
+def loopback_probe(tmp_path: Path, build: Callable[[Path], None]) -> list[str]:
+    """Build a wheel bot and a Node bot whose root and dependency postinstall scripts try a listener on
+    the host's loopback; assert no connection reached it; what the scripts saw."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        python = wheel_bot(tmp_path / "py")
+        node = node_bot(tmp_path / "js", tmp_path / "marker")
+        probe = node / "evildep" / "probe.js"
+        probe.write_text(probe.read_text().replace("'0']", f"'{port}']"))
+        package = json.loads((node / "package.json").read_text())
+        package["scripts"]["postinstall"] = package["scripts"]["postinstall"].replace(" 0", f" {port}")
+        (node / "package.json").write_text(json.dumps(package))
+        for directory in (readable(python), readable(node)):
+            build(directory)
+        (entry,) = env.environment(load_bot(str(node))).paths
+        tried = [json.loads((Path(entry) / where).read_text())["network"] for where in ("probe.json", "evildep/probe.json")]
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nothing ever connected
+    return tried
+
+
+def test_no_install_step_reaches_a_loopback_listener(tmp_path: Path, own_cache: Path) -> None:
+    """The measurement under bwrap: pip fetching and installing wheels, npm ci and then its scripts offline."""
+    backend = bwrap_or_skip()
+    need_node()
+    tried = loopback_probe(tmp_path, lambda directory: build_bot(load_bot(str(directory)), backend))
+    assert set(tried) <= {"OSError", "ConnectionRefusedError"}, tried

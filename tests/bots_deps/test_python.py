@@ -117,7 +117,8 @@ def test_a_failed_install_is_one_error_naming_the_bot_the_step_and_the_log(tmp_p
     message = str(info.value)
     first = message.splitlines()[0]
     assert first.startswith("bot 'pydeps': installing its Python requirements (requirements.txt): "
-                            "pip install -r requirements.txt failed (exit 1)"), first
+                            "pip download -r requirements.txt (wheels only) failed (exit 1) (no wheel of it was "
+                            "found"), first
     assert "no-such-package-for-cabo" in message and "Traceback" not in message
     assert entries(own_cache) == []  # nothing half-built is left to be used
     logs = list((own_cache / "envs").glob("*.failed.log"))
@@ -127,7 +128,7 @@ def test_a_failed_install_is_one_error_naming_the_bot_the_step_and_the_log(tmp_p
                            env={**os.environ, cache.ENV_VAR: str(own_cache)})
     assert check.returncode != 0
     said = check.stdout + check.stderr
-    assert "pip install -r requirements.txt failed" in said and "Traceback" not in said, said
+    assert "pip download -r requirements.txt (wheels only) failed" in said and "Traceback" not in said, said
 
 
 BUILD = """

@@ -27,6 +27,7 @@ from arena.tournament.config import ConfigError, load_config
 from arena.tournament.store.results import ResultStore
 
 from .conftest import RANDOM_BOT, ROOT, need_node, node_bot, play, python_bot, readable
+from .test_hostile_installs import loopback_probe
 
 BASE_IMAGE = "cabo-arena-base:bookworm"
 """docker/make-base-image.sh: Debian bookworm's python3.11 at /usr/bin/python3, as the host's venvs expect."""
@@ -241,3 +242,18 @@ def test_a_skeleton_lets_the_containers_user_reach_mounts_in_a_hidden_home(tmp_p
     assert all(os.stat(p).st_mode & 0o777 == 0o755 for p in (skeleton, skeleton / ".cache", skeleton / ".cache" / "x"))
     assert list(skeleton.iterdir()) != [] and not any(p.is_file() and p.stat().st_size for p in skeleton.rglob("*"))
     assert home_covers(mounts[2:]) == []
+
+
+def test_no_install_step_reaches_a_loopback_listener_under_docker(tmp_path: Path, own_cache: Path,
+                                                                  node_image: str) -> None:
+    """The measurement under docker: the fetches share the host's network (an engine without a bridge), the
+    steps that run packages' code have none."""
+    need_node()
+
+    def build(directory: Path) -> None:
+        with open(directory / "bot.yaml", "a") as manifest:
+            manifest.write(f"image: {node_image}\n")
+        build_bot(load_bot(str(directory)), DockerBackend())
+
+    tried = loopback_probe(tmp_path, build)
+    assert set(tried) <= {"OSError", "ConnectionRefusedError"}, tried
