@@ -18,6 +18,11 @@ bot page, faults.html and the whole site (bytes on disk, no compression by a web
 ``--public``: the report ``arena serve`` shows strangers, with no bot's log (the stored frames unpacked, their
 log lines taken out, packed again: its cost over a normal build is the difference of the two runs' times).
 
+``--league``: instead of all that, run the bundled league (``tournaments/league.yaml``, 200 matches at 4
+seats, real bots under its sandbox) as a user does and print its report's bytes a match, the viewer's
+replay blocks among them: what users run, and the figure the 4 KB target holds to (the made-up store's
+tables are of 2 and 3 seats, whose frames are smaller).
+
 Last line: ``report: N KB/match, cold build S s per 10k matches, rebuild T s`` (the targets: 4 KB,
 10 s, 2 s): the whole site's bytes over the matches it shows, the first build's time scaled to
 10,000 matches, and the rebuild's.
@@ -179,6 +184,35 @@ def time_to_usable(out: Path, pages: tuple[tuple[str, str, str], ...] = PAGES[:2
     return "time to usable (Chromium, file://, best of 3): " + ", ".join(f"{n} {t:.2f} s" for n, t in best.items())
 
 
+LEAGUE = Path(__file__).resolve().parents[1] / "tournaments" / "league.yaml"
+
+
+def league() -> str:
+    """Run the bundled league with its report (``arena run``, its own sandbox and bots) into a temporary
+    folder, then the report's bytes over its matches, and the viewer's replay blocks' share."""
+    import subprocess
+
+    import yaml
+
+    config = yaml.safe_load(LEAGUE.read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "league"
+        config["output"] = str(out)
+        config["bots"] = [str((LEAGUE.parent / bot).resolve()) for bot in config["bots"]]
+        copy = Path(tmp) / "league.yaml"
+        copy.write_text(yaml.safe_dump(config))
+        arena = Path(sys.executable).with_name("arena")
+        done = subprocess.run([str(arena), "run", str(copy)], capture_output=True, text=True, timeout=1800)
+        if done.returncode != 0:
+            raise SystemExit(f"the league did not run: {done.stderr.strip()[-400:]}")
+        report = out / "report"
+        size = sum(p.stat().st_size for p in report.rglob("*") if p.is_file())
+        frames = sum(p.stat().st_size for p in (report / "replays").glob("b*.js"))
+        matches = len(list((out / "replays").glob("*.jsonl.gz")))
+    return (f"report (the bundled league, {config['seats']} seats, {matches} matches): {size / 1024 / matches:.1f} "
+            f"KB/match, of it the viewer's replay blocks {frames / 1024 / matches:.1f} KB/match (target 4 KB/match)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=10_000)
@@ -195,7 +229,13 @@ def main() -> None:
                         help="time to usable of every kind of page (the viewer, a bot page, the last page of the "
                              "match list ...), not only index.html and matches.html")
     parser.add_argument("--public", action="store_true", help="a public build: no bot's log anywhere")
+    parser.add_argument("--league", action="store_true",
+                        help="instead: run the bundled league (tournaments/league.yaml, 4 seats) as a user does and "
+                             "measure the report it writes, the figure the 4 KB a match target is held to")
     args = parser.parse_args()
+    if args.league:
+        print(league())
+        return
     names = [f"bot{i:02d}" for i in range(args.bots)]
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "results"
