@@ -259,7 +259,8 @@ def _refuse_local_host(where: str, url: str) -> None:
         local = True
     else:
         try:
-            address = ipaddress.ip_address(socket.inet_ntoa(socket.inet_aton(host)) if ":" not in host else host)
+            address = ipaddress.ip_address(socket.inet_ntoa(socket.inet_aton(host)) if ":" not in host
+                                           else host.partition("%")[0])  # an IPv6 zone: fe80::1%eth0
         except (OSError, ValueError):
             return  # a host name
         local = not address.is_global

@@ -339,7 +339,9 @@ def test_an_install_input_that_is_a_symlink_out_of_the_bot_directory_is_refused(
 
 @pytest.mark.parametrize("line", ["--index-url http://127.0.0.1:9/simple cabodep", "--extra-index-url=http://localhost/x",
                                   "-f http://[::1]:8/", "cabodep @ http://127.1/cabodep-1.0-py3-none-any.whl",
-                                  "-i http://10.0.0.7/simple", "--find-links http://169.254.169.254/latest/"])
+                                  "-i http://10.0.0.7/simple", "--find-links http://169.254.169.254/latest/",
+                                  "-i http://0x7f000001/simple", "-f http://[fe80::1%25eth0]/",
+                                  "-i http://[::ffff:127.0.0.1]/", "-i http://0.0.0.0:80/"])
 def test_a_requirements_url_to_this_machine_or_its_private_network_is_refused(tmp_path: Path, line: str) -> None:
     directory = wheel_bot(tmp_path / "bot")
     (directory / "requirements.txt").write_text(line + "\n")
