@@ -200,6 +200,11 @@ def _requirement_refs(directory: str, manifest: str, seen: set[str]) -> list[str
         if variable is not None:  # pip expands them anywhere on a line, before it reads options
             raise inside.refuse(where, variable, "a ${VARIABLE}, which pip would fill in from the arena's "
                                 "environment", _HINT)
+        for word in line.split():
+            name = word[2:].partition("=")[0] if word.startswith("--") else ""
+            if name and ("only-binary".startswith(name) or (len(name) >= 4 and "no-binary".startswith(name))):
+                raise _source_error(where, word, "an option choosing between wheels and source, which would let "
+                                    "pip build a package from source")
         for option, value in _values(line):
             path = inside.url_path(value)
             if option in (None, "editable"):

@@ -154,7 +154,9 @@ def assert_walled_in(found: dict[str, object], marker: Path) -> None:
 
 
 @pytest.mark.parametrize("requirement", ["./evilpkg", "-e ./evilpkg", "evilpkg @ file:./evilpkg",
-                                         "git+https://example.org/evil.git", "evil @ https://example.org/evil-1.0.tar.gz"])
+                                         "git+https://example.org/evil.git", "evil @ https://example.org/evil-1.0.tar.gz",
+                                         "pyyaml==6.0.2 --no-binary pyyaml", "--no-binary=:all:", "--no-bin :all:",
+                                         "--only-binary :none:", "--only=:none:"])
 def test_a_requirement_to_build_from_source_is_refused_in_one_line_before_anything_runs(
         tmp_path: Path, host: Path, own_cache: Path, requirement: str) -> None:
     """Building a package runs its code (setup.py) while the fetch has the network: wheels only."""
