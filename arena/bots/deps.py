@@ -256,7 +256,7 @@ def _refuse_source(where: str, value: str, option: str | None) -> None:
 
 def _refuse_local_host(where: str, url: str) -> None:
     """Refuse a URL to this machine or its private network (``127.0.0.1``, ``localhost``, ``[::1]``,
-    ``10.x``, ``169.254.x``, ...): pip would fetch it from the arena's own network, where services listen
+    ``10.x``, ``169.254.x``, ...): pip or npm would fetch it from the arena's own network, where services listen
     that a bot's files must not reach. A host *name* is not resolved here (docs/sandbox.md)."""
     host = (urllib.parse.urlsplit(url.partition("@")[2].strip() if not inside.SCHEME.match(url) else url)
             .hostname or "").rstrip(".").lower()
@@ -271,7 +271,8 @@ def _refuse_local_host(where: str, url: str) -> None:
         local = not address.is_global
     if local:
         raise BotConfigError(f"{where}: names {url!r}, a URL on this machine or its private network; a bot's "
-                             "requirements may name only public indexes and files inside its own directory")
+                             "dependency files may name only public indexes and registries, and files inside "
+                             "its own directory")
 
 
 def _source_error(where: str, value: str, what: str) -> BotConfigError:
@@ -447,13 +448,30 @@ def _check_package(directory: str, data: dict[str, Any]) -> None:
         deps_map = data.get(field)
         if isinstance(deps_map, dict):
             for name, value in deps_map.items():
-                _check_spec(directory, value, f"{os.path.join(directory, PACKAGE)}: {field}.{name}")
+                where = f"{os.path.join(directory, PACKAGE)}: {field}.{name}"
+                if isinstance(value, str) and (_GIT.match(value) or _GITHUB_SHORT.fullmatch(value)):
+                    raise _git_error(where, value)
+                if isinstance(value, str) and re.match(r"https?:", value, re.I):
+                    _refuse_local_host(where, value)
+                _check_spec(directory, value, where)
     workspaces = data.get("workspaces")
     if isinstance(workspaces, dict):
         workspaces = workspaces.get("packages")
     for folder in workspaces if isinstance(workspaces, list) else ():
         if isinstance(folder, str):
             inside.check(directory, folder, f"{os.path.join(directory, PACKAGE)}: workspaces", _NODE_HINT)
+
+
+_GIT = re.compile(r"(git(\+[a-z]+)?|github|gitlab|bitbucket|gist):", re.I)
+"""A git dependency (``git+https:``, ``github:``): npm prepares one by running its scripts as it fetches."""
+_GITHUB_SHORT = re.compile(r"[\w.-]+/[\w.-]+(#.*)?")
+"""``owner/repo``: npm's shorthand for a GitHub repository."""
+
+
+def _git_error(where: str, spec: str) -> BotConfigError:
+    return BotConfigError(f"{where}: names {spec!r}, a git dependency, which npm prepares by running its scripts "
+                          "while it fetches with the network; depend on a published version, or vendor the package "
+                          f"in the bot directory ({_NODE_HINT})")
 
 
 def _check_lock(directory: str, lock: str, data: Any) -> None:
@@ -468,6 +486,10 @@ def _check_lock(directory: str, lock: str, data: Any) -> None:
             if key:
                 inside.check(directory, key, f"{where}: packages", _NODE_HINT)
             resolved = item.get("resolved") if isinstance(item, dict) else None
+            if isinstance(resolved, str) and _GIT.match(resolved):
+                raise _git_error(f"{where}: packages[{key!r}].resolved", resolved)
+            if isinstance(resolved, str) and re.match(r"https?:", resolved, re.I):
+                _refuse_local_host(f"{where}: packages[{key!r}].resolved", resolved)
             if isinstance(resolved, str) and _node_path(resolved) is not None:
                 inside.check(directory, resolved, f"{where}: packages[{key!r}].resolved", _NODE_HINT,
                              _node_path(resolved))
@@ -501,7 +523,13 @@ def _check_npmrc(directory: str) -> None:
         if "$" in line and inside.ENV_VARIABLE.search(line):
             raise inside.refuse(where, line, "a $ variable, which npm would fill in from the arena's environment",
                                 "remove it")
-        if key.removesuffix("[]").rpartition(":")[2].strip().lower() in _NPMRC_PATHS and value:
+        name = key.removesuffix("[]").rpartition(":")[2].strip().lower()
+        if name == "git":
+            raise BotConfigError(f"{where}: sets git, the program npm runs to fetch git dependencies, which would "
+                                 "run while the network is there; leave the key out")
+        if inside.SCHEME.match(value) and not value.lower().startswith("file"):
+            _refuse_local_host(where, value)
+        if name in _NPMRC_PATHS and value:
             inside.check(directory, value, where, "or leave the key out")
         elif inside.url_path(value) is not None:  # registry=file:///srv/mirror
             inside.check(directory, value, where, "or leave the key out", inside.url_path(value))

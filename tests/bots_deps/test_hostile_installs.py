@@ -381,3 +381,33 @@ def test_no_install_step_reaches_a_loopback_listener(tmp_path: Path, own_cache: 
     need_node()
     tried = loopback_probe(tmp_path, lambda directory: build_bot(load_bot(str(directory)), backend))
     assert set(tried) <= {"OSError", "ConnectionRefusedError"}, tried
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"package": {"evildep": "github:evil/repo"}}, "a git dependency"),
+    ({"package": {"evildep": "git+https://example.org/evil.git"}}, "a git dependency"),
+    ({"package": {"evildep": "evil/repo"}}, "a git dependency"),
+    ({"package": {"evildep": "http://127.0.0.1:9/evildep-1.0.0.tgz"}}, "this machine or its private network"),
+    ({"resolved": "git+ssh://git@example.org/evil.git#abc"}, "a git dependency"),
+    ({"resolved": "http://10.1.2.3/evildep-1.0.0.tgz"}, "this machine or its private network"),
+    ({"npmrc": "git=./evildep/fetch.sh\n"}, "sets git"),
+    ({"npmrc": "registry=http://localhost:4873/\n"}, "this machine or its private network"),
+])
+def test_npm_declarations_that_would_run_code_or_reach_the_machine_while_fetching_are_refused(
+        tmp_path: Path, change: dict[str, object], said: str) -> None:
+    need_node()
+    directory = node_bot(tmp_path / "bot", tmp_path / "marker")
+    if "package" in change:
+        package = json.loads((directory / "package.json").read_text())
+        package["dependencies"] = change["package"]
+        (directory / "package.json").write_text(json.dumps(package))
+    if "resolved" in change:
+        lock = json.loads((directory / "package-lock.json").read_text())
+        lock["packages"]["node_modules/evildep"] = {"version": "1.0.0", "resolved": change["resolved"]}
+        (directory / "package-lock.json").write_text(json.dumps(lock))
+    if "npmrc" in change:
+        (directory / ".npmrc").write_text(str(change["npmrc"]))
+    with pytest.raises(BotConfigError) as refused:
+        build_bot(load_bot(str(directory)), NoneBackend())
+    assert said in str(refused.value) and "\n" not in str(refused.value), str(refused.value)
+    assert not (tmp_path / "marker").exists()
