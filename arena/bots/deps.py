@@ -210,6 +210,10 @@ def _requirement_refs(directory: str, manifest: str, seen: set[str]) -> list[str
             if option in (None, "editable"):
                 _refuse_source(where, value, option)
             if path is None and inside.SCHEME.match(value) and not value.lower().startswith("file"):
+                if option in _READ_IN_TURN:
+                    raise BotConfigError(f"{where}: names {value!r}, a requirements file on the network, whose "
+                                         "lines the arena cannot check before pip reads them; put the file in the "
+                                         "bot directory")
                 _refuse_local_host(where, value)
                 continue  # a network URL (an index, a VCS repository): no file of this machine
             names = [value if path is None else path]
