@@ -24,6 +24,7 @@ import shutil
 import socket
 import sys
 import urllib.parse
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -112,7 +113,37 @@ def declared(directory: str, requirements: str | None, python: str | None, where
         out.append(node)
     for d in out:
         _contained(d)
+        if d.kind == PYTHON:
+            _check_wheels(d)
     return tuple(out)
+
+
+def _check_wheels(d: Deps) -> None:
+    """A wheel of the bot's own may require another by URL (``Requires-Dist: x @ http://...``), which the
+    fetch would download: refuse one to a non-global address, as in a requirements file. Reads each
+    wheel's METADATA as a zip member (bounded): no package code runs."""
+    for name in d.inputs:
+        for file in files_of(d.directory, name):
+            if not file.lower().endswith(".whl"):
+                continue
+            path = os.path.join(d.directory, file)
+            try:
+                with zipfile.ZipFile(path) as wheel:
+                    members = [m for m in wheel.infolist() if m.filename.count("/") == 1
+                               and m.filename.endswith(".dist-info/METADATA") and m.file_size <= _METADATA_MAX]
+                    texts = [wheel.read(m).decode("utf-8", "replace") for m in members]
+            except (OSError, zipfile.BadZipFile, ValueError):
+                continue  # not a wheel pip can read either: pip says so
+            for text in texts:
+                for line in text.splitlines():
+                    if line.lower().startswith("requires-dist:") and "@" in line:
+                        url = line.partition("@")[2].split(";")[0].strip()
+                        if inside.SCHEME.match(url):
+                            _refuse_local_host(f"{path}: METADATA", url)
+
+
+_METADATA_MAX = 1 << 20
+"""A wheel's METADATA read at most this big (a larger one is left to pip)."""
 
 
 def _contained(d: Deps) -> None:

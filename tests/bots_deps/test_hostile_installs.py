@@ -413,3 +413,19 @@ def test_npm_declarations_that_would_run_code_or_reach_the_machine_while_fetchin
         build_bot(load_bot(str(directory)), NoneBackend())
     assert said in str(refused.value) and "\n" not in str(refused.value), str(refused.value)
     assert not (tmp_path / "marker").exists()
+
+
+def test_a_wheel_of_the_bots_own_requiring_a_url_on_this_machine_is_refused(tmp_path: Path) -> None:
+    import zipfile
+
+    directory = wheel_bot(tmp_path / "bot")
+    (wheel,) = (directory / "wheels").glob("*.whl")
+    with zipfile.ZipFile(wheel) as old:
+        files = {info.filename: old.read(info) for info in old.infolist()}
+    (meta,) = [name for name in files if name.endswith(".dist-info/METADATA")]
+    files[meta] += b"Requires-Dist: evil @ http://127.0.0.1:9/evil-1.0-py3-none-any.whl\n"
+    with zipfile.ZipFile(wheel, "w") as new:
+        for name, data in files.items():
+            new.writestr(name, data)
+    with pytest.raises(BotConfigError, match=r"METADATA: names 'http://127\.0\.0\.1:9/.*this machine"):
+        build_bot(load_bot(str(directory)), NoneBackend())
