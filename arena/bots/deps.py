@@ -138,7 +138,7 @@ def _check_wheels(d: Deps) -> None:
                 for line in text.splitlines():
                     if line.lower().startswith("requires-dist:") and "@" in line:
                         url = line.partition("@")[2].split(";")[0].strip()
-                        if inside.SCHEME.match(url):
+                        if _network(url):
                             _refuse_local_host(f"{path}: METADATA", url)
 
 
@@ -240,7 +240,7 @@ def _requirement_refs(directory: str, manifest: str, seen: set[str]) -> list[str
             path = inside.url_path(value)
             if option in (None, "editable"):
                 _refuse_source(where, value, option)
-            if path is None and inside.SCHEME.match(value) and not value.lower().startswith("file"):
+            if path is None and _network(value):
                 if option in _READ_IN_TURN:
                     raise BotConfigError(f"{where}: names {value!r}, a requirements file on the network, whose "
                                          "lines the arena cannot check before pip reads them; put the file in the "
@@ -279,7 +279,7 @@ def _refuse_source(where: str, value: str, option: str | None) -> None:
     archive): building runs the package's code, and the fetch has the network. (Local projects and
     archives are refused where their paths are checked.)"""
     target = value if inside.SCHEME.match(value) else value.partition("@")[2].strip()
-    if not inside.SCHEME.match(target) or "file" in target.partition(":")[0].lower():
+    if not _network(target):
         return  # a path: checked with the others
     _refuse_local_host(where, target)
     scheme, _, rest = target.partition(":")
@@ -289,12 +289,17 @@ def _refuse_source(where: str, value: str, option: str | None) -> None:
         raise _source_error(where, value, "a source archive, which pip builds")
 
 
+def _network(value: str) -> bool:
+    """Whether ``value`` is a URL fetched over the network (``https:``, ``git+ssh:``), not a path (``file:``,
+    ``git+file:``)."""
+    return inside.SCHEME.match(value) is not None and "file" not in value.partition(":")[0].lower()
+
+
 def _refuse_local_host(where: str, url: str) -> None:
     """Refuse a URL to this machine or its private network (``127.0.0.1``, ``localhost``, ``[::1]``,
     ``10.x``, ``169.254.x``, ...): pip or npm would fetch it from the arena's own network, where services listen
     that a bot's files must not reach. A host *name* is not resolved here (docs/sandbox.md)."""
-    host = (urllib.parse.urlsplit(url.partition("@")[2].strip() if not inside.SCHEME.match(url) else url)
-            .hostname or "").rstrip(".").lower()
+    host = (urllib.parse.urlsplit(url).hostname or "").rstrip(".").lower()
     if host == "localhost" or host.endswith(".localhost"):
         local = True
     else:
@@ -486,7 +491,7 @@ def _check_package(directory: str, data: dict[str, Any]) -> None:
                 where = f"{os.path.join(directory, PACKAGE)}: {field}.{name}"
                 if isinstance(value, str) and (_GIT.match(value) or _GITHUB_SHORT.fullmatch(value)):
                     raise _git_error(where, value)
-                if isinstance(value, str) and re.match(r"https?:", value, re.I):
+                if isinstance(value, str) and _network(value):
                     _refuse_local_host(where, value)
                 _check_spec(directory, value, where)
     workspaces = data.get("workspaces")
@@ -523,7 +528,7 @@ def _check_lock(directory: str, lock: str, data: Any) -> None:
             resolved = item.get("resolved") if isinstance(item, dict) else None
             if isinstance(resolved, str) and _GIT.match(resolved):
                 raise _git_error(f"{where}: packages[{key!r}].resolved", resolved)
-            if isinstance(resolved, str) and re.match(r"https?:", resolved, re.I):
+            if isinstance(resolved, str) and _network(resolved):
                 _refuse_local_host(f"{where}: packages[{key!r}].resolved", resolved)
             if isinstance(resolved, str) and _node_path(resolved) is not None:
                 inside.check(directory, resolved, f"{where}: packages[{key!r}].resolved", _NODE_HINT,
@@ -562,7 +567,7 @@ def _check_npmrc(directory: str) -> None:
         if name == "git":
             raise BotConfigError(f"{where}: sets git, the program npm runs to fetch git dependencies, which would "
                                  "run while the network is there; leave the key out")
-        if inside.SCHEME.match(value) and not value.lower().startswith("file"):
+        if _network(value):
             _refuse_local_host(where, value)
         if name in _NPMRC_PATHS and value:
             inside.check(directory, value, where, "or leave the key out")

@@ -70,8 +70,6 @@ class BotLink:
         self.timed_out.clear()
         self.hellos += 1
         self.startup_ms = None
-        if self.hellos > 1:  # what a reused process wrote between two matches belongs to neither
-            self._drop_stderr()
         self.deadline = time.monotonic() + self.time.startup_ms / 1000.0
         try:
             self.process.send(protocol.encode(hello), self.deadline)
@@ -100,7 +98,7 @@ class BotLink:
         if self.hellos == 1:
             self.startup_ms = (time.monotonic() - self.started) * 1000.0
         else:  # written before its ready, so perhaps still about the previous match: in no match's log
-            self._drop_stderr()
+            self._drop_stderr()  # (a startup fault drops it too: every way out of a start does)
         return True
 
     def _drop_stderr(self) -> None:

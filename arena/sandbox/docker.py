@@ -426,14 +426,13 @@ def home_covers(mounts: list[Any]) -> list[Any]:
     from docker.types import Mount
 
     covers: list[Any] = []
-    private = registry()  # this user's own 0700 folder: nobody else can plant anything in a skeleton
-    for home in HIDDEN_HOMES if private else ():
+    for home in HIDDEN_HOMES:
         inner = sorted({(str(m["Target"])[len(home):], os.path.isdir(str(m.get("Source", "")))) for m in mounts
                         if str(m.get("Target", "")).startswith(home + "/")})
-        if not inner:
+        private = registry() if inner else None  # this user's own 0700 folder: nobody else plants anything there
+        if private is None:
             continue
         name = hashlib.sha256(repr((home, inner)).encode()).hexdigest()[:24]
-        assert private is not None
         skeleton = os.path.join(private, "homes", name)
         old = os.umask(0o022)
         try:
