@@ -206,11 +206,13 @@ def league() -> str:
         if done.returncode != 0:
             raise SystemExit(f"the league did not run: {done.stderr.strip()[-400:]}")
         report = out / "report"
-        size = sum(p.stat().st_size for p in report.rglob("*") if p.is_file())
+        files = [p for p in report.rglob("*") if p.is_file()]
+        size = sum(p.stat().st_size for p in files)
         frames = sum(p.stat().st_size for p in (report / "replays").glob("b*.js"))
         matches = len(list((out / "replays").glob("*.jsonl.gz")))
     return (f"report (the bundled league, {config['seats']} seats, {matches} matches): {size / 1024 / matches:.1f} "
-            f"KB/match, of it the viewer's replay blocks {frames / 1024 / matches:.1f} KB/match (target 4 KB/match)")
+            f"KB/match ({size / 1024:.0f} KB in {len(files)} files), of it the viewer's replay blocks "
+            f"{frames / 1024 / matches:.1f} KB/match (target 4 KB/match)")
 
 
 def main() -> None:

@@ -3,11 +3,13 @@
 The viewer's drawing of a Cabo table reads these; :mod:`arena.site.frames` asks each match's
 game (:meth:`arena.game.seam.Game.frames`) for its frames, and Cabo's come from here.
 
-The viewer draws what these frames hold and derives nothing: every seat's view of every
-step comes from :func:`arena.game.observe.observe` and :func:`arena.game.observe.events_for`,
-the very functions the arena uses to build what it sends a bot, called on the match
-rebuilt from the replay's actions. So a seat's view can never show a card that seat's bot
-was not shown.
+The viewer draws what these frames hold: every seat's view of every step comes from
+:func:`arena.game.observe.observe` and :func:`arena.game.observe.events_for`, the very functions
+the arena uses to build what it sends a bot, called on the match rebuilt from the replay's
+actions. So a seat's view can never show a card that seat's bot was not shown. What the viewer
+works out itself is bookkeeping, not knowledge: fields carried forward from the step before,
+a hand's value (the sum of its cards' ``values``), a seat's view written against the true hands
+(a ``+`` is "the card there, as this seat was shown it") and names put in for seat marks.
 
 Structure (JSON-able, short keys to keep a report's many replay files small)::
 
@@ -27,12 +29,14 @@ time never repeats): the results store keeps it beside the match, and the caller
 :func:`build_frames` as ``times``. Frames of a replay without stored times have none.
 
 A step is the table at one moment. Its table fields (``r`` to ``ff`` below) are left out
-when equal to the previous step's, so a reader carries them forward::
+when equal to the previous step's, so a reader carries them forward (the frames go with every
+match of a report, and what repeats from step to step is most of their bytes)::
 
     k     kind: "deal" (after a deal), "play" (after an action; the answers of a simultaneous
           phase make one step, when the last is in), "end" (a round's last moment, before its cards are shown) or "reveal"
           (the round scored, every card shown)
-    n     actions applied (the replay's decision number of the next action)
+    n     actions applied (the replay's decision number of the next action); absent when one more
+          than the previous step's (the first step: 0)
     r, ph round number and phase (protocol names)
     tm    seat to move, or null in simultaneous phases / at the end
     w     seats asked at once (look_initial, claim), or []
@@ -43,16 +47,29 @@ when equal to the previous step's, so a reader carries them forward::
     held, hs, hf  the held card, its holder and where it came from (omniscient), or null
     lk    [seat, slot] the Rey looked at (phase rey), or null
     tot   running totals (before the round; after it in a "reveal" step);  ro  rounds finished
-    hv    every hand's value now, omniscient: the sum of its cards as the round's scoring adds them
     ff    seats forfeited so far
     hl    [[seat, slot], ...] slots this step's public events touched (absent: none)
-    v     per seat: [hands, held] exactly as observe() gave that seat, packed like ``h`` (a
-          card it does not know, observe's ``"?"``, is ``??``; held: its own held card or null),
-          or 0 when equal to that seat's view in the previous step. In a "reveal" step the
-          hands are those of the round_over event the seat was sent.
+    v     per seat: [cells, held], what observe() gave that seat, or 0 when equal to that seat's
+          view in the previous step. ``cells`` is every slot of every hand, seats split by ``|``,
+          a character a slot: ``+`` the card this step's ``h`` has there (the seat was shown it),
+          ``?`` a card it does not know (observe's ``"?"``), ``-`` an empty slot, or a card code
+          where the seat was shown another card than ``h`` holds; or ``~`` then the slots that
+          changed since the seat's last cells, each its hand, its slot (a digit each) and its cell
+          (a slot one past a hand's end adds one). ``held``: null, 1 (the table's ``held``: the
+          seat holds it and was shown it) or a card code. In a "reveal" step the hands are those of the
+          round_over event the seat was sent.
     log   entries: [cls, text] shown in every view, or [cls, text, [text or null per seat]]:
           the omniscient text, then each seat's own (null: not shown to that seat; 1: the same
-          as the omniscient text)
+          as the omniscient text; -1-s: the same as seat s's). In every text a character
+          U+E000 + s stands for seat s's name, ``<bot>@<s>`` (what a bot wrote never holds one:
+          such a character is shown as U+FFFD). A text may be a number the reader writes out
+          (only where that is exactly the text): in an ``rd`` entry 1, the start of this step's
+          round ("Round <r>: <dl> deals, <st> starts; discard [<d>], deck <dk>"), or 2, the end of
+          round ``rounds[ro - 1]`` ("Round <round> over (<ended>): <seat> <score, signed>, ...",
+          then "; <moon> shot the moon" and "; reset to 50: <seats>" when so); in a ``slow``
+          entry the decision, whose seat and ms are this step's next ``t`` entry marked slow
+          ("SLOW <seat> took <ms, 1 decimal> ms for decision <decision>, one of the match's 5
+          slowest")
     fb, fl  seats moved by the fallback policy / that faulted in this step (absent: none)
     t     [[seat, ms, slow], ...] the actions of this step that a bot chose, in order, each with the
           milliseconds it took from the arena's request to its reply; ``slow`` is 1 for one of the
@@ -65,20 +82,28 @@ seat from that decision on: otherwise the seat's ``log|`` lines of the same step
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Iterable, Sequence
 
-from . import scoring
 from .events import Event
 from .observe import events_for, observe
 from .replay import FALLBACK
 from .rules import make_rules
 from .state import CLAIM, LOOK_INITIAL, REY, Match
 
-FORMAT = "arena-viewer-frames/3"
+FORMAT = "arena-viewer-frames/4"
 """2: each card's and hand's value (``values``, ``hv``) and the step of each fault (``faults``);
-3: each decision's time (``t``, ``slow``)."""
+3: each decision's time (``t``, ``slow``); 4: smaller (``n`` and ``hv`` left to the reader, seat views
+against the true hands and as changes, repeated seat texts and names as references)."""
+
+SEAT_MARK = 0xE000
+"""A text's character ``chr(SEAT_MARK + s)`` is seat s's name (a private-use character: no engine text
+holds one, and what a bot wrote has each replaced)."""
+_MARKS = re.compile("[\ue000-\uf8ff]")
 
 SLOWEST = 5
+ROUND_START, ROUND_OVER = 1, 2
+"""The numbers an ``rd`` entry's text may be (see ``log`` in the module's docstring)."""
 """How many of a match's slowest decisions are marked (``slow``), so that they are easy to find."""
 
 _SIMULTANEOUS = (LOOK_INITIAL, CLAIM)
@@ -136,6 +161,9 @@ class _Builder:
         self.forfeited: set[int] = set()
         self.last_table: dict[str, Any] = {}
         self.last_v: list[Any] = [None] * n
+        self.last_n = -1
+        self.last_cells: list[list[list[str]] | None] = [None] * n
+        """Per seat, the cells of its view last written (what a change is written against)."""
         self.rounds: list[dict[str, Any]] = []
         self.faults: list[list[int]] = []
         """[seat, decision, step] of every fault placed in a step; [seat, decision] while not yet placed."""
@@ -143,7 +171,8 @@ class _Builder:
         """Per seat, the decision of its first log record: its stderr from there on is in the log lines."""
 
     def who(self, seat: int) -> str:
-        return f"{self.names[seat]}@{seat}"
+        """Seat ``seat``'s name in a text: its mark (see :data:`SEAT_MARK`)."""
+        return chr(SEAT_MARK + int(seat))
 
     # ------------------------------------------------------------------ driving
 
@@ -195,6 +224,7 @@ class _Builder:
                       "forfeited": [False] * self.players, "reason": match.result.reason}
         self.pending.append(["res", self.result_text(result)])
         self.flush_into(self.steps[-1])
+        self.write_short()
         return {"format": FORMAT, "match": self.header.get("match"), "preset": self.header["rules"]["preset"],
                 "deck": match.rules.deck.name, "players": self.players, "bots": self.names,
                 "values": match.rules.value_map(),
@@ -202,6 +232,39 @@ class _Builder:
                 "result": {k: result[k] for k in ("totals", "places", "forfeited", "reason")},
                 "faults": self.faults, "steps": self.steps,
                 "slow": sorted(self.slow, key=lambda pair: (-(self.times[pair[0]] or 0), pair[0]))}
+
+    def write_short(self) -> None:
+        """Write each text a reader can write out from the step as its number (``log`` in the module's
+        docstring), each only where it is exactly that text, and repeated seat texts as references."""
+        table: dict[str, Any] = {}
+        for index, step in enumerate(self.steps):
+            table.update((key, step[key]) for key in ("r", "dl", "st", "d", "dk", "ro") if key in step)
+            slow = iter([decision for decision, at in self.slow if at == index])
+            flagged = iter([timed for timed in step.get("t", ()) if timed[2]])
+            for entry in step["log"]:
+                if entry[0] == "rd" and len(entry) == 2:
+                    if isinstance(table["d"], str) and entry[1] == self.round_start_text(table["r"], table["dl"], table["st"], table["d"], table["dk"]):
+                        entry[1] = ROUND_START
+                    elif table["ro"] and entry[1] == self.round_over_text(self.rounds[table["ro"] - 1]):
+                        entry[1] = ROUND_OVER
+                elif entry[0] == "slow":
+                    decision, (seat, ms, _) = next(slow), next(flagged)
+                    if entry[1] == self.slow_text(seat, ms, decision) and (ms * 20) % 2 != 1:  # no half to round
+                        entry[1] = decision
+                if len(entry) > 2:
+                    entry[2] = _refer(entry[2])
+
+    def round_start_text(self, number: int, dealer: int, starter: int, discard: Any, deck: int) -> str:
+        return f"Round {number}: {self.who(dealer)} deals, {self.who(starter)} starts; discard {_card(discard)}, deck {deck}"
+
+    def round_over_text(self, r: dict[str, Any]) -> str:
+        scores = ", ".join(f"{self.who(s)} {r['scores'][s]:+d}" for s in range(self.players))
+        extra = (f"; {self.who(r['moon'])} shot the moon" if r.get("moon") is not None else "") + (
+            f"; reset to 50: {', '.join(self.who(s) for s in r['resets'])}" if r.get("resets") else "")
+        return f"Round {r['round']} over ({r['ended']}): {scores}{extra}"
+
+    def slow_text(self, seat: int, ms: float, decision: int) -> str:
+        return f"SLOW {self.who(seat)} took {ms:.1f} ms for decision {decision}, one of the match's {SLOWEST} slowest"
 
     # ------------------------------------------------------------------ steps
 
@@ -220,16 +283,18 @@ class _Builder:
             "hs": None if match.held is None else match.to_move, "hf": match.held_from,
             "lk": list(match.looked) if match.phase == REY and match.looked is not None else None,
             "tot": list(match.totals), "ro": len(match.rounds), "ff": sorted(self.forfeited),
-            "hv": list(scoring.score_round(match.rules, [[match.codes[c] for c in hand if c is not None]
-                                                         for hand in match.hands], None).sums),
         }
         step: dict[str, Any] = {"k": kind, "n": len(match.history)}
+        if step["n"] == self.last_n + 1:
+            del step["n"]
+        self.last_n = len(match.history)
         step.update((key, value) for key, value in table.items() if self.last_table.get(key, _ABSENT) != value)
         self.last_table = table
-        views = []
+        true = [[None if c is None else match.codes[c] for c in hand] for hand in match.hands]
+        views: list[Any] = []
         for seat in range(self.players):
             view = self.seat_view(seat, kind)
-            views.append(0 if view == self.last_v[seat] else view)
+            views.append(0 if view == self.last_v[seat] else self.written(seat, view, true, table["held"]))
             self.last_v[seat] = view
         step["v"] = views
         start = self.event_mark
@@ -248,14 +313,28 @@ class _Builder:
             step["hl"] = touched
         self.steps.append(step)
 
-    def seat_view(self, seat: int, kind: str) -> list[Any]:
+    def seat_view(self, seat: int, kind: str) -> tuple[list[list[Any]], Any]:
+        """What ``seat`` was shown now: every hand (a card code, ``"?"`` or None a slot) and its held card."""
         state = observe(self.match, seat)
         hands: list[list[Any]] = state["hands"]
         if kind == "reveal":  # the round_over event the seat was sent shows every remaining card
             shown = events_for(self.match, seat, len(self.match.events) - 1)[0]
             assert shown["type"] == "round_over"
             hands = [_fill(hand, list(cards)) for hand, cards in zip(hands, shown["hands"])]
-        return [_pack(hands), state["held"]]
+        return hands, state["held"]
+
+    def written(self, seat: int, view: tuple[list[list[Any]], Any], true: list[list[str | None]],
+                held: str | None) -> list[Any]:
+        """A seat's view as the frames write it (see ``v`` in the module's docstring): its cells against the
+        true hands, as the changes since its last cells when those are shorter."""
+        hands, own = view
+        cells = [[_cell(card, truth) for card, truth in zip(hand, list(row) + [None] * len(hand))]
+                 for hand, row in zip(hands, true)]
+        whole = "|".join("".join(hand) for hand in cells)
+        before, self.last_cells[seat] = self.last_cells[seat], cells
+        change = _change(before, cells)
+        return ["~" + change if change is not None and len(change) < len(whole) else whole,
+                1 if own is not None and own == held else own]
 
     def flush_into(self, step: dict[str, Any]) -> None:
         step["log"].extend(self.pending + self.event_entries(self.event_mark))
@@ -317,24 +396,23 @@ class _Builder:
         if slow:
             self.slow.append([decision])
             # Like the status line's times, shown in the omniscient view and in that seat's own view only.
-            text = (f"SLOW {self.who(seat)} took {ms:.1f} ms for decision {decision}, one of the match's "
-                    f"{SLOWEST} slowest")
-            self.pending.append(["slow", text, [1 if s == seat else None for s in range(self.players)]])
+            self.pending.append(["slow", self.slow_text(seat, ms, decision),
+                                 [1 if s == seat else None for s in range(self.players)]])
 
     def fault_entry(self, record: dict[str, Any]) -> None:
         seat = int(record["seat"])
         self.marks["fl"].add(seat)
         self.faults.append([seat, int(record["decision"])])
-        where = f"FAULT {self.who(seat)}, round {record['round']}, decision {record['decision']}: {record['kind']}"
+        where = f"FAULT {self.who(seat)}, round {record['round']}, decision {record['decision']}: {_plain(record['kind'])}"
         logged = self.logged_from.get(seat, record["decision"] + 1) <= record["decision"]
-        tail = [] if logged else [line for line in str(record.get("stderr", "")).splitlines() if line.strip()][-5:]
-        full = "\n".join([f"{where}: {record.get('detail', '')}"] + [f"  stderr| {line}" for line in tail])
+        tail = [] if logged else [line for line in _plain(record.get("stderr", "")).splitlines() if line.strip()][-5:]
+        full = "\n".join([f"{where}: {_plain(record.get('detail', ''))}"] + [f"  stderr| {line}" for line in tail])
         # Another bot's fault shows only its kind: its detail and stderr may name that bot's cards.
         self.pending.append(["fault", full, [full if s == seat else where for s in range(self.players)]])
 
     def log_entry(self, record: dict[str, Any]) -> None:
         seat = int(record["seat"])
-        text = str(record.get("text", "")).rstrip("\n")
+        text = _plain(record.get("text", "")).rstrip("\n")
         if record.get("cut"):
             text = f"[{record['cut']} bytes cut]\n" + text
         if not text:
@@ -347,7 +425,7 @@ class _Builder:
         places, totals, forfeited = result["places"], result["totals"], result["forfeited"]
         parts = [f"{places[s]}. {self.who(s)} {totals[s]}" + (" (forfeited)" if forfeited[s] else "")
                  for s in sorted(range(len(places)), key=lambda s: (places[s], s))]
-        return f"Result ({result['reason']}): " + ", ".join(parts)
+        return f"Result ({_plain(result['reason'])}): " + ", ".join(parts)
 
     def touched(self, start: int) -> list[list[int]]:
         out: list[list[int]] = []
@@ -375,8 +453,7 @@ class _Builder:
         who = self.who(seat) if isinstance(seat, int) else ""
         card = _card(e.get("card"))
         if kind == "round_start":
-            return (f"Round {e['round']}: {self.who(e['dealer'])} deals, {self.who(e['starter'])} starts; "
-                    f"discard {_card(e['discard'])}, deck {e['deck']}")
+            return self.round_start_text(e["round"], e["dealer"], e["starter"], e["discard"], e["deck"])
         if kind == "look_initial":
             cards = f": {', '.join(map(_card, e['cards']))}" if "cards" in e else ""
             return f"{who} looks at slots {e['slots'][0]} and {e['slots'][1]}{cards}"
@@ -419,10 +496,7 @@ class _Builder:
         if kind == "skip":
             return f"{who} cannot move and is skipped"
         if kind == "round_over":
-            scores = ", ".join(f"{self.who(s)} {e['scores'][s]:+d}" for s in range(self.players))
-            extra = (f"; {self.who(e['moon'])} shot the moon" if e.get("moon") is not None else "") + (
-                f"; reset to 50: {', '.join(self.who(s) for s in e['resets'])}" if e.get("resets") else "")
-            return f"Round {e['round']} over ({e['ended']}): {scores}{extra}"
+            return self.round_over_text(e)
         if kind == "match_over":
             return f"Match over ({e['reason']}): totals {', '.join(map(str, e['totals']))}"
         rest = " ".join(f"{k}={v}" for k, v in e.items() if k not in ("type", "seat"))
@@ -455,6 +529,47 @@ def _fill(hand: list[Any], cards: list[str]) -> list[Any]:
     return out
 
 
+def _plain(text: Any) -> str:
+    """Text from outside the engine (what a bot wrote, a record's words) with no seat mark in it."""
+    return _MARKS.sub("\ufffd", str(text))
+
+
+def _cell(card: Any, truth: str | None) -> str:
+    """One slot of a seat's view written against the true card there (see ``v`` in the module's docstring)."""
+    if card is None:
+        return "-"
+    if card == "?":
+        return "?"
+    return "+" if card == truth else str(card)
+
+
+def _change(before: list[list[str]] | None, after: list[list[str]]) -> str | None:
+    """The cells of ``after`` that differ from ``before`` as (hand, slot, cell) triples, or None when they cannot
+    be written so (no cells before, another number of hands, a hand that shrank, a number past 9)."""
+    if before is None or len(before) != len(after) or len(after) > 10:
+        return None
+    out: list[str] = []
+    for index, (old, new) in enumerate(zip(before, after)):
+        if len(new) < len(old) or len(new) > 10:
+            return None
+        out.extend(f"{index}{slot}{cell}" for slot, cell in enumerate(new) if slot >= len(old) or old[slot] != cell)
+    return "".join(out)
+
+
+def _refer(seen: list[Any]) -> list[Any]:
+    """Per-seat texts with each repeat of an earlier seat's text written as that seat's reference (-1-s)."""
+    first: dict[str, int] = {}
+    out: list[Any] = []
+    for seat, text in enumerate(seen):
+        if isinstance(text, str) and text in first:
+            out.append(-1 - first[text])
+            continue
+        if isinstance(text, str):
+            first[text] = seat
+        out.append(text)
+    return out
+
+
 def _pack(hands: list[list[Any]]) -> str:
     """Hands as one string: two characters a slot (a card code, ``??`` face down, ``--`` empty), seats split by ``|``."""
     return "|".join("".join("--" if card is None else "??" if card == "?" else card for card in hand) for hand in hands)
@@ -471,6 +586,6 @@ def _slots(slots: list[int]) -> str:
 
 def _action_text(action: dict[str, Any]) -> str:
     rest = " ".join(f"{k} {v}" for k, v in action.items() if k != "do")
-    return f"{action.get('do')}" + (f" ({rest})" if rest else "")
+    return _plain(f"{action.get('do')}" + (f" ({rest})" if rest else ""))
 
 

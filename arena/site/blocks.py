@@ -4,28 +4,36 @@ A match's frames (:mod:`.frames`) are about 16 KB of JSON, much of it the same f
 match; one file per match made a report of 10,000 matches 150 MB in 10,000 files. So the matches
 ``BLOCK * b`` to ``BLOCK * (b + 1) - 1`` share ``replays/b<b>.js``::
 
-    window.ARENA_BLOCK = {"format": BLOCK_FORMAT, "block": b, "packing": ..., "prefix": "<base64>", "skip": n,
-                          "matches": [[idx, match id, seed, frames format, length], ...],
-                          "size": ..., "data": "<each match's packed frames in base64, one after the other>"};
+    window.ARENA_BLOCK = {"format": BLOCK_FORMAT, "block": b, "packing": ..., "formats": [frames format, ...],
+                          "matches": [[idx, deal key, index in formats, length], ...],
+                          "size": ..., "data": "<each match's packed frames in base85, one after the other>"};
 
 Each match's frames are packed as :mod:`arena.game.framepack` says: raw DEFLATE continuing a fixed
-dictionary, whose compressed form is the block's ``prefix``. The viewer inflates ``prefix`` followed
-by the match's own bytes with the browser's own ``DecompressionStream`` and drops the first ``skip``
-bytes (the dictionary). A match is packed once, by the worker that played it (the results store
+dictionary, whose compressed form is the ``prefix`` of ``replays/packing.js`` (:data:`PACKING_FILE`,
+one for every block: it is the same for all)::
+
+    window.ARENA_PACKING = {"packing": ..., "prefix": "<base85>", "skip": n};
+
+The viewer inflates ``prefix`` followed by the match's own bytes with the browser's own
+``DecompressionStream`` and drops the first ``skip`` bytes (the dictionary). The bytes are written in
+base85 (Python's :func:`base64.b85encode` alphabet, which holds no quote, backslash or slash): a
+sixteenth smaller than base64, and the viewer's decoder is a few lines. A match's deal key
+(:func:`deal_key`) stands for its id and its deal's seed: what a rebuild compares, in 12 characters. A match is packed once, by the worker that played it (the results store
 keeps the bytes), so a report's build copies them and compresses nothing; and the viewer inflates only
 the match it shows. The frames are still the engine's (made in Python, per seat from ``observe()``).
 A page opened from ``file://`` may not ``fetch()``, but it may add a ``<script>``, hence a script.
 The bytes on disk are what counts: no web server's gzip is assumed.
 
-``matches`` lists in plain what the block holds, so a rebuild can tell without reading the data
-whether an earlier build's block is still right (same matches, same deals, same frames format: it is
-linked) or which of its matches it can keep (the rest are added, the block written again).
+``matches`` lists what the block holds, so a rebuild can tell without reading the data
+whether an earlier build's block is still right (same matches, same deals, same frames format, same
+packing: it is linked) or which of its matches it can keep (the rest are added, the block written again).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -35,40 +43,46 @@ from typing import Any
 from ..game import framepack
 from ..game.framepack import frames_line
 
-__all__ = ["BLOCK", "BLOCK_FORMAT", "BlockError", "Entry", "all_frames", "block_name", "block_of", "encode",
-           "entries_of", "frames_in", "frames_line", "is_public", "parse_head", "read_block", "read_head"]
+__all__ = ["BLOCK", "BLOCK_FORMAT", "PACKING_FILE", "BlockError", "Entry", "all_frames", "block_name", "block_of",
+           "deal_key", "encode", "entries_of", "frames_in", "frames_line", "is_public", "packing_script", "parse_head",
+           "read_block", "read_head"]
 
 BLOCK = 128
 """Matches a block file holds (by index): few files in a report, and a rebuild that writes one block again
 copies 128 matches' bytes at most."""
-BLOCK_FORMAT = "arena-viewer-block/2"
-"""2: each match packed on its own against a dictionary (1: the block's frames compressed as one stream)."""
+BLOCK_FORMAT = "arena-viewer-block/3"
+"""3: base85, deal keys, the dictionary's prefix in :data:`PACKING_FILE`; 2: each match packed on its own
+against a dictionary; 1: the block's frames compressed as one stream."""
 PREFIX = "window.ARENA_BLOCK = "
+PACKING_FILE = "packing.js"
+"""Beside the blocks: the packing's name, its compressed dictionary (``prefix``) and ``skip``."""
+
+
+def deal_key(match: str, seed: str) -> str:
+    """A match's id and deal seed as 12 characters: a rebuild keeps a match's frames only for the same match
+    and deal (48 bits: two of a block's 128 matches share a key once in about 10**10 blocks)."""
+    return hashlib.sha256(f"{match}\n{seed}".encode("utf-8")).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One match in a block: its index, id, deal seed, frames format and its frames packed
+    """One match in a block: its index, deal key (:func:`deal_key`), frames format and its frames packed
     (:func:`arena.game.framepack.pack`)."""
 
     idx: int
-    match: str
-    seed: str
+    deal: str
     format: str
     packed: bytes
 
     @classmethod
     def of(cls, idx: int, match: str, seed: str, format: str, line: str) -> Entry:
-        """The entry of frames given as their line of JSON (packed here)."""
-        return cls(idx, match, seed, format, framepack.pack(line))
+        """The entry of frames given as their line of JSON (packed here) for match ``match`` dealt by ``seed``."""
+        return cls(idx, deal_key(match, seed), format, framepack.pack(line))
 
     @property
     def line(self) -> str:
         """The frames as one line of JSON."""
         return framepack.unpack(self.packed)
-
-    def key(self) -> list[object]:
-        return [self.idx, self.match, self.seed, self.format]
 
 
 def is_public(head: dict[str, Any]) -> bool:
@@ -88,14 +102,31 @@ def encode(block: int, entries: list[Entry], public: bool = False) -> str:
     """The script of a block holding ``entries`` (in index order); ``public``: its frames hold no bot's log
     (:mod:`.public`), said in its header so that a build of the other kind never links or keeps it."""
     entries = sorted(entries, key=lambda e: e.idx)
-    pieces = [base64.b64encode(e.packed).decode("ascii") for e in entries]
+    pieces = [base64.b85encode(e.packed).decode("ascii") for e in entries]
     data = "".join(pieces)
-    head = {"format": BLOCK_FORMAT, "block": block, "packing": framepack.packing(),
-            "prefix": base64.b64encode(framepack.prefix()).decode("ascii"), "skip": len(framepack.dictionary()),
-            "matches": [e.key() + [len(piece)] for e, piece in zip(entries, pieces)], "size": len(data),
-            **({"public": True} if public else {}), "data": data}
+    formats = sorted({e.format for e in entries})
+    head = {"format": BLOCK_FORMAT, "block": block, "packing": framepack.packing(), "formats": formats,
+            "matches": [[e.idx, e.deal, formats.index(e.format), len(piece)] for e, piece in zip(entries, pieces)],
+            "size": len(data), **({"public": True} if public else {}), "data": data}
     text = json.dumps(head, separators=(",", ":"), ensure_ascii=False)
     return PREFIX + text.replace("</", "<\\/") + ";\n"  # "</" could end an inlined <script>
+
+
+def packing_script() -> str:
+    """:data:`PACKING_FILE`'s text: what every block's bytes continue (see the module's docstring)."""
+    text = json.dumps({"packing": framepack.packing(), "prefix": base64.b85encode(framepack.prefix()).decode("ascii"),
+                       "skip": len(framepack.dictionary())}, separators=(",", ":"))
+    return "window.ARENA_PACKING = " + text + ";\n"
+
+
+def listed(head: dict[str, Any]) -> list[tuple[int, str, str]]:
+    """(idx, deal key, frames format) of every match a block's header lists (a :class:`BlockError` if it does
+    not list them so)."""
+    try:
+        formats = [str(f) for f in head["formats"]]
+        return [(int(k[0]), str(k[1]), formats[int(k[2])]) for k in head["matches"]]
+    except (ValueError, TypeError, IndexError, KeyError) as exc:
+        raise BlockError(f"its list of matches does not read ({exc})") from None
 
 
 END = '"};\n'
@@ -163,14 +194,14 @@ def entries_of(head: dict[str, Any], path: Path | str) -> list[Entry]:
         raise BlockError(f"{path}: packed against another dictionary than this arena's; it is made anew")
     try:
         data = str(head.get("data", ""))
-        keys = [(int(k[0]), str(k[1]), str(k[2]), str(k[3]), int(k[4])) for k in head["matches"]]
+        sizes = [int(k[3]) for k in head["matches"]]
         entries, at = [], 0
-        for idx, match, seed, frames_format, size in keys:
+        for (idx, deal, frames_format), size in zip(listed(head), sizes):
             if size < 0 or at + size > len(data):
                 raise ValueError(f"match {idx}'s {size} characters run past the data")
-            entries.append(Entry(idx, match, seed, frames_format, base64.b64decode(data[at:at + size], validate=True)))
+            entries.append(Entry(idx, deal, frames_format, base64.b85decode(data[at:at + size])))
             at += size
-    except (binascii.Error, ValueError, TypeError, IndexError, KeyError) as exc:
+    except (binascii.Error, ValueError, TypeError, IndexError, KeyError, BlockError) as exc:
         raise BlockError(f"{path}: its data does not decode ({exc})") from None
     if at != len(data):
         raise BlockError(f"{path}: {len(data) - at} characters of data that no listed match holds")

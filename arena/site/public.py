@@ -61,4 +61,4 @@ def public_entry(entry: blocks.Entry) -> blocks.Entry:
     if f'"{BOT_LOG}"' not in line and STDERR_MARK not in line:
         return entry
     stripped = orjson.dumps(strip_frames(orjson.loads(line))).decode("utf-8")  # a tenth of json's time
-    return blocks.Entry(entry.idx, entry.match, entry.seed, entry.format, framepack.pack(stripped))
+    return blocks.Entry(entry.idx, entry.deal, entry.format, framepack.pack(stripped))

@@ -30,7 +30,7 @@ from ..game import framepack
 from ..game.replay import ReplayError
 from . import blocks
 from .frames import FORMATS, frames_for_file, frames_of, read_replay_file
-from .pages import json_piece, script_json, script_json_list
+from .pages import json_piece, script_json, script_json_list, script_value
 from .public import public_entry
 from .withhold import withheld_in
 
@@ -38,6 +38,10 @@ ASSETS = Path(__file__).parent / "assets"
 VIEWER_FILES = ("viewer.html", "viewer.css", "viewer.js")
 REPLAYS = "replays"
 INDEX = "index.js"
+LIST_FIELDS = ("idx", "match", "bots", "totals", "places", "forfeited", "ms", "unreadable")
+"""What ``replays/index.js`` says of each match shown, in this order, as an array (a ladder's list of 100,000
+matches is read at every visit: no key is written 100,000 times): ``forfeited`` is 0 when no seat forfeited,
+``ms`` null without timings, and ``unreadable`` (why its replay cannot be shown) only when it cannot."""
 SINGLE_MARKER = ".arena-replay-viewer"
 """A file in every directory :func:`build_single` wrote: only such a directory (or an empty one) is written again."""
 
@@ -51,6 +55,18 @@ def write_assets(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     for name in VIEWER_FILES:
         shutil.copyfile(ASSETS / name, out_dir / name)
+
+
+def _write_packing(replays: Path) -> None:
+    """Write ``replays/packing.js`` (:data:`blocks.PACKING_FILE`) unless it holds this arena's packing already (a
+    rebuild writes nothing that did not change)."""
+    path, text = replays / blocks.PACKING_FILE, blocks.packing_script()
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    _write_atomically(path, text)
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -91,7 +107,7 @@ class ViewerMemo:
     not after: looked at again only when the block's rows change)."""
 
     def __init__(self) -> None:
-        self.entries: dict[int, tuple[dict[str, Any], dict[str, Any], str]] = {}  # idx -> (row, entry, JSON)
+        self.entries: dict[int, tuple[dict[str, Any], list[Any], str]] = {}  # idx -> (row, entry, JSON)
         # block -> its rows, and those of them with a replay file
         self.present: dict[int, tuple[list[dict[str, Any]], dict[int, dict[str, Any]]]] = {}
 
@@ -111,6 +127,7 @@ def start_viewer(results_dir: Path, out_dir: Path, reuse: Path | None = None,
     write_assets(out_dir)
     replays = out_dir / REPLAYS
     replays.mkdir(parents=True, exist_ok=True)
+    _write_packing(replays)
     store = ResultStore(results_dir, readonly=True)
     try:
         rows = list(store.rows()) if rows is None else rows
@@ -141,22 +158,22 @@ class BlockTask:
 def _plan(results_dir: Path, replays: Path, rows: list[dict[str, Any]], shown: Collection[int],
           reuse: Path | None, times_of: Callable[[int], list[float | None] | None], memo: ViewerMemo | None = None,
           packed_of: Callable[[Collection[int]], dict[int, tuple[str, str, bytes]]] = lambda indices: {},
-          public: bool = False) -> tuple[list[dict[str, Any]], list[BlockTask]]:
+          public: bool = False) -> tuple[list[list[Any]], list[BlockTask]]:
     """The match list of :func:`build_viewer` and the blocks to write (those linked from an earlier build are
     linked here); ``times_of`` gives a match's stored decision times; ``memo``: see :class:`ViewerMemo`;
     ``packed_of`` the stored frames of matches (frames format, packing, bytes) by index; ``public``: see
     :func:`start_viewer`."""
-    listing: list[dict[str, Any]] = []
+    listing: list[list[Any]] = []
     wanted: dict[int, dict[int, dict[str, Any]]] = {}  # block -> idx -> row, the matches with a replay to show
-    entries: dict[int, tuple[dict[str, Any], dict[str, Any], str]] = {}
+    entries: dict[int, tuple[dict[str, Any], list[Any], str]] = {}
     for row in rows:
         idx = int(row["idx"])
         if idx not in shown:
             continue
         known = None if memo is None else memo.entries.get(idx)
         if known is None or known[0] is not row:
-            entry = {"idx": idx, "match": row["match_id"], "bots": row["bots"], "totals": row["totals"],
-                     "places": row["places"], "forfeited": row["forfeited"], "ms": _timing(row.get("stats"))}
+            entry = _listed(idx, row["match_id"], row["bots"], row["totals"], row["places"], row["forfeited"],
+                            _timing(row.get("stats")))
             known = (row, entry, "" if memo is None else json_piece(entry))
         entries[idx] = known
         listing.append(known[1])
@@ -198,7 +215,7 @@ def _stored(packed: dict[int, tuple[str, str, bytes]], members: dict[int, dict[s
     """The entries of the matches whose frames the store holds, packed as this arena packs them (others, packed
     by another version's dictionary or in another frames format, are made anew from their replays)."""
     packing = framepack.packing()
-    return [blocks.Entry(idx, str(members[idx]["match_id"]), str(members[idx]["seed"]), frames_format, data)
+    return [blocks.Entry(idx, _deal(members[idx]), frames_format, data)
             for idx, (frames_format, how, data) in sorted(packed.items())
             if idx in members and how == packing and frames_format in FORMATS]
 
@@ -213,7 +230,7 @@ class ViewerBuild:
     """The blocks of a viewer being written (:func:`start_viewer`): in a pool of processes, one per core, when
     there are many frames to make, so that they are made while the report writes its pages."""
 
-    def __init__(self, replays: Path, listing: list[dict[str, Any]], tasks: list[BlockTask],
+    def __init__(self, replays: Path, listing: list[list[Any]], tasks: list[BlockTask],
                  say: Callable[[str], None] | None, memo: ViewerMemo | None = None) -> None:
         self.replays, self.listing, self.tasks, self.say, self.memo = replays, listing, tasks, say, memo
         making = sum(len(task.todo) for task in tasks)
@@ -234,20 +251,20 @@ class ViewerBuild:
         results = [self._result(task, future) for task, future in self.futures] if self.pool is not None \
             else map(make_block, self.tasks)
         unreadable = sorted(pair for result in results for pair in result)
-        listed = {m["idx"]: m for m in self.listing}
+        listed = {m[0]: m for m in self.listing}
         notes = []
         for idx, why in unreadable:  # one bad file costs its own match's viewer, not the report
-            notes.append(f"match {idx} ({listed[idx]['match']}): replay unreadable: {why}; the report shows the rest")
+            notes.append(f"match {idx} ({listed[idx][1]}): replay unreadable: {why}; the report shows the rest")
             if self.say is not None:
                 self.say(notes[-1])
         bad = dict(unreadable)
-        listing = [{**m, "unreadable": bad[m["idx"]]} if m["idx"] in bad else m for m in self.listing] \
+        listing = [[*m, bad[m[0]]] if m[0] in bad else m for m in self.listing] \
             if bad else self.listing  # a copy: the entries may be kept for the next build (ViewerMemo)
         if self.memo is None:
             text = script_json("ARENA_MATCHES", listing)
         else:  # the JSON of each entry kept, made again only for the unreadable ones
             entries = self.memo.entries
-            text = script_json_list("ARENA_MATCHES", [json_piece(m) if m["idx"] in bad else entries[m["idx"]][2]
+            text = script_json_list("ARENA_MATCHES", [json_piece(m) if m[0] in bad else entries[m[0]][2]
                                                       for m in listing])
         _write_atomically(self.replays / INDEX, text)
         return notes
@@ -287,8 +304,13 @@ def make_block(task: BlockTask) -> list[tuple[int, str]]:
     return unreadable
 
 
-def _keys(members: dict[int, dict[str, Any]]) -> list[list[object]]:
-    return [[idx, str(row["match_id"]), str(row["seed"])] for idx, row in sorted(members.items())]
+def _deal(row: dict[str, Any]) -> str:
+    """The deal key of a stored match (:func:`blocks.deal_key`)."""
+    return blocks.deal_key(str(row["match_id"]), str(row["seed"]))
+
+
+def _keys(members: dict[int, dict[str, Any]]) -> list[tuple[int, str]]:
+    return [(idx, _deal(row)) for idx, row in sorted(members.items())]
 
 
 def _linked(old: Path, members: dict[int, dict[str, Any]], target: Path | None = None, public: bool = False) -> bool:
@@ -298,11 +320,13 @@ def _linked(old: Path, members: dict[int, dict[str, Any]], target: Path | None =
         head = blocks.read_head(old)
     except blocks.BlockError:
         return False
-    if blocks.is_public(head) != public:
+    if blocks.is_public(head) != public or head.get("packing") != framepack.packing():
         return False
-    listed = head["matches"]
-    if not isinstance(listed, list) or [k[:3] for k in listed] != _keys(members) \
-            or any(k[3] not in FORMATS for k in listed):
+    try:
+        listed = blocks.listed(head)
+    except blocks.BlockError:
+        return False
+    if [k[:2] for k in listed] != _keys(members) or any(k[2] not in FORMATS for k in listed):
         return False
     if target is not None:
         try:
@@ -326,8 +350,7 @@ def _old_entries(here: Path, reuse: Path | None, members: dict[int, dict[str, An
             old = blocks.read_block(path)
         except blocks.BlockError:
             continue
-        return [e for e in old if e.idx in members and e.format in FORMATS
-                and [e.match, e.seed] == [str(members[e.idx]["match_id"]), str(members[e.idx]["seed"])]]
+        return [e for e in old if e.idx in members and e.format in FORMATS and e.deal == _deal(members[e.idx])]
     return []
 
 
@@ -355,6 +378,22 @@ def _frames(results_dir: Path, replay: str, times: list[float | None] | None) ->
     except ReplayError as exc:
         raise ReplayError(str(exc).replace(str(source), replay)) from None
     return str(frames["format"]), blocks.frames_line(frames)
+
+
+def _listed(idx: int, match: Any, bots: Any, totals: Any, places: Any, forfeited: Any, ms: Any) -> list[Any]:
+    """A match's entry in ``replays/index.js`` (:data:`LIST_FIELDS`)."""
+    return [idx, match, bots, totals, places, forfeited if any(forfeited) else 0, ms]
+
+
+def match_list(text: str) -> list[dict[str, Any]]:
+    """The matches ``replays/index.js`` lists (its ``text``), each as a dict of :data:`LIST_FIELDS` (as the viewer
+    reads them; ``forfeited`` written out)."""
+    out = []
+    for entry in script_value(text, "ARENA_MATCHES"):
+        listed = dict(zip(LIST_FIELDS, entry))
+        listed["forfeited"] = listed["forfeited"] or [False] * len(listed["bots"])
+        out.append(listed)
+    return out
 
 
 def _timing(stats: Any) -> list[list[float] | None] | None:
@@ -404,11 +443,12 @@ def build_single(replay: Path, out_dir: Path, idx: int = 0) -> Path:
                                          encoding="utf-8")
     replays = out_dir / REPLAYS
     replays.mkdir(parents=True, exist_ok=True)
+    _write_packing(replays)
     entry = blocks.Entry.of(idx, str(frames["match"]), str(frames.get("seed")), str(frames["format"]),
                             blocks.frames_line(frames))
     _write_atomically(replays / blocks.block_name(blocks.block_of(idx)), blocks.encode(blocks.block_of(idx), [entry]))
     result = frames["result"]
-    listing = [{"idx": idx, "match": frames["match"], "bots": frames["bots"], "totals": result["totals"],
-                "places": result["places"], "forfeited": result["forfeited"]}]
+    listing = [_listed(idx, frames["match"], frames["bots"], result["totals"], result["places"], result["forfeited"],
+                       None)]
     _write_atomically(replays / INDEX, script_json("ARENA_MATCHES", listing) + "window.ARENA_REPORT = false;\n")
     return out_dir / "viewer.html"

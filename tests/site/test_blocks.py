@@ -15,7 +15,7 @@ from arena.game.replay import replay_bytes
 from arena.selfplay import play_random
 from arena.game import framepack
 from arena.site import blocks
-from arena.site.frames import FORMAT, frames_for_file
+from arena.site.frames import FORMAT, SLOWEST, frames_for_file
 from arena.site.viewer import build_single, build_viewer
 
 from .synthetic import synthetic_store
@@ -40,13 +40,15 @@ def test_a_block_gives_back_each_match_as_it_was_written():
     ("window.ARENA_REPLAY = {};\n", "not a block of replays (it does not start with window.ARENA_BLOCK ="),
     (blocks.PREFIX + "{nope;\n", "not a block of replays (Expecting property name"),
     (blocks.PREFIX + '{"format":"arena-viewer-block/0","matches":[]};\n', "not a block of replays in the format"),
-    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"%s","matches":[[0,"m","s","f",2]],"data":"!!"};\n'
+    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"%s","formats":["f"],"matches":[[0,"k",0,2]],"data":".."};\n'
      % (blocks.BLOCK_FORMAT, framepack.packing()), "its data does not decode"),
-    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"%s","matches":[[0,"m","s","f",8]],"data":"AAAA"};\n'
+    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"%s","formats":["f"],"matches":[[0,"k",0,8]],"data":"AAAA"};\n'
      % (blocks.BLOCK_FORMAT, framepack.packing()), "its data does not decode (match 0's 8 characters run past"),
-    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"%s","matches":[[0,"m","s","f",4]],"data":"AAAABBBB"};\n'
+    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"%s","formats":["f"],"matches":[[0,"k",0,4]],"data":"AAAABBBB"};\n'
      % (blocks.BLOCK_FORMAT, framepack.packing()), "4 characters of data that no listed match holds"),
-    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"deflate-dictionary/0","matches":[],"data":""};\n'
+    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"%s","formats":["f"],"matches":[[0,"k",3,4]],"data":"AAAA"};\n'
+     % (blocks.BLOCK_FORMAT, framepack.packing()), "its data does not decode (its list of matches does not read"),
+    (blocks.PREFIX + '{"format":"%s","block":0,"packing":"deflate-dictionary/0","formats":[],"matches":[],"data":""};\n'
      % blocks.BLOCK_FORMAT, "packed against another dictionary than this arena's; it is made anew"),
 ])
 def test_a_damaged_block_is_one_line_naming_the_file(tmp_path, text, why):
@@ -60,6 +62,12 @@ def test_a_damaged_block_is_one_line_naming_the_file(tmp_path, text, why):
 def test_the_viewer_and_the_builder_agree_on_the_block_size():
     found = re.search(r"var BLOCK = (\d+);", (ASSETS / "viewer.js").read_text())
     assert found and int(found.group(1)) == blocks.BLOCK
+
+
+def test_the_viewer_and_the_frames_agree_on_how_many_slow_decisions_are_marked():
+    """The viewer writes a slow decision's line out itself, naming how many the match marks."""
+    found = re.search(r"var SLOWEST = (\d+);", (ASSETS / "viewer.js").read_text())
+    assert found and int(found.group(1)) == SLOWEST
 
 
 def _results(tmp_path: Path, matches: int) -> Path:
@@ -138,6 +146,37 @@ def test_a_match_of_a_later_block_opens_in_the_viewer(tmp_path):
             browser.close()
 
 
+def test_a_viewer_without_its_packing_or_with_another_says_so(tmp_path):
+    """Every block continues the dictionary of ``replays/packing.js``: without that file, or with one of another
+    arena version's packing, the viewer says what to do instead of showing a match it cannot inflate."""
+    from .browser import CHROMIUM, sync_playwright  # skips this test without Chromium
+
+    match = Match(make_rules("standard"), 2, 5)
+    play_random(match, random.Random(5))
+    replay = tmp_path / "m.jsonl"
+    replay.write_bytes(replay_bytes(match, {"match": "m"}))
+    page_path = build_single(replay, tmp_path / "site")
+    packing = tmp_path / "site" / "replays" / blocks.PACKING_FILE
+    assert packing.read_text() == blocks.packing_script()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            for text, said in ((None, "replays/packing.js is missing: build the report again"),
+                               (blocks.packing_script().replace(framepack.packing(), "deflate-dictionary/0"),
+                                "packed by another version of the arena than replays/packing.js")):
+                if text is None:
+                    packing.unlink()
+                else:
+                    packing.write_text(text)
+                page = browser.new_page()  # a page of its own: nothing of the last one's scripts kept
+                page.goto(page_path.as_uri() + "#match=0")
+                page.wait_for_selector("#message:not([hidden])")
+                assert said in (page.text_content("#message") or "")
+                assert page.evaluate("window.ArenaViewer.state().steps") == 0
+        finally:
+            browser.close()
+
+
 def _alive(pid: int) -> bool:
     """True if ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
     try:
@@ -190,7 +229,7 @@ def test_a_block_cut_short_is_told_by_its_header_alone(tmp_path):
     noise = "%x" % random.Random(1).getrandbits(20000)  # does not compress: the data is most of the file
     text = blocks.encode(0, [_entry(0, {"idx": 0, "log": [noise]})])
     path.write_text(text)
-    assert [m[:4] for m in blocks.read_head(path)["matches"]] == [[0, "m0", "1/0", FORMAT]]
+    assert blocks.listed(blocks.read_head(path)) == [(0, blocks.deal_key("m0", "1/0"), FORMAT)]
     path.write_text(text[:-100])
     with pytest.raises(blocks.BlockError, match="cut short or grown: its size is not the one its header gives"):
         blocks.read_head(path)

@@ -252,6 +252,7 @@ def test_a_missing_replay_says_so(sites, browser, tmp_path):
 
 
 def test_rebuilding_writes_only_the_blocks_that_changed(sites, tmp_path):
+    from arena.game import framepack
     from arena.site import blocks
     from arena.site.frames import FORMAT
 
@@ -277,10 +278,10 @@ def test_rebuilding_writes_only_the_blocks_that_changed(sites, tmp_path):
         return directory
 
     # a block that lacks a match keeps the lines it has (marked here, to tell them apart) and makes the other
-    def changed(entry: blocks.Entry, **fields: str) -> blocks.Entry:
-        values = {"idx": entry.idx, "match": entry.match, "seed": entry.seed, "format": entry.format,
+    def changed(entry: blocks.Entry, match: str | None = None, **fields: str) -> blocks.Entry:
+        values = {"deal": entry.deal if match is None else blocks.deal_key(match, "1"), "format": entry.format,
                   "line": entry.line, **fields}
-        return blocks.Entry.of(**values)  # type: ignore[arg-type]
+        return blocks.Entry(entry.idx, values["deal"], values["format"], framepack.pack(values["line"]))
 
     marked = changed(made[first], line=made[first].line.replace('"format":', '"kept":1,"format":', 1))
     partial = old_build("partial", [marked])
@@ -612,7 +613,7 @@ def test_each_decisions_time_is_shown_at_its_step_and_the_slowest_are_found_by_a
     assert times is not None and len(times) == row["decisions"] and None in times
     header, records = site.replay(row["idx"])
     seats = [r["seat"] for r in records if r["type"] == "action"]
-    steps = build_frames(header, records)["steps"]  # built without times: the steps themselves, not their ``t``
+    steps = expand(build_frames(header, records))  # built without times: the steps themselves, not their ``t``
     single = [(i, steps[i - 1]["n"]) for i in range(1, len(steps))
               if steps[i]["k"] == "play" and steps[i]["n"] == steps[i - 1]["n"] + 1]
     timed = [(i, d) for i, d in single if times[d] is not None][::15][:4]
@@ -648,3 +649,46 @@ def test_each_decisions_time_is_shown_at_its_step_and_the_slowest_are_found_by_a
         bare = build_single(site.results / row["replay"], tmp_path / "bare")
         open_at(page, bare.as_uri() + f"#match=0&seat=all&step={timed[0][0]}", timed[0][0])
         assert page.locator("#times").count() == 0
+
+
+def test_every_step_of_every_view_draws_what_the_frames_say(sites, page, tmp_path):
+    """The viewer writes out the frames' compact form itself (seat views against the true hands, numbers
+    carried forward, names for seat marks): every step of a 4-seat match with a fault, in the omniscient
+    view and in every seat's, draws exactly the hands, held card, hand values and log lines of the
+    frames as the tests' own reading of their format gives them."""
+    site = sites["standard"]
+    row = next(r for r in site.rows if r["faults"])
+    store = ResultStore(site.results, readonly=True)
+    try:
+        times = store.decision_times(row["idx"])
+    finally:
+        store.close()
+    steps = expand(build_frames(*site.replay(row["idx"]), times))
+    players = len(steps[0]["v"])
+    shown_entries = """els => els.map(e => { const c = e.cloneNode(true);
+        c.querySelectorAll('.mini').forEach(m => m.replaceWith('[' + m.dataset.card + ']')); return c.textContent; })"""
+    for seat in ["all", *range(players)]:
+        with shot_on_failure(page, tmp_path, f"every-step-{seat}"):
+            open_at(page, site.url(row["idx"], seat), 0)
+            for index, step in enumerate(steps):
+                if index:
+                    page.keyboard.press("ArrowRight")
+                    page.wait_for_function(f"window.ArenaViewer.state().step === {index}")
+                hands, held = (step["h"], step["held"]) if seat == "all" else step["v"][seat]
+                drawn = cards(page)
+                for c in drawn:
+                    if c["zone"] == "hand":
+                        known = hands[c["seat"]][c["slot"]]
+                        face = "empty" if known is None else "down" if known == "?" else "up"
+                        assert (c["face"], c["card"]) == (face, known if face == "up" else None), (seat, index, c)
+                    if c["zone"] == "held" and step["held"] is not None:
+                        mine = seat == "all" or c["holder"] == seat
+                        assert c["card"] == (held if mine else None), (seat, index)
+                assert sum(c["zone"] == "hand" for c in drawn) == sum(len(h) for h in hands)
+                if seat == "all" and step["k"] != "reveal":
+                    values = [int((page.text_content(f'[data-hand-value="{s}"]') or "").split()[-1])
+                              for s in range(players)]
+                    assert values == step["hv"], index
+                texts = [e[1] if seat == "all" or len(e) == 2 or e[2][seat] == 1 else e[2][seat] for e in step["log"]]
+                assert page.eval_on_selector_all("#log .entry.current", shown_entries) == \
+                    [t for t in texts if t is not None], (seat, index)

@@ -9,19 +9,20 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
-from arena.game import Match, make_rules
+from arena.game import Match, cabo_frames, make_rules
 from arena.game.observe import events_for, observe
 from arena.game.replay import Notes, read_replay, replay_lines
 from arena.site.frames import FORMAT, SLOWEST, build_frames, frames_for_file
 from tests.game.conftest import codes_in
 
 TABLE_KEYS = ("r", "ph", "tm", "w", "st", "dl", "cabo", "h", "d", "dn", "dk", "held", "hs", "hf", "lk", "tot", "ro",
-              "ff", "hv")
+              "ff")
 CONFIGS = [("standard", {}), ("espanola", {"rounds": 3})]
 
 
@@ -30,18 +31,87 @@ def unpack(packed: str) -> list[list[str | None]]:
              for i in range(0, len(seat), 2)] for seat in packed.split("|")]
 
 
+def cells_of(text: str, before: list[list[str]] | None) -> list[list[str]]:
+    """A seat view's cells: whole, or ``~`` and the (hand, slot, cell) changes since ``before``."""
+    def read(part: str, at: int) -> tuple[str, int]:
+        return (part[at], at + 1) if part[at] in "+?-" else (part[at:at + 2], at + 2)
+
+    if text.startswith("~"):
+        assert before is not None
+        out, at = [list(hand) for hand in before], 1
+        while at < len(text):
+            hand, slot = int(text[at]), int(text[at + 1])
+            cell, at = read(text, at + 2)
+            if slot == len(out[hand]):
+                out[hand].append(cell)
+            else:
+                out[hand][slot] = cell
+        return out
+    rows = []
+    for part in text.split("|"):
+        row, at = [], 0
+        while at < len(part):
+            cell, at = read(part, at)
+            row.append(cell)
+        rows.append(row)
+    return rows
+
+
+def written_out(entry: list[Any], step: dict[str, Any], frames: dict[str, Any], flagged: Iterator[list[Any]]) -> Any:
+    """A log entry's text, a number written out as its line (with seat marks, as the frames write names)."""
+    text = entry[1]
+    if not isinstance(text, int):
+        return text
+    mark = lambda seat: chr(0xE000 + seat)  # noqa: E731
+    if entry[0] == "slow":
+        seat, ms, _ = next(flagged)
+        return f"SLOW {mark(seat)} took {ms:.1f} ms for decision {text}, one of the match's {SLOWEST} slowest"
+    if text == 1:
+        return f"Round {step['r']}: {mark(step['dl'])} deals, {mark(step['st'])} starts; discard [{step['d']}], deck {step['dk']}"
+    assert text == 2, entry
+    r = frames["rounds"][step["ro"] - 1]
+    line = f"Round {r['round']} over ({r['ended']}): " + ", ".join(f"{mark(s)} {v:+d}" for s, v in enumerate(r["scores"]))
+    line += f"; {mark(r['moon'])} shot the moon" if r["moon"] is not None else ""
+    return line + (f"; reset to 50: {', '.join(map(mark, r['resets']))}" if r["resets"] else "")
+
+
 def expand(frames: dict[str, Any]) -> list[dict[str, Any]]:
-    """The steps with every table field filled in and the hands unpacked (what the viewer's decode does)."""
+    """The steps with every field filled in, written out as the viewer's decode does: table fields and ``n``
+    carried forward, the hands unpacked, ``hv`` added up, each seat's view from its cells, names for seat
+    marks and each seat's text for a reference to another's."""
     out, previous, views = [], {}, [None] * frames["players"]
+    cells: list[Any] = [None] * frames["players"]
+    names, values = frames["bots"], frames["values"]
+
+    def named(text: Any) -> Any:
+        return re.sub("[\ue000-\uf8ff]", lambda m: f"{names[ord(m[0]) - 0xE000]}@{ord(m[0]) - 0xE000}", text) \
+            if isinstance(text, str) else text
+
     for raw in frames["steps"]:
         step = dict(raw)
+        step["n"] = raw.get("n", previous.get("n", -1) + 1)
         for key in TABLE_KEYS:
             step.setdefault(key, previous.get(key))
         step["h"] = unpack(step["h"]) if isinstance(step["h"], str) else step["h"]
+        step["hv"] = [sum(values[c] for c in hand if c is not None) for hand in step["h"]]
         for seat, view in enumerate(raw["v"]):
             if view != 0:
-                views[seat] = (unpack(view[0]), view[1])
+                cells[seat] = cells_of(view[0], cells[seat])
+                hands = [[step["h"][s][i] if c == "+" else "?" if c == "?" else None if c == "-" else c
+                          for i, c in enumerate(hand)] for s, hand in enumerate(cells[seat])]
+                views[seat] = (hands, step["held"] if view[1] == 1 else view[1])
         step["v"] = list(views)
+        log = []
+        flagged = iter([timed for timed in step.get("t", ()) if timed[2]])
+        for entry in raw["log"]:
+            written = [entry[0], named(written_out(entry, step, frames, flagged))]
+            if len(entry) > 2:
+                seen: list[Any] = []
+                for text in entry[2]:
+                    seen.append(seen[-1 - text] if isinstance(text, int) and text < 0 else named(text))
+                written.append(seen)
+            log.append(written)
+        step["log"] = log
         out.append(step)
         previous = step
     return out
@@ -186,7 +256,7 @@ def test_the_last_step_holds_the_stored_result_and_the_marks():
     assert any(faulty in s.get("fl", []) for s in frames["steps"])
     assert any(faulty in s.get("fb", []) for s in frames["steps"])
     assert last["ff"] == [faulty]
-    entries = [e for s in frames["steps"] for e in s["log"]]
+    entries = [e for s in steps for e in s["log"]]
     fault = next(e for e in entries if e[0] == "fault")
     assert "SECRET-DETAIL" in fault[1]
     # what the bot wrote is shown once: in its log lines, which the fault's line does not repeat
@@ -217,7 +287,7 @@ def test_each_hand_value_is_what_the_rounds_scoring_adds(preset, options):
 
 def test_a_fault_shows_the_end_of_stderr_when_the_replay_has_no_log_of_that_bot():
     header, records = play("standard", {}, 4, 3, notes=True, logs=False)
-    entries = [e for s in build_frames(header, records)["steps"] for e in s["log"]]
+    entries = [e for s in expand(build_frames(header, records)) for e in s["log"]]
     fault = next(e for e in entries if e[0] == "fault")
     assert "stderr| SECRET-STDERR" in fault[1] and not any(e[0] == "botlog" for e in entries)
 
@@ -232,9 +302,10 @@ def test_each_fault_is_placed_at_the_step_that_shows_it(logs):
     assert len(frames["faults"]) == 1
     seat, decision, index = frames["faults"][0]
     assert (seat, decision) == (fault["seat"], fault["decision"]) and decision > 0
-    step = frames["steps"][index]
+    steps = expand(frames)
+    step = steps[index]
     assert seat in step["fl"] and any(e[0] == "fault" for e in step["log"])
-    assert step["n"] > decision and all(s["n"] <= decision for s in frames["steps"][:index])
+    assert step["n"] > decision and all(s["n"] <= decision for s in steps[:index])
     assert build_frames(*play("standard", {}, 4, 3))["faults"] == []
 
 
@@ -244,7 +315,8 @@ def test_each_decisions_stored_time_is_shown_at_its_step_and_the_slowest_are_mar
     times = [None if r.get("by") == "fallback" else n + 0.5 for n, r in enumerate(moves)]  # a time names its decision
     frames = build_frames(header, records, times)
     shown, previous = [], 0
-    for step in frames["steps"]:
+    steps = expand(frames)
+    for step in steps:
         for seat, ms, _ in step.get("t", []):
             decision = int(ms)
             assert moves[decision]["seat"] == seat and previous <= decision <= step["n"]
@@ -254,7 +326,7 @@ def test_each_decisions_stored_time_is_shown_at_its_step_and_the_slowest_are_mar
     slowest = sorted((n for n, ms in enumerate(times) if ms is not None), reverse=True)[:SLOWEST]
     assert [decision for decision, _ in frames["slow"]] == slowest
     for decision, index in frames["slow"]:
-        step = frames["steps"][index]
+        step = steps[index]
         assert [decision + 0.5, 1] in [t[1:] for t in step["t"]]
         own = [1 if s == moves[decision]["seat"] else None for s in range(4)]  # not shown to the other seats
         assert any(e[0] == "slow" and f"took {decision + 0.5:.1f} ms for decision {decision}" in e[1] and e[2] == own
@@ -311,7 +383,7 @@ def test_the_view_of_a_path_is_unchanged_by_paths(tmp_path: Path):
 
 
 def test_a_viewer_for_one_replay_file(tmp_path):
-    """``arena play``'s replay in a viewer of its own: viewer.html and replays/b0.js, its block."""
+    """``arena play``'s replay in a viewer of its own: viewer.html and replays/b0.js, its block (and the packing)."""
     from arena.site.viewer import build_single
 
     header, records = play("espanola", {"rounds": 2}, 3, 6)
@@ -321,7 +393,7 @@ def test_a_viewer_for_one_replay_file(tmp_path):
     assert page == tmp_path / "site" / "viewer.html" and page.is_file()
     from arena.site.blocks import frames_in
 
-    assert sorted(p.name for p in (tmp_path / "site" / "replays").iterdir()) == ["b0.js", "index.js"]
+    assert sorted(p.name for p in (tmp_path / "site" / "replays").iterdir()) == ["b0.js", "index.js", "packing.js"]
     assert frames_in(tmp_path / "site" / "replays" / "b0.js") == {0: build_frames(header, records)}
     assert {p.name for p in (tmp_path / "site").iterdir()} == {"viewer.html", "viewer.css", "viewer.js", "replays",
                                                                ".arena-replay-viewer"}
@@ -331,3 +403,47 @@ def test_record_types_the_viewer_does_not_know_are_ignored():
     header, records = play("standard", {}, 2, 8)
     plain = build_frames(header, records)
     assert build_frames(header, records[:5] + [{"type": "comment", "seat": 0, "text": "hi"}] + records[5:]) == plain
+
+
+def test_a_bot_cannot_write_another_seats_name_by_its_mark():
+    """A seat's name is written in the frames as a mark the viewer turns into the name; a mark in what a bot
+    wrote (its log, its fault's detail) is shown as U+FFFD, never as a seat's name."""
+    header, records = play("standard", {}, 4, 3, notes=True)
+    forged = chr(0xE000 + 2)
+    for record in records:
+        if record["type"] == "log":
+            record["text"] = f"I am {forged} now"
+        if record["type"] == "fault":
+            record["detail"] = f"blame {forged}"
+    entries = [e for s in expand(build_frames(header, records)) for e in s["log"]]
+    log = next(e for e in entries if e[0] == "botlog")
+    fault = next(e for e in entries if e[0] == "fault")
+    assert "I am \ufffd now" in log[1] and "blame \ufffd" in fault[1]
+    assert "bot2@2" not in log[1] + fault[1]
+    assert any(f"bot{s}@{s} deals" in entries[0][1] for s in range(4))  # the engine's names are put in
+
+
+def test_repeated_seat_texts_are_written_once():
+    """The hidden-card version of a line most seats see alike is written once, the others refer to it."""
+    header, records = play("standard", {}, 4, 3)
+    raw = [e for s in build_frames(header, records)["steps"] for e in s["log"] if len(e) > 2]
+    draws = [e for e in raw if "draws a card" in str(e[2])]
+    assert draws and all(sum(isinstance(t, str) for t in e[2]) == 1 for e in draws)
+    assert all(isinstance(t, int) and t < 0 or t in (1, None) or isinstance(t, str) for e in raw for t in e[2])
+
+
+@pytest.mark.parametrize("preset,options", CONFIGS, ids=[c[0] for c in CONFIGS])
+def test_the_short_form_writes_out_to_exactly_the_long_one(preset, options, monkeypatch):
+    """Frames write a line a reader can make from the step as a number (a round's start and end, a slow
+    decision) and a seat text that repeats another's as a reference: written out, every step's log is the one
+    written in full (and the short form is used)."""
+    header, records = play(preset, options, 4, 9, notes=True)
+    times = [float(n % 7) + 0.3 for n in range(2000)]
+    short = build_frames(header, records, times)
+    numbers = [e for s in short["steps"] for e in s["log"] if isinstance(e[1], int)]
+    assert {e[0] for e in numbers} == {"rd", "slow"} and sum(e[0] == "slow" for e in numbers) == SLOWEST
+    assert any(isinstance(t, int) and t < 0 for s in short["steps"] for e in s["log"] if len(e) > 2 for t in e[2])
+    monkeypatch.setattr(cabo_frames._Builder, "write_short", lambda self: None)
+    long = build_frames(header, records, times)
+    assert not any(isinstance(e[1], int) for s in long["steps"] for e in s["log"])
+    assert [s["log"] for s in expand(short)] == [s["log"] for s in expand(long)]

@@ -16,7 +16,7 @@ from arena.game.replay import replay_bytes
 from arena.selfplay import play_random
 from arena.site.blocks import all_frames
 from arena.site.build import build_report
-from arena.site.pages import script_value
+from arena.site.viewer import match_list
 
 from .synthetic import synthetic_store
 
@@ -43,7 +43,7 @@ def _results(tmp_path: Path) -> Path:
 
 def _listing(out: Path) -> dict[int, dict]:
     text = (out / "replays" / "index.js").read_text()
-    return {m["idx"]: m for m in script_value(text, "ARENA_MATCHES")}
+    return {m["idx"]: m for m in match_list(text)}
 
 
 def test_a_report_lists_unreadable_replays_and_builds_the_rest(tmp_path):

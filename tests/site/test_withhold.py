@@ -21,9 +21,8 @@ from arena.cli import main
 from arena.site import data
 from arena.site.blocks import all_frames, entries_of, parse_head
 from arena.site.build import build_report
-from arena.site.pages import script_value
 from arena.site.serve import make_server
-from arena.site.viewer import build_viewer
+from arena.site.viewer import build_viewer, match_list
 from arena.site.withhold import withheld
 from arena.tournament.store import schema
 from arena.tournament.config import load_config
@@ -118,7 +117,7 @@ def check_site(files: dict[str, bytes], shown: dict[int, tuple[str, str]], hidde
         assert json.dumps(match_id).encode() in b"".join(text for name, text in files.items()
                                                           if name.startswith("data/matches-"))
     linked = {int(i) for name, text in files.items() if name.endswith(".html") for i in LINK.findall(text.decode())}
-    listed = {m["idx"] for m in script_value(files["replays/index.js"].decode(), "ARENA_MATCHES")}
+    listed = {m["idx"] for m in match_list(files["replays/index.js"].decode())}
     assert linked <= set(shown) and listed == set(shown)
     withheld_line = f"{len(hidden)} withheld until their deals are played out".encode()
     assert (withheld_line in files["index.html"]) == bool(hidden) and (b"withheld" in files["index.html"]) == bool(hidden)

@@ -1,12 +1,15 @@
 /* The replay viewer of the Cabo arena (hand-written, no library).
  *
  * It draws the frames arena/site/frames.py wrote and derives nothing about cards: a seat's
- * view is the one the arena computed with the functions that build what a bot is sent.
+ * view is the one the arena computed with the functions that build what a bot is sent (the frames
+ * write it against the true hands, and decode() writes it out again; arena/game/cabo_frames.py).
  * URL: viewer.html#match=<idx>&seat=<all|n>&step=<k>, or &decision=<d> instead of the step: the step
  * showing the fault of that decision (the report numbers faults so). Replays load on demand, a block of
  * matches at a time, from replays/b<k>.js (a script setting window.ARENA_BLOCK: file:// pages may not
- * fetch()); its frames are compressed (raw DEFLATE, base64) and inflated here by the browser's own
- * DecompressionStream, then parsed: nothing in them is computed here.
+ * fetch()); its frames are compressed (raw DEFLATE, base85, continuing the dictionary of replays/packing.js)
+ * and inflated here by the browser's own
+ * DecompressionStream, then parsed: nothing in them is computed here but bookkeeping (fields carried
+ * forward, a hand's value as the sum of its cards' values, names put in for seat marks).
  * A game it has no drawing for (frames of arena/game/plain.py) is shown as text: each seat's view is
  * the JSON its bot was sent, the omniscient view the step's events.
  */
@@ -15,6 +18,7 @@
 
   var TABLE_KEYS = ["r", "ph", "tm", "w", "st", "dl", "cabo", "h", "d", "dn", "dk", "held", "hs", "hf", "lk",
     "tot", "ro", "ff", "hv"];
+  var SEAT_MARKS = /[\ue000-\uf8ff]/g;  // a text's seat marks: U+E000 + s is seat s's name
   var FRENCH = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   var FRENCH_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   var FRENCH_RANKS = { A: "ace", T: "ten", J: "jack", Q: "queen", K: "king" };
@@ -37,6 +41,7 @@
   var KINDS = { deal: "deal", play: "", end: "end of the round", reveal: "round scored: every card shown" };
   var PLAIN = "arena-viewer-plain/1";  // frames of a game without a drawing here
   var BLOCK = 128;  // matches a block file holds: BLOCK of arena/site/blocks.py (a test holds them equal)
+  var SLOWEST = 5;  // slow decisions marked in a match: SLOWEST of arena/game/cabo_frames.py (a test holds them equal)
 
   var el = function (id) { return document.getElementById(id); };
   var cache = {};           // decoded frames by match
@@ -65,20 +70,117 @@
     });
   }
 
-  /* Expand the frames: carry each table field forward, unpack the hands. Nothing is computed. */
+  /* A seat view's cells (arena/game/cabo_frames.py, ``v``): whole, or "~" and the slots changed since
+   * ``before``. A cell: "+" (the true card), "?", "-" or a card code. */
+  function cellsOf(text, before) {
+    var out, src = text, i = 0;
+    function cell() {
+      var c = src.charAt(i);
+      if (c === "+" || c === "?" || c === "-") { i += 1; return c; }
+      i += 2;
+      return src.substr(i - 2, 2);
+    }
+    if (text.charAt(0) === "~") {
+      out = before.map(function (hand) { return hand.slice(); });
+      i = 1;
+      while (i < text.length) {
+        var hand = Number(text.charAt(i)), slot = Number(text.charAt(i + 1));
+        i += 2;
+        out[hand][slot] = cell();
+      }
+      return out;
+    }
+    return text.split("|").map(function (part) {
+      var row = [];
+      src = part;
+      i = 0;
+      while (i < part.length) { row.push(cell()); }
+      return row;
+    });
+  }
+
+  /* A seat's hands from its cells and the true hands of the step. */
+  function seatHands(cells, truth) {
+    return cells.map(function (hand, s) {
+      return hand.map(function (c, slot) {
+        return c === "+" ? truth[s][slot] : c === "?" ? "?" : c === "-" ? null : c;
+      });
+    });
+  }
+
+  /* A text with each seat mark written as that seat's name. */
+  function named(text, names) {
+    return typeof text !== "string" ? text : text.replace(SEAT_MARKS, function (mark) {
+      var seat = mark.charCodeAt(0) - 0xe000;
+      return names[seat] + "@" + seat;
+    });
+  }
+
+  function mark(seat) { return String.fromCharCode(0xe000 + seat); }
+
+  function signed(n) { return (n >= 0 ? "+" : "") + n; }
+
+  /* An entry's text that the frames write as a number (arena/game/cabo_frames.py, ``log``): the start or the
+   * end of the step's round, or a slow decision (its seat and ms: ``flagged``, this step's next slow time). */
+  function writtenOut(entry, step, rounds, flagged) {
+    var text = entry[1];
+    if (typeof text !== "number") { return text; }
+    if (entry[0] === "slow") {
+      var timed = flagged.shift() || [0, 0];
+      return "SLOW " + mark(timed[0]) + " took " + Number(timed[1]).toFixed(1) + " ms for decision " + text +
+        ", one of the match's " + SLOWEST + " slowest";
+    }
+    if (text === 1) {
+      return "Round " + step.r + ": " + mark(step.dl) + " deals, " + mark(step.st) + " starts; discard [" + step.d +
+        "], deck " + step.dk;
+    }
+    var r = rounds[step.ro - 1] || { scores: [], resets: [] };
+    return "Round " + r.round + " over (" + r.ended + "): " +
+      r.scores.map(function (score, seat) { return mark(seat) + " " + signed(score); }).join(", ") +
+      (r.moon !== null && r.moon !== undefined ? "; " + mark(r.moon) + " shot the moon" : "") +
+      (r.resets && r.resets.length ? "; reset to 50: " + r.resets.map(mark).join(", ") : "");
+  }
+
+  /* A log entry with its texts written out: numbers as their lines, names for marks, a seat's reference (-1-s)
+   * as seat s's text. */
+  function entryOf(entry, names, step, rounds, flagged) {
+    var out = [entry[0], named(writtenOut(entry, step, rounds, flagged), names)];
+    if (entry.length > 2) {
+      var seen = [];
+      entry[2].forEach(function (text, seat) {
+        seen[seat] = typeof text === "number" && text < 0 ? seen[-1 - text] : named(text, names);
+      });
+      out.push(seen);
+    }
+    return out;
+  }
+
+  /* Expand the frames: carry each table field and the decision number forward, unpack the hands, write each
+   * seat's view out from its cells, a hand's value as its cards' values added, names for seat marks. */
   function decode(data) {
     var previous = {};
     var views = [];
+    var cells = [];
+    var names = data.bots || [];
     data.steps.forEach(function (step, index) {
+      if (!("n" in step)) { step.n = index === 0 ? 0 : previous.n + 1; }
       TABLE_KEYS.forEach(function (key) {
         if (!(key in step)) { step[key] = previous[key]; }
       });
       if (typeof step.h === "string") { step.h = unpack(step.h); }
+      if (step.h !== previous.h) {
+        step.hv = step.h.map(function (hand) {
+          return hand.reduce(function (sum, c) { return sum + (c === null ? 0 : data.values[c]); }, 0);
+        });
+      }
       step.v = step.v.map(function (seatView, seat) {
         if (seatView === 0) { return views[seat]; }
-        views[seat] = { hands: unpack(seatView[0]), held: seatView[1] };
+        cells[seat] = cellsOf(seatView[0], cells[seat]);
+        views[seat] = { hands: seatHands(cells[seat], step.h), held: seatView[1] === 1 ? step.held : seatView[1] };
         return views[seat];
       });
+      var flagged = (step.t || []).filter(function (timed) { return timed[2]; });
+      step.log = step.log.map(function (entry) { return entryOf(entry, names, step, data.rounds || [], flagged); });
       step.hl = step.hl || [];
       step.fb = step.fb || [];
       step.fl = step.fl || [];
@@ -642,36 +744,88 @@
   /* The block file holding ``match`` (arena/site/blocks.py): BLOCK matches by index a file. */
   function blockOf(match) { return Math.floor(Number(match) / BLOCK); }
 
-  /* The bytes of a base64 text. */
+  var B85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+  var B85_VALUE = {};
+  for (var b85 = 0; b85 < B85.length; b85++) { B85_VALUE[B85.charAt(b85)] = b85; }
+
+  /* The bytes of a base85 text (Python's base64.b85encode: 5 characters a 4 bytes, big-endian; a last group
+   * of n characters holds n - 1 bytes). */
   function bytesOf(text) {
-    var binary = atob(text);
-    var bytes = new Uint8Array(binary.length);
-    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    var whole = Math.floor(text.length / 5), rest = text.length % 5;
+    var bytes = new Uint8Array(whole * 4 + (rest ? rest - 1 : 0));
+    for (var g = 0; g * 5 < text.length; g++) {
+      var n = Math.min(5, text.length - g * 5), value = 0;
+      for (var i = 0; i < 5; i++) {
+        var digit = i < n ? B85_VALUE[text.charAt(g * 5 + i)] : 84;  // a short group is padded with the last digit
+        if (digit === undefined) { throw new Error("not base85"); }
+        value = value * 85 + digit;
+      }
+      for (var k = 0; k < n - 1; k++) { bytes[g * 4 + k] = Math.floor(value / Math.pow(256, 3 - k)) % 256; }
+    }
     return bytes;
   }
 
-  /* A block's matches (arena/site/blocks.py), each a function that inflates its frames when asked: the block's
-   * prefix (the packing's dictionary, compressed) then the match's own bytes, raw DEFLATE, with the browser's
-   * own DecompressionStream, less the dictionary's ``skip`` bytes. The frames were made by the arena, this only
-   * undoes the compression. Resolves to {idx: function () -> promise of the match's line of JSON}. */
-  function inflate(block) {
+  /* A block's matches (arena/site/blocks.py), each a function that inflates its frames when asked: the
+   * packing's prefix (its dictionary, compressed: replays/packing.js) then the match's own bytes, raw DEFLATE,
+   * with the browser's own DecompressionStream, less the dictionary's ``skip`` bytes. The frames were made by
+   * the arena, this only undoes the compression. Resolves to {idx: function () -> promise of the match's line
+   * of JSON}. */
+  function inflate(block, packing) {
     if (typeof DecompressionStream === "undefined") {
       return Promise.reject(new Error("this browser cannot inflate the replays (it has no DecompressionStream)"));
     }
-    var prefix = bytesOf(block.prefix);
+    if (block.packing !== packing.packing) {
+      return Promise.reject(new Error("packed by another version of the arena than replays/packing.js: build the report again"));
+    }
+    var prefix = packing.bytes;
     var out = {};
     var at = 0;
     block.matches.forEach(function (m) {
-      var piece = block.data.substr(at, m[4]);
-      at += m[4];
+      var piece = block.data.substr(at, m[3]);
+      at += m[3];
       out[m[0]] = function () {
         var stream = new Blob([prefix, bytesOf(piece)]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
         return new Response(stream).arrayBuffer().then(function (buffer) {
-          return new TextDecoder().decode(new Uint8Array(buffer).subarray(block.skip));
+          return new TextDecoder().decode(new Uint8Array(buffer).subarray(packing.skip));
         });
       };
     });
     return Promise.resolve(out);
+  }
+
+  /* A script of replays/ that sets ``window[name]``: a promise of its value (file:// pages may not fetch()). */
+  function scriptValue(file, name) {
+    return new Promise(function (resolve, reject) {
+      window[name] = undefined;
+      var script = document.createElement("script");
+      script.src = file + stamp;
+      script.onload = function () {
+        script.remove();
+        var value = window[name];
+        window[name] = undefined;
+        resolve(value);
+      };
+      script.onerror = function () { script.remove(); reject(new Error("missing")); };
+      document.head.appendChild(script);
+    });
+  }
+
+  var packingLoaded = null;  // promise of replays/packing.js: what every block's bytes continue
+
+  function loadPacking() {
+    if (!packingLoaded) {
+      packingLoaded = scriptValue("replays/packing.js", "ARENA_PACKING").then(function (packing) {
+        if (!packing || typeof packing.prefix !== "string" || typeof packing.skip !== "number") {
+          throw new Error("replays/packing.js holds no packing");
+        }
+        return { packing: packing.packing, bytes: bytesOf(packing.prefix), skip: packing.skip };
+      }, function (error) {
+        throw new Error(error.message === "missing" ? "replays/packing.js is missing: build the report again" :
+          error.message);
+      });
+      packingLoaded.catch(function () { packingLoaded = null; });  // tried again when asked again
+    }
+    return packingLoaded;
   }
 
   /* Load replays/b<k>.js (once per block: a promise of its lines by match). */
@@ -679,21 +833,13 @@
     if (blocks[number]) { return blocks[number]; }
     var name = "replays/b" + number + ".js";
     var asked = blocks;
-    asked[number] = new Promise(function (resolve, reject) {
-      window.ARENA_BLOCK = undefined;
-      var script = document.createElement("script");
-      script.src = name + stamp;
-      script.onload = function () {
-        script.remove();
-        var block = window.ARENA_BLOCK;
-        window.ARENA_BLOCK = undefined;
-        if (!block || typeof block.data !== "string" || !block.matches || !block.prefix) {
-          reject(new Error(name + " holds no replays")); return;
+    asked[number] = loadPacking().then(function (packing) {
+      return scriptValue(name, "ARENA_BLOCK").then(function (block) {
+        if (!block || typeof block.data !== "string" || !block.matches || !block.formats) {
+          throw new Error(name + " holds no replays");
         }
-        inflate(block).then(resolve, reject);
-      };
-      script.onerror = function () { script.remove(); reject(new Error("missing")); };
-      document.head.appendChild(script);
+        return inflate(block, packing);
+      });
     });
     asked[number].catch(function () { delete asked[number]; });  // tried again when asked again
     return asked[number];
@@ -814,6 +960,13 @@
         " in the menu, around this one: find narrows them" : "");
   }
 
+  /* A match as replays/index.js lists it (LIST_FIELDS of arena/site/viewer.py: an array). */
+  function listedMatch(m) {
+    if (!Array.isArray(m)) { return m; }
+    return { idx: m[0], match: m[1], bots: m[2], totals: m[3], places: m[4],
+      forfeited: m[5] || m[2].map(function () { return false; }), ms: m[6], unreadable: m[7] };
+  }
+
   /* Load replays/index.js (``again``: past any cached copy), then call ``done``. */
   function loadMatches(again, done) {
     var script = document.createElement("script");
@@ -821,7 +974,7 @@
     script.onload = function () {
       script.remove();
       listLoaded = true;
-      matches = window.ARENA_MATCHES || [];
+      matches = (window.ARENA_MATCHES || []).map(listedMatch);
       el("home").hidden = window.ARENA_REPORT === false;  // one replay file's viewer: no report to go back to
       fillMatches();
       done();
