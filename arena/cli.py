@@ -64,6 +64,19 @@ def main() -> None:
     """Cabo Arena: run tournaments of Cabo-playing bots and rate them."""
 
 
+OUTPUT_NOTE = "arena.output"
+"""Where a command that read a tournament or ladder file keeps the line naming its output directory."""
+
+
+@main.result_callback()
+def _after(*_: Any, **__: Any) -> None:
+    """After a command that succeeded: the line naming the output directory its file gave, if it read one (on
+    stderr, after what it answered; a refusal stays one line)."""
+    note = click.get_current_context().meta.get(OUTPUT_NOTE)
+    if note:
+        click.echo(note, err=True)
+
+
 @main.command("rules")
 @click.argument("preset", type=click.Choice(preset_names()))
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help=OPTION_HELP)
@@ -386,15 +399,16 @@ def bot_new_cmd(directory: Path, language: str, name: str | None) -> None:
 
 
 @bot_group.command("log")
-@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("results_dir", metavar="RESULTS_DIR|CONFIG", type=click.Path(path_type=Path))
 @click.argument("bot", metavar="BOT")
 @click.option("--match", "match_id", default=None, metavar="ID", help="Only this match (e.g. c1/a+b/r0).")
 def bot_log_cmd(results_dir: Path, bot: str, match_id: str | None) -> None:
     """Print BOT's logs (the end of its stderr per match) from a tournament's RESULTS_DIR (a ladder's BOT:
-    NAME for its newest version, or NAME@vK)."""
+    NAME for its newest version, or NAME@vK), or from the results the tournament or ladder file CONFIG names."""
     from .tournament.botlog import BotLogError, log_lines, resolve, select_logs
     from .tournament.store import ResultStore, StoreMismatch
 
+    results_dir = _results_of(results_dir)
     try:
         store = ResultStore(results_dir, readonly=True)
     except (FileNotFoundError, StoreMismatch) as exc:
@@ -525,10 +539,11 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
 
 
 @main.command("leaderboard")
-@click.argument("output_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("output_dir", metavar="OUTPUT_DIR|CONFIG", type=click.Path(path_type=Path))
 @click.option("--all", "show_all", is_flag=True, help="A ladder: show older (replaced) versions too.")
 def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
-    """Print the leaderboard of a tournament OUTPUT_DIR, also while it runs."""
+    """Print the leaderboard of a tournament OUTPUT_DIR (or of the tournament or ladder file CONFIG), also while
+    it runs."""
     from .tournament.ladder import board as ladder_board
     from .tournament.ladder import paired
     from .tournament.leaderboard import text
@@ -537,6 +552,7 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
     from .tournament.standings import read, standings
     from .tournament.store import ResultStore, StoreMismatch
 
+    output_dir = _results_of(output_dir)
     try:
         store = ResultStore(output_dir, readonly=True)
     except (FileNotFoundError, StoreMismatch) as exc:
@@ -562,7 +578,7 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
 
 
 def _ladder(config_file: Path) -> Any:
-    """The ladder file's configuration, or a one-line error."""
+    """The ladder file's configuration, or a one-line error; says which output directory it names."""
     from .tournament.config import ConfigError, load_config
     from .tournament.ladder.submit import Refused, require_ladder
 
@@ -571,7 +587,40 @@ def _ladder(config_file: Path) -> Any:
         require_ladder(config)
     except (ConfigError, Refused) as exc:
         raise click.ClickException(str(exc)) from None
+    _say_output(config, config_file)
     return config
+
+
+def _say_output(config: Any, config_file: Path, now: bool = False) -> None:
+    """The line naming the output directory the file gives, said once the command succeeded (``now``: at once,
+    for a command that runs until stopped)."""
+    line = f"{config.name}: results in {config.output} (from {config_file})"
+    if now:
+        click.echo(line, err=True)
+    else:
+        click.get_current_context().meta[OUTPUT_NOTE] = line
+
+
+def _results_of(given: Path) -> Path:
+    """A results directory, given as itself or as the tournament or ladder file that names it."""
+    from .tournament.config import ConfigError, load_config
+
+    if not given.is_file():
+        return given
+    try:
+        config = load_config(given)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    _say_output(config, given)
+    return Path(config.output)
+
+
+def _stored_ladder(config: Any) -> None:
+    """Refuse (one line) a command that changes a ladder's store when there is none: it would create one."""
+    from .tournament.store import DB_NAME
+
+    if not (config.output / DB_NAME).is_file():
+        raise click.ClickException(f"ladder {config.name}: nothing entered yet ({config.output} has no {DB_NAME})")
 
 
 def _remote(server: str, token: str | None, call: Any) -> Any:
@@ -642,6 +691,7 @@ def retire_cmd(paths: tuple[str, ...], server: str | None, token: str | None) ->
         return
     config_file = Path(paths[0])
     config = _ladder(config_file)
+    _stored_ladder(config)
     try:
         store = ResultStore(config.output)
     except StoreMismatch as exc:
@@ -660,11 +710,11 @@ def author_cmd() -> None:
     """The authors who may submit to a ladder's server (`arena serve LADDER`), and their tokens."""
 
 
-def _server_db(config_file: Path) -> Any:
-    """The ladder's ``server.sqlite``, or a one-line error."""
+def _server_db(config_file: Path, config: Any = None) -> Any:
+    """The ladder's ``server.sqlite`` (``config``: the file's, read already), or a one-line error."""
     from .server.authors import AuthorError, ServerDB
 
-    config = _ladder(config_file)
+    config = _ladder(config_file) if config is None else config
     try:
         return ServerDB(config.output)
     except AuthorError as exc:
@@ -699,7 +749,13 @@ def author_add_cmd(config_file: Path, name: str, organiser: bool) -> None:
 @click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
 def author_list_cmd(config_file: Path) -> None:
     """List the authors of LADDER's server: name, organiser or not, the bots they own, when added."""
-    db = _server_db(config_file)
+    from .server.authors import DB_NAME
+
+    config = _ladder(config_file)
+    if not (config.output / DB_NAME).is_file():  # a read creates nothing
+        click.echo(f"no authors yet ({config.output} has no {DB_NAME}): `arena author add LADDER NAME` adds one")
+        return
+    db = _server_db(config_file, config)
     try:
         authors = db.authors()
     finally:
@@ -738,11 +794,10 @@ def author_remove_cmd(config_file: Path, name: str) -> None:
 def prune_cmd(config_file: Path) -> None:
     """Delete the snapshot files of LADDER's replaced and retired versions; their matches, ratings and logs stay."""
     from .tournament.ladder.prune import prune, size_text
-    from .tournament.store import DB_NAME, ResultStore, StoreMismatch
+    from .tournament.store import ResultStore, StoreMismatch
 
     config = _ladder(config_file)
-    if not (config.output / DB_NAME).is_file():
-        raise click.ClickException(f"ladder {config.name}: nothing entered yet ({config.output} has no {DB_NAME})")
+    _stored_ladder(config)
     try:
         store = ResultStore(config.output)
     except StoreMismatch as exc:
@@ -783,18 +838,20 @@ def _report_error(results_dir: Path, exc: Exception) -> click.ClickException:
 
 
 @main.command("report")
-@click.argument("results_dir", metavar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("results_dir", metavar="RESULTS_DIR|CONFIG", type=click.Path(path_type=Path))
 @click.option("--output", "-o", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write the site (default: RESULTS_DIR/report); replaced as a whole.")
 @click.option("--public", is_flag=True, help="For strangers: no line any bot wrote on stderr, in any page or replay.")
 def report_cmd(results_dir: Path, out_dir: Path | None, public: bool) -> None:
-    """Write the static report site of RESULTS_DIR: leaderboard, ratings, head-to-head, faults, matches.
+    """Write the static report site of RESULTS_DIR (or of the tournament or ladder file CONFIG): leaderboard,
+    ratings, head-to-head, faults, matches.
 
     It works offline, opened from disk or from any static web server.
     """
     from .site.build import ReportError, build_report
     from .tournament.store import StoreMismatch
 
+    results_dir = _results_of(results_dir)
     try:
         out = build_report(results_dir, out_dir, say=lambda note: click.echo(f"note: {note}", err=True),
                            public=public)
@@ -812,7 +869,8 @@ def report_cmd(results_dir: Path, out_dir: Path | None, public: bool) -> None:
 def serve_cmd(results_dir: Path, port: int, host: str) -> None:
     """Serve the report of RESULTS_DIR over HTTP (read-only), rebuilt as matches arrive; Ctrl-C stops.
 
-    Given a ladder's YAML file instead, serve its report and its submission server (docs/server.md).
+    Given a ladder's YAML file instead, serve its report and its submission server (docs/server.md); given a
+    tournament's, the report of the results it names.
     """
     from .site.build import ReportError
     from .site.serve import LiveReport, listen
@@ -820,9 +878,21 @@ def serve_cmd(results_dir: Path, port: int, host: str) -> None:
 
     if results_dir.suffix in (".yaml", ".yml") and not results_dir.is_dir():
         from .server.run import serve_ladder
+        from .tournament.config import ConfigError, load_config
+        from .tournament.ladder.submit import Refused, require_ladder
 
-        serve_ladder(_ladder(results_dir), host, port, say=lambda line: click.echo(line, err=True))
-        return
+        try:
+            config = load_config(results_dir)
+        except ConfigError as exc:
+            raise click.ClickException(str(exc)) from None
+        _say_output(config, results_dir, now=True)
+        try:
+            require_ladder(config)
+        except Refused:  # a tournament's file: the report of its results
+            results_dir = config.output
+        else:
+            serve_ladder(config, host, port, say=lambda line: click.echo(line, err=True))
+            return
     report = LiveReport(results_dir, say=lambda line: click.echo(line, err=True))
     try:
         report.build()

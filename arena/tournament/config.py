@@ -255,6 +255,14 @@ class TournamentConfig:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+STORE_FILES = ("results.sqlite", "server.sqlite")
+"""A results store, and a submission server's authors: what an output directory in use holds."""
+
+
+def _holds_results(directory: Path) -> bool:
+    return any((directory / name).is_file() for name in STORE_FILES)
+
+
 def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
     """Read and validate a tournament file; raise :class:`ConfigError` on the first problem.
 
@@ -655,20 +663,30 @@ class _Reader:
         return float(margin)
 
     def output(self, value: Any, name: str) -> Path:
-        """The output directory, absolute; relative paths are relative to the current directory."""
-        if value is None:
-            return Path.cwd() / "results" / name
-        if not isinstance(value, str) or not value.strip():
+        """The output directory, absolute; a relative path (and the default ``results/<name>``) is relative to
+        the file's directory, so that every command finds the same results from any current directory."""
+        if value is not None and (not isinstance(value, str) or not value.strip()):
             self.fail(("output",), f"expected a directory path (a string) or null for results/{name}, "
                                    f"got {_shown(value)}")
-        path = Path(value).expanduser()
-        path = path if path.is_absolute() else Path.cwd() / path
+        path = Path("results") / name if value is None else Path(value).expanduser()
+        if not path.is_absolute():
+            self.moved_results(Path.cwd() / path, self.base / path)
+            path = self.base / path
         longest = max((part for part in path.parts), key=lambda part: len(os.fsencode(part)))
         if len(os.fsencode(longest)) > MAX_NAME_BYTES or len(os.fsencode(str(path))) > MAX_PATH_BYTES:
             self.fail(("output",), f"a path of {len(str(path)):,} characters whose longest name has "
                                    f"{len(os.fsencode(longest)):,} bytes; a directory name holds at most "
                                    f"{MAX_NAME_BYTES} bytes and a path {MAX_PATH_BYTES:,}: give a shorter output path")
         return path
+
+    def moved_results(self, old: Path, new: Path) -> None:
+        """Refuse to start anew beside results an older arena kept at ``old``: a relative output path was once
+        relative to the current directory, and results found there are this file's if none are at ``new``."""
+        if os.path.normpath(old) == os.path.normpath(new) or _holds_results(new) or not _holds_results(old):
+            return
+        self.fail(("output",), f"{old} holds results, kept there when a relative output path was relative to the "
+                               f"current directory; it is now relative to this file: {new}. Move the directory there, "
+                               f"or set output: {old}")
 
     def bots(self, value: Any, least: int = MIN_BOTS) -> tuple[BotSpec, ...]:
         """Every bot entry checked (directory, manifest, program), names unique; nothing built. ``least``:

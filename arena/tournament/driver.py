@@ -307,7 +307,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         executor, place = executor_for(config, count, tell)
         if remote:
             why = "resolved by each Dask worker, which is refused if it lacks it"
-        tell(f"tournament {config.name}: {size}, {len(done)} already stored{voids}, "
+        tell(f"tournament {config.name} (results in {config.output}): {size}, {len(done)} already stored{voids}, "
              f"{to_play} on {place}; sandbox {sandbox} ({why})")
         specs = players_of(config, schedule)
         progress = Progress(schedule.total, len(done), stream)

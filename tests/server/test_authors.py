@@ -28,7 +28,9 @@ def test_a_token_is_printed_once_and_only_its_hash_is_kept(tmp_path):
 
 def test_list_and_remove(tmp_path):
     ladder = write_ladder(tmp_path)
-    assert cli("author", "list", str(ladder))[1] == "no authors yet: `arena author add LADDER NAME` adds one\n"
+    listed = cli("author", "list", str(ladder))  # a read: nothing is created
+    assert listed[1] == f"no authors yet ({tmp_path / 'out'} has no server.sqlite): `arena author add LADDER NAME` adds one\n"
+    assert not (tmp_path / "out").exists()
     ann, org = add_author(ladder, "ann"), add_author(ladder, "org", organiser=True)
     assert ann != org
     db = ServerDB(tmp_path / "out")

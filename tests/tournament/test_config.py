@@ -118,7 +118,7 @@ def test_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert config.tell_opponents is False
     assert config.rating == RatingParams()
     assert config.limits == Limits()
-    assert config.output == tmp_path / "results" / "league"
+    assert config.output == tmp_path / "conf" / "results" / "league"  # beside the file, not in the current directory
     assert config.path == tmp_path / "conf" / "league.yaml"
     assert [b.name for b in config.bots] == ["random", "heuristic", "js-greedy", "c"]
 
@@ -134,11 +134,34 @@ def test_preset_string_and_seat_forms(tmp_path: Path) -> None:
     assert config.seats == (3,) and config.seed == -7 and config.time.bank_ms == 0
 
 
-def test_relative_output_is_relative_to_the_current_directory(tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_relative_output_is_relative_to_the_file_from_any_directory(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command reads the same results of a file, wherever it is run from."""
+    (tmp_path / "elsewhere").mkdir()
+    outputs = set()
+    for here in (tmp_path, tmp_path / "elsewhere", REPO):
+        monkeypatch.chdir(here)
+        outputs.add(load(tmp_path / "conf", "output: runs/a").output)
+        outputs.add(load(tmp_path / "conf2").output)
+    assert outputs == {tmp_path / "conf" / "runs" / "a", tmp_path / "conf2" / "results" / "league"}
+
+
+def test_results_kept_relative_to_the_current_directory_are_not_silently_left(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older arena put a relative output under the current directory: found there and not beside the file,
+    the file is refused in one line saying where the results are and what to do, not started anew."""
     monkeypatch.chdir(tmp_path)
-    config = load(tmp_path / "conf", "output: runs/a")
-    assert config.output == tmp_path / "runs" / "a"
+    (tmp_path / "results" / "league").mkdir(parents=True)
+    (tmp_path / "results" / "league" / "results.sqlite").write_bytes(b"")
+    path = config_with(tmp_path / "conf", "seats: 2")
+    message = str(failure(path))
+    assert f"{tmp_path / 'results' / 'league'} holds results" in message and "\n" not in message
+    assert f"it is now relative to this file: {tmp_path / 'conf' / 'results' / 'league'}" in message
+    assert f"or set output: {tmp_path / 'results' / 'league'}" in message
+    assert not (tmp_path / "conf" / "results").exists()
+    (tmp_path / "conf" / "results" / "league").mkdir(parents=True)  # moved: found where the file says
+    (tmp_path / "conf" / "results" / "league" / "results.sqlite").write_bytes(b"")
+    assert load_config(path).output == tmp_path / "conf" / "results" / "league"
 
 
 # ---------------------------------------------------------------- bot paths

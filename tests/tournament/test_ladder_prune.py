@@ -19,7 +19,7 @@ from tests.tournament.test_ladder import copy_bot, field, run, submit, write_lad
 
 def arena(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.output
+    return result.exit_code, result.stdout if result.exit_code == 0 else result.output  # an answer, or its refusal
 
 
 def paths(output: Path) -> dict[str, Path]:

@@ -150,7 +150,8 @@ def test_an_open_ended_schedule_runs_through_the_same_driver(tmp_path, monkeypat
     assert (summary.total, summary.played, summary.failed) == (None, 30, 0)
     assert schedule.told == [(i, True) for i in range(30)]  # told of each match, in the order they came back
     assert schedule.asked > 31  # asked again while its one match was being played
-    assert "tournament open: open-ended, 0 already stored, playing on 2 worker(s)" in out.getvalue()
+    assert f"tournament open (results in {tmp_path / 'open'}): open-ended, 0 already stored, playing on 2 worker(s)" \
+        in out.getvalue()
     assert re.search(r"^\[1\] [0-9.]+ matches/s  top: ", out.getvalue(), re.M) and "None" not in out.getvalue()
     written = (config.output / "leaderboard.json").read_text()
     store = ResultStore(config.output)
