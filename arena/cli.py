@@ -436,7 +436,15 @@ def bot_log_cmd(results_dir: Path, bot: str, match_id: str | None) -> None:
                    "beside its moves (the default with --seat); without, every seat's.")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Instead, write the replay viewer for this match into this directory and print its address.")
-def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | None) -> None:
+@click.option("--transcript", "transcript_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Instead, write the JSON lines --seat was sent (hello first): `python bot.py < OUT` plays its part.")
+@click.option("--feed", "feed_dir", type=click.Path(path_type=Path), default=None, metavar="BOT_DIR",
+              help="Instead, send what --seat was sent to the bot BOT_DIR (a new version) and show the first decision "
+                   "where its answer differs from the recorded one, or where it faults.")
+@click.option("--sandbox", type=click.Choice(BACKEND_NAMES), default="auto", show_default=True,
+              help="With --feed: the sandbox the bot runs under.")
+def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | None,
+               transcript_out: Path | None = None, feed_dir: Path | None = None, sandbox: str = "auto") -> None:
     """Print a readable account of a replay FILE (.jsonl or .jsonl.gz), omniscient or as one seat saw it."""
     from .match.account import replay_text
 
@@ -446,6 +454,29 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
         raise click.ClickException(str(exc)) from None
     if seat is not None and not 0 <= seat < header["players"]:
         raise click.BadParameter(f"seat must be 0..{header['players'] - 1}", param_hint="'--seat'")
+    if transcript_out is not None or feed_dir is not None:
+        if transcript_out is not None and feed_dir is not None:
+            raise click.UsageError("give --transcript OUT or --feed BOT_DIR, not both")
+        if seat is None:
+            raise click.UsageError(f"{'--transcript' if transcript_out else '--feed'} needs --seat N: "
+                                   f"whose messages (0..{header['players'] - 1})")
+        from .authoring.transcript import transcript
+        from .match import protocol
+
+        try:
+            made = transcript(header, records, seat)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise click.ClickException(f"{file}: its actions do not rebuild a match here ({exc})") from None
+        if transcript_out is not None:
+            _writable(transcript_out, "--transcript")
+            transcript_out.write_bytes(b"".join(protocol.encode(m) for m in made.messages))
+            acts = len(made.recorded)
+            click.echo(f"wrote {transcript_out}: the {len(made.messages)} lines seat {seat} "
+                       f"({header['bots'][seat] if header.get('bots') else 'its bot'}) was sent, {acts} of them act")
+            return
+        assert feed_dir is not None
+        _feed(file, header, seat, made, feed_dir, sandbox)
+        return
     if html_dir is not None:
         from .site.viewer import TargetError, build_single
 
@@ -461,6 +492,47 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
         return
     for line in replay_text(header, records, seat, seat is not None if log is None else log):
         click.echo(line)
+
+
+def _feed(file: Path, header: dict[str, Any], seat: int, made: Any, bot_dir: Path, sandbox: str) -> None:
+    """``arena replay --feed``: the new version's answers against the recorded ones, the first difference shown."""
+    from .authoring.transcript import feed, time_of
+
+    def action_text(action: dict[str, Any]) -> str:
+        return json.dumps(action, separators=(",", ":"))
+
+    backend, _ = resolve_backend(_sandbox(sandbox))
+    try:
+        spec = load_bot(str(bot_dir))
+        build_bot(spec, backend)
+    except BotConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    same, difference = feed(spec, backend, made.messages, made.recorded, time_of(header))
+    total = len(made.recorded)
+    who = f"{spec.name} in seat {seat} of {file.name}"
+    if difference is None:
+        click.echo(f"{who}: all {total} decisions answered as recorded")
+        return
+    message = difference.message
+    if difference.decision == 0:
+        raise click.ClickException(f"{who}: did not start ({difference.fault[0]}: {difference.fault[1]})"
+                                   if difference.fault else f"{who}: did not start")
+    state = message["state"]
+    legal = message["legal"]
+    at = (f"decision {difference.decision} of {total} (round {state['round']}, turn {state['turn']}, "
+          f"phase {state['phase']}, act id {message['id']})")
+    recorded = f"{action_text(legal[difference.recorded])} (index {difference.recorded})"
+    if made.by_fallback[difference.decision - 1]:
+        recorded += ", chosen by the fallback policy: the recorded bot faulted here"
+    click.echo(f"{who}: the first {same} decision{'s' if same != 1 else ''} answered as recorded")
+    if difference.fault is not None:
+        click.echo(f"{at}: the bot faulted: {difference.fault[0]}: {difference.fault[1]}; recorded: {recorded}")
+    else:
+        assert difference.chosen is not None
+        click.echo(f"{at}: recorded {recorded}; the bot chose {action_text(legal[difference.chosen])} "
+                   f"(index {difference.chosen})")
+    click.echo(f"  its state: {json.dumps(state, separators=(',', ':'))}")
+    raise SystemExit(1)
 
 
 def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:

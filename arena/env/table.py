@@ -51,10 +51,14 @@ class Table:
 
     # ------------------------------------------------------------------ a match
 
-    def reset(self, seed: int | str) -> None:
-        """Deal a new match from ``seed`` and play until a learner is asked (or the match is over)."""
+    def reset(self, seed: int | str, match_id: str | None = None,
+              leaving: Mapping[int, tuple[int, bool]] | None = None) -> None:
+        """Deal a new match from ``seed`` and play until a learner is asked (or the match is over). ``match_id``:
+        the id ``hello`` gives (default: one made from the seed, as ``arena play`` makes it); ``leaving``: seats
+        that forfeit, each at a decision and whether before it was asked (a start-up fault), as a replay says."""
         self.match = self.game.new_match(self.rules, self.players, seed)
-        self.match_id = play_match_id(seed)  # what bots see as the match: never the seed
+        self.match_id = play_match_id(seed) if match_id is None else match_id  # never the seed itself
+        self.leaving = dict(leaving or {})
         self.request_id = 0
         self.cursor = [0] * self.players
         self.outbox: dict[int, list[dict[str, Any]]] = {seat: [] for seat in self.learners}
@@ -68,6 +72,7 @@ class Table:
             self._send(seat, protocol.hello(self.match_id, seat, self.players, self.rules, self.time.move_ms,
                                             self.time.startup_ms, self.time.bank_ms, self.game_name))
         self._ready()
+        self._leave(before=True)
         self._advance()
 
     @property
@@ -76,7 +81,8 @@ class Table:
 
     def waiting(self) -> list[int]:
         """The learner's seats asked now and not answered yet, in seat order."""
-        return [seat for seat in self.asking if seat in self.outbox and seat not in self.chosen]
+        return [seat for seat in self.asking
+                if seat in self.outbox and seat not in self.chosen and not self.forfeited[seat]]
 
     def message(self, seat: int) -> dict[str, Any]:
         """The ``act`` message ``seat`` is asked with now (a :class:`KeyError` if it is not asked)."""
@@ -119,13 +125,23 @@ class Table:
                 index = self.chosen.get(seat)
                 match.apply_legal(seat, self.game.fallback(self.asking[seat]["legal"]) if index is None else index)
             self.asking, self.chosen = {}, {}
+            self._leave(before=False)
             if self.game.round_ended(match, since):
                 for seat in range(self.players):
                     self._send(seat, protocol.update(self._new_events(seat)))
         self._finish()
 
+    def _leave(self, before: bool) -> None:
+        """The seats ``leaving`` says have forfeited by now: after the decision they faulted at, or before it
+        for a start-up fault."""
+        done = len(self.match.history)
+        for seat, (decision, startup) in self.leaving.items():
+            if decision < done or (before and startup and decision <= done):
+                self.forfeited[seat] = True
+
     def _ask(self) -> None:
         """Make every asked seat's ``act`` message now, before any choice is applied (a request id each)."""
+        self._leave(before=True)
         for seat in self.match.asked():
             if self.forfeited[seat]:
                 self.asking[seat] = {"legal": self.match.legal_keyed(seat)[1]}  # the fallback plays it
@@ -167,7 +183,10 @@ class Table:
         return events
 
     def _send(self, seat: int, message: dict[str, Any]) -> None:
-        """A message that expects no reply (or ``hello``): to the learner's outbox, or to the opponent."""
+        """A message that expects no reply (or ``hello``): to the learner's outbox, or to the opponent; none to a
+        seat forfeited (its process is gone)."""
+        if self.forfeited[seat] and message["type"] != "hello":
+            return
         if seat in self.outbox:
             self.outbox[seat].append(message)
             return

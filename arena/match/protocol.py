@@ -49,11 +49,16 @@ def decode(line: bytes) -> dict[str, Any]:
 def hello(match_id: str, seat: int, players: int, rules: GameRules, move_ms: int, startup_ms: int,
           bank_ms: int | None = None, game: str = DEFAULT_GAME) -> dict[str, Any]:
     """The first message to a bot; what it says of the game (``rules``, Cabo's ``values``) is the game's."""
+    return {"type": "hello", "protocol": PROTOCOL_VERSION, "match": match_id, "seat": seat, "players": players,
+            **game_named(game).hello_fields(rules, seat, players), "time": time_limits(move_ms, startup_ms, bank_ms)}
+
+
+def time_limits(move_ms: int, startup_ms: int, bank_ms: int | None = None) -> dict[str, Any]:
+    """``hello``'s ``time`` object (a replay's header keeps it too)."""
     time: dict[str, Any] = {"move_ms": move_ms, "startup_ms": startup_ms}
     if bank_ms is not None:
         time["bank_ms"] = bank_ms
-    return {"type": "hello", "protocol": PROTOCOL_VERSION, "match": match_id, "seat": seat, "players": players,
-            **game_named(game).hello_fields(rules, seat, players), "time": time}
+    return time
 
 
 def act(request_id: int, state: dict[str, Any], events: list[dict[str, Any]],

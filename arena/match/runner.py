@@ -478,7 +478,8 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
         table.kill_all(spare=kept)
     stats = tuple(SeatStats(l.decisions, l.think_ms, l.max_ms, l.startup_ms) if l else SeatStats(0, 0.0, 0.0)
                   for l in links_used)
-    meta = {"match": job.match_id, "wire_id": job.hello_id, "bots": [b.name for b in job.bots]}
+    meta = {"match": job.match_id, "wire_id": job.hello_id, "bots": [b.name for b in job.bots],
+            "time": protocol.time_limits(job.time.move_ms, job.time.startup_ms, job.time.bank_ms)}  # as hello said
     # A seat's log pieces go before the faults noted at the same decision: they were written before them.
     logs = [record for seat, log in enumerate(table.logs) for record in log_records(seat, log)]
     notes = Notes(logs + table.notes, dict.fromkeys(table.fallback_moves, FALLBACK),
