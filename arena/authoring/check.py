@@ -11,6 +11,7 @@ never starts is that one finding: every other check would only fail the same way
 from __future__ import annotations
 
 import dataclasses
+import re
 import secrets
 from dataclasses import dataclass, field
 from importlib import resources
@@ -31,8 +32,11 @@ from .diagnosis import STDERR_LINES, Diagnosis, diagnose, stderr_tail
 RANDOM_BOT = Path("bots") / "random"
 """The default opponent: the bundled random bot, looked up from the current directory, then beside the package."""
 UNDECLARED_SIZES = (2, 3, 4, 5)
-"""Table sizes cycled through for a bot that declares none (the default 3 matches per preset: 2, 3, 4),
-those the game seats."""
+"""Table sizes played for a bot that declares none, those the game seats: each at least once, however few
+matches per preset were asked for (a bot that breaks at 5 seats must not check clean)."""
+WARNING = re.compile(r"\bwarn(ing)?\b", re.IGNORECASE)
+"""A line of the bot's stderr that warns: shown with the results (a bot that says it plays a table badly)."""
+WARNINGS_SHOWN = 5
 
 
 def default_opponent() -> Path:
@@ -105,6 +109,8 @@ class CheckReport:
     """Matches played."""
     stopped: str = ""
     """Why nothing more was checked after the first finding (a failed build, a bot that never started)."""
+    warnings: dict[str, str] = field(default_factory=dict)
+    """The bot's own warning lines (stderr lines that say warn/warning), each with the first table it wrote it at."""
 
     @property
     def ok(self) -> bool:
@@ -127,7 +133,7 @@ def plan(spec: BotSpec, matches_per_preset: int, venue: GameRules | None = None,
         tuple(n for n in UNDECLARED_SIZES if played.min_players <= n <= played.max_players) or (played.min_players,)
     if not sizes:
         return {}
-    count = max(matches_per_preset, len(supports.seats)) if supports.seats else matches_per_preset
+    count = max(matches_per_preset, len(sizes))
     players = [sizes[i % len(sizes)] for i in range(count)]
     return {preset: [Table(preset, n, i % n) for i, n in enumerate(players)] for preset in supports.presets(game)}
 
@@ -180,6 +186,13 @@ class _Checker:
             known.matches.add(outcome.match_id)
         return not mine
 
+    def warned(self, outcome: MatchOutcome, table: Table) -> None:
+        """Keep the checked bot's warning lines of ``outcome`` (each once, with the first table that showed it)."""
+        for line in outcome.logs[table.seat].splitlines():
+            text = line.strip()[:300]
+            if WARNING.search(text) and text not in self.report.warnings:
+                self.report.warnings[text] = f"{table.preset}, {table.players} seats"
+
     def preset(self, preset: str, tables: list[Table], first: bool) -> bool:
         """Play one preset's matches and say how they went in one line; False if the bot never started."""
         clean = decisions = 0
@@ -192,6 +205,7 @@ class _Checker:
                 self.report.stopped = "the bot never started"
                 return False
             clean += self.note(outcome, table)
+            self.warned(outcome, table)
             stats = outcome.stats[table.seat]
             decisions += stats.decisions
             think += stats.think_ms
@@ -283,6 +297,13 @@ def check_bot(spec: BotSpec, sandbox: str, time_control: TimeControl, matches_pe
     for number, finding in enumerate(report.findings, 1):
         for line in finding.lines(number, report.matches):
             say(line)
+    if report.warnings:
+        say(f"the bot warned ({len(report.warnings)} line{'s' if len(report.warnings) > 1 else ''} of its stderr; "
+            "not faults, but a bot that says it plays a table badly should not be entered at it):")
+        for text, where in list(report.warnings.items())[:WARNINGS_SHOWN]:
+            say(f"  warning| {text}   (first at {where})")
+        if len(report.warnings) > WARNINGS_SHOWN:
+            say(f"  ... and {len(report.warnings) - WARNINGS_SHOWN} more")
     say(_result(report))
     return report
 
@@ -306,7 +327,9 @@ def _build_finding(report: CheckReport, message: str) -> None:
 
 def _result(report: CheckReport) -> str:
     if report.ok:
-        return f"result: clean: no fault in {report.matches} matches"
+        warned = f", but {len(report.warnings)} warning line{'s' if len(report.warnings) > 1 else ''} (above)" \
+            if report.warnings else ""
+        return f"result: clean: no fault in {report.matches} matches{warned}"
     count = len(report.findings)
     if report.stopped:
         return f"result: {count} finding: nothing else was checked, since {report.stopped}"

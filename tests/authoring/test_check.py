@@ -58,7 +58,7 @@ def test_only_the_declared_tables_are_played_and_the_output_says_so(tmp_path: Pa
     # The same program declaring nothing is played everywhere, and fails where it cannot play.
     code, lines = check(str(make_bot(tmp_path, PICKY, name="open")))
     assert code == 1 and "supports: every preset, 2-5 seats (nothing declared in bot.yaml)" in lines
-    assert "espanola: 3 matches at 2-4 seats: 3 with faults (findings below)" in lines
+    assert "espanola: 4 matches at 2-5 seats: 4 with faults (findings below)" in lines
 
 
 def test_every_declared_table_size_is_played_whatever_matches_says(tmp_path: Path) -> None:
@@ -68,7 +68,39 @@ def test_every_declared_table_size_is_played_whatever_matches_says(tmp_path: Pat
     assert [(t.players, t.seat) for t in tables["espanola"]] == [(2, 0), (3, 1), (5, 2)]
     undeclared = plan(load_bot(str(make_bot(tmp_path, PICKY, name="open"))), 3)
     assert {p: [(t.players, t.seat) for t in ts] for p, ts in undeclared.items()} == {
-        "standard": [(2, 0), (3, 1), (4, 2)], "espanola": [(2, 0), (3, 1), (4, 2)]}
+        "standard": [(2, 0), (3, 1), (4, 2), (5, 3)], "espanola": [(2, 0), (3, 1), (4, 2), (5, 3)]}
+
+
+HALF = """import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        players = msg["players"]
+        if players > 2:
+            print("WARNING: 2-player engine, playing %d seats blind" % players, file=sys.stderr, flush=True)
+        reply = {"type": "ready"}
+    elif msg["type"] == "act":
+        if players == 5:
+            sys.exit("half: no idea what to do at 5 seats")
+        reply = {"type": "action", "id": msg["id"], "index": 0}
+    else:
+        continue
+    print(json.dumps(reply), flush=True)
+"""
+
+
+def test_a_bot_that_declares_nothing_is_played_at_five_seats_and_its_warnings_are_shown(tmp_path: Path) -> None:
+    """A bot that half-works (warns above 2 seats, crashes at 5) does not check clean, and its own warning
+    line is in what the check prints."""
+    code, lines = check(str(make_bot(tmp_path, HALF, name="half")))
+    assert code == 1 and "standard: 4 matches at 2-5 seats: 1 with faults (findings below)" in lines
+    assert any(line.startswith("finding 1: ") and "5 seats" in line for line in lines)
+    warned = lines.index(next(line for line in lines if line.startswith("the bot warned (")))
+    assert lines[warned + 1].startswith("  warning| WARNING: 2-player engine, playing 3 seats blind   (first at ")
+    declared = make_bot(tmp_path, HALF, "supports: {rules: [standard], seats: [2, 3]}\n", name="half-declared")
+    code, lines = check(str(declared))
+    assert code == 0 and lines[-1].startswith("result: clean: no fault in ") and \
+        lines[-1].endswith(", but 1 warning line (above)")
 
 
 def test_a_bot_that_never_starts_is_one_finding_with_its_cause_and_remedy(tmp_path: Path) -> None:
@@ -163,8 +195,8 @@ def test_an_untested_reuse_is_not_played_and_not_counted(tmp_path: Path) -> None
     assert code == 1
     assert ("reuse: one process, two matches (standard, then a new hello for espanola): not tested: the first match "
             "ended in a fault, so the second was not played (findings below)") in lines
-    # a match at each preset, then the first of the reuse pair: three played, three counted
-    assert any(line.startswith("finding 1: an illegal reply (3 times in 3 of 3 matches; first: ") for line in lines), lines
+    # a match at each table size (2-5) of each preset, then the first of the reuse pair: nine played, nine counted
+    assert any(line.startswith("finding 1: an illegal reply (9 times in 9 of 9 matches; first: ") for line in lines), lines
     assert lines[-1] == "result: 1 finding: fix it before submitting"
 
 
