@@ -318,7 +318,12 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
     def say(line: str) -> None:
         click.echo(line, err=True)
 
-    say(f"compare: NEW {new_spec.name} against OLD {old_spec.name}, {preset}, {seats} seats, field "
+    named = {"NEW": new_spec.name, "OLD": old_spec.name}
+    if new_spec.name == old_spec.name:  # a copy edited in place of the original: which is which must be plain
+        named = {"NEW": f"{new_spec.name} ({new_spec.directory or new})", "OLD": f"{old_spec.name} ({old_spec.directory or old})"}
+        say(f"note: NEW and OLD have the same name, {new_spec.name}: NEW is {new_spec.directory or new}, "
+            f"OLD is {old_spec.directory or old}")
+    say(f"compare: NEW {named['NEW']} against OLD {named['OLD']}, {preset}, {seats} seats, field "
         f"{', '.join(s.name for s in field)}; seed {seed}; alpha {alpha:g}, beta {beta:g}, margin {margin:g}; "
         f"sandbox {backend}, {count} worker(s)")
     try:

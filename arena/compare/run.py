@@ -82,24 +82,26 @@ def _count(done: Comparison, pair: Pair) -> None:
     done.test.add(pair.place_diff, pair.points_diff)
 
 
-def _interval(tally: Tally, digits: int) -> str:
+def _gain(tally: Tally, digits: int) -> str:
+    """A tally of NEW minus OLD (lower is better in Cabo) as OLD minus NEW, the gain: positive is better."""
     low, high = tally.interval()
-    return f"{tally.mean:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
+    return f"{-tally.mean + 0.0:+.{digits}f} [{-high + 0.0:+.{digits}f}, {-low + 0.0:+.{digits}f}]"
 
 
 def effect_text(test: Sequential) -> str:
-    """The effect per match with its 95% interval: places, then points (NEW minus OLD; lower is better)."""
-    return (f"place NEW-OLD {_interval(test.places, 3)} per match, points {_interval(test.points, 1)} "
-            "(95% intervals; lower is better)")
+    """The effect per match with its 95% interval, as the ladder's paired line says it: what NEW gains over OLD
+    (OLD minus NEW; positive: NEW better), in places, then in points."""
+    return (f"NEW gains {_gain(test.places, 3)} places and {_gain(test.points, 1)} points per match "
+            "(OLD minus NEW, 95% intervals; positive: NEW better)")
 
 
 def progress_line(done: Comparison) -> str:
     better, worse = done.test.ratios()
     above, below = done.test.within()
     plan = done.test.plan
-    return (f"  {done.test.deals} deals: {effect_text(done.test)}; log-wealth better {better:+.2f}, "
-            f"worse {worse:+.2f} (a verdict at {plan.upper:.2f}), within the margin {min(above, below):+.2f} "
-            f"(no difference at {plan.lower:.2f})")
+    return (f"  {done.test.deals} deals: {effect_text(done.test)}; evidence (log-likelihood ratio) that NEW is "
+            f"better {better:+.2f}, worse {worse:+.2f}, of the {plan.upper:.2f} that gives that verdict; that they "
+            f"are within the margin {min(above, below):+.2f}, of the {plan.lower:.2f} that says no difference")
 
 
 def verdict_line(done: Comparison) -> str:
@@ -113,6 +115,6 @@ def verdict_line(done: Comparison) -> str:
     else:
         better, worse = test.ratios()
         lean = "better" if better > worse else "worse"
-        head = (f"undecided (leaning {lean}: log-wealth {max(better, worse):+.2f} of {test.plan.upper:.2f})"
-                if test.deals else "undecided")
+        head = (f"undecided (leaning {lean}: evidence {max(better, worse):+.2f} of the {test.plan.upper:.2f} a "
+                f"verdict needs)" if test.deals else "undecided")
     return f"{head}: {effect_text(test)}; {done.used} matches used ({test.deals} deals)"

@@ -20,15 +20,17 @@ def test_the_stronger_version_is_called_better_and_the_weaker_worse(new, old, ve
     result = run(f"bots/{new}", f"bots/{old}", "--margin", "0.3", "--max-matches", "100", *FAST)
     assert result.exit_code == code, result.output
     last = result.stdout.strip().splitlines()[-1]
-    assert last.startswith(f"{verdict}: place NEW-OLD ")
-    assert "95% intervals" in last and "matches used" in last
+    assert last.startswith(f"{verdict}: NEW gains {'+' if verdict == 'better' else '-'}")
+    assert "(OLD minus NEW, 95% intervals; positive: NEW better)" in last and "matches used" in last
     assert "compare: NEW " + new in result.stderr  # the header and progress go to stderr
 
 
 def test_a_version_against_itself_is_no_difference_at_the_margin():
     result = run("bots/known-p0", "bots/known-p0", "--margin", "0.5", "--max-matches", "100", *FAST)
     assert result.exit_code == 4, result.output
-    assert result.stdout.strip().splitlines()[-1].startswith("no difference at margin 0.5: place NEW-OLD +0.000 ")
+    assert result.stdout.strip().splitlines()[-1].startswith("no difference at margin 0.5: NEW gains +0.000 ")
+    assert "note: NEW and OLD have the same name, known-p0: NEW is " in result.stderr
+    assert "compare: NEW known-p0 (" in result.stderr
 
 
 def test_max_matches_ends_an_open_comparison_undecided():

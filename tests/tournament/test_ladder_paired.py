@@ -254,10 +254,11 @@ def test_the_line_is_the_mean_of_the_tables_differences_with_a_t_interval():
     assert (ann.new, ann.old, ann.tables, ann.matches) == ("ann@v2", "ann@v1", 3, 6)
     assert ann.mean == pytest.approx(mean) and ann.low == pytest.approx(mean - half)
     assert ann.high == pytest.approx(mean + half)
-    assert ann.line() == "ann@v2 against ann@v1 on the same 3 tables (6 matches): +0.17 places per match [-2.42, +2.75]"
+    assert ann.line() == ("ann@v2 against ann@v1 on the same 3 tables (6 matches): ann@v2 gains +0.17 places per match "
+                          "[-2.42, +2.75] (old minus new; positive: the new version better)")
     assert (bob.tables, bob.matches, bob.mean, bob.low, bob.high) == (1, 2, 0.5, None, None)
-    assert bob.line() == "bob@v2 against bob@v1 on the same 1 table (2 matches): +0.50 places per match " \
-                         "(one table: no interval)"
+    assert bob.line() == "bob@v2 against bob@v1 on the same 1 table (2 matches): bob@v2 gains +0.50 places per match " \
+                         "(one table: no interval) (old minus new; positive: the new version better)"
 
 
 def test_no_replays_no_line():
@@ -295,7 +296,7 @@ def test_an_unchanged_bot_places_on_a_replay_exactly_as_it_did_and_so_does_its_n
             chained += "~" in head(original[0][1])
     assert chained  # ann@v3 replayed some of ann@v2's replays
     text = (out / "ladder.txt").read_text()
-    assert re.search(r"ann@v3 against ann@v2 on the same 3 tables \(\d+ matches\): \+0\.00 places per match "
+    assert re.search(r"ann@v3 against ann@v2 on the same 3 tables \(\d+ matches\): ann@v3 gains \+0\.00 places per match "
                      r"\[\+0\.00, \+0\.00\]", text), text
 
 

@@ -59,13 +59,14 @@ class Paired:
     high: float | None
 
     def line(self) -> str:
-        """``NAME@vK against NAME@v(K-1) on the same N tables (M matches): +x places per match [lo, hi]``."""
+        """``NAME@vK against NAME@v(K-1) on the same N tables (M matches): NAME@vK gains +x places per match
+        [lo, hi] (old minus new; ...)``: the sign said in the line, as ``arena compare`` says it."""
         tables = f"{self.tables} table{'s' if self.tables != 1 else ''}"
         matches = f"{self.matches} match{'es' if self.matches != 1 else ''}"
         interval = ("(one table: no interval)" if self.low is None or self.high is None
                     else f"[{_signed(self.low)}, {_signed(self.high)}]")
-        return f"{self.new} against {self.old} on the same {tables} ({matches}): {_signed(self.mean)} places per " \
-               f"match {interval}"
+        return f"{self.new} against {self.old} on the same {tables} ({matches}): {self.new} gains " \
+               f"{_signed(self.mean)} places per match {interval} (old minus new; positive: the new version better)"
 
     def to_json(self) -> dict[str, Any]:
         """The fields of ``ladder.json``'s ``paired``, floats rounded to 3 decimals."""
