@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import shutil
 import sys
 import tempfile
@@ -37,7 +38,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ..bots import BotConfigError, load_bot
@@ -400,6 +401,8 @@ def create_app(config: TournamentConfig, queue_size: int = MAX_WAITING, per_minu
         if request.method not in ("GET", "HEAD"):
             return Response("this server changes nothing there", status_code=405, headers={"Allow": "GET, HEAD"})
         path = resolve(builder.report.root, request.url.path)
+        if path is None and request.url.path in ("/", "/index.html") and not (builder.report.root / "index.html").exists():
+            return HTMLResponse(_waiting_page(config.name), headers={**_static_headers(), **PAGE_HEADERS})
         if path is None:
             return Response("not in this report", status_code=404)
         return FileResponse(path, media_type=TYPES.get(path.suffix), headers=_static_headers())
@@ -444,6 +447,21 @@ PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self
                                            "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
                 "Referrer-Policy": "no-referrer"}
 """The authors' page holds a token: only its own scripts run, it is framed by nobody, and its address goes nowhere."""
+
+
+def _waiting_page(name: str) -> str:
+    """What ``/`` answers before the first match is stored (and so before the first report): the ladder is up,
+    waiting, and bots are submitted on the authors' page."""
+    title = html.escape(f"Ladder {name}")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            "<meta http-equiv=\"refresh\" content=\"15\">"
+            f"<title>{title}</title><link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"report.css\">"
+            f"</head><body><main><h1>{title}</h1>"
+            "<p>The ladder is running and waiting for its first match: its leaderboard appears here once a match "
+            "is stored (this page looks again every 15 seconds).</p>"
+            "<p>Authors: <a href=\"submit.html\">submit a bot</a> with the token the organiser gave you.</p>"
+            "</main></body></html>\n")
 
 
 def _static_headers() -> dict[str, str]:

@@ -109,7 +109,8 @@ def stub_app(stub: Stub) -> Starlette:
             return error(403, f"{name} is another author's bot: its logs are theirs")
         return JSONResponse({"bot": name, "logs": [
             {"index": 12, "match": "m-0012", "seat": 1, "place": 2, "text": f"thinking\n{EVIL}\n"},
-            {"index": 15, "match": "m-0015", "seat": 0, "place": 1, "text": "<b>not bold</b>"}]})
+            {"index": 15, "match": "m-0015", "seat": 0, "place": 1, "text": "<b>not bold</b>"},
+            {"index": 16, "match": "m-0016", "seat": 2, "place": 3, "text": ""}]})
 
     async def retire(request: Request) -> Response:
         if not authorised(request):
@@ -283,6 +284,10 @@ def test_the_bot_list_links_the_report_and_shows_logs_as_text(page: Page, served
     page.wait_for_selector("#logs:not([hidden])")
     text = page.text_content("#logs-text") or ""
     assert EVIL in text and "<b>not bold</b>" in text and "== match m-0012 (#12, seat 1, place 2)" in text
+    assert "m-0016" not in text  # a match it wrote nothing in: no empty header
+    assert page.text_content("#logs-title") == "Logs of ann-bot (2 of 3 matches with something written)"
+    assert [a.get_attribute("href") for a in page.query_selector_all("header nav a")] == [
+        "index.html", "headtohead.html", "faults.html", "matches.html", "submit.html"]
     assert page.query_selector_all("main img") == [] and page.query_selector_all("#logs b") == []
     rows.nth(1).locator("button.logs").click()
     expect(page.locator("#error")).to_have_text(re.compile(r"^403"))

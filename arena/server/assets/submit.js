@@ -277,11 +277,14 @@
     clearMessages();
     api("GET", "api/bots/" + encodeURIComponent(name) + "/logs").then(function (answer) {
       var logs = Array.isArray(answer.logs) ? answer.logs : [];
-      byId("logs-title").textContent = "Logs of " + name + " (" + logs.length + " matches)";
-      byId("logs-text").textContent = logs.length ? logs.map(function (log) {
+      var written = logs.filter(function (log) { return typeof log.text === "string" && log.text.trim() !== ""; });
+      byId("logs-title").textContent = "Logs of " + name + " (" + (logs.length ? written.length + " of " +
+        logs.length + " matches with something written" : "no match yet") + ")";
+      byId("logs-text").textContent = written.length ? written.map(function (log) {
         return "== match " + String(log.match) + " (#" + String(log.index) + ", seat " + String(log.seat) +
-          ", place " + String(log.place) + ")\n" + String(log.text === null || log.text === undefined ? "" : log.text);
-      }).join("\n") : "(no log yet)";
+          ", place " + String(log.place) + ")\n" + log.text;
+      }).join("\n") : logs.length ? "(nothing written: the bot wrote nothing on stderr in these matches)" :
+        "(no log yet: no match of this bot has been stored)";
       byId("logs").hidden = false;
     }, report);
   }
