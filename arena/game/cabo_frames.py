@@ -22,7 +22,9 @@ Structure (JSON-able, short keys to keep a report's many replay files small)::
 ``faults`` says at which step each fault of the replay is shown: the report numbers a fault by its
 decision (actions applied before it), and a link to it opens that step.
 ``slow`` lists the match's slowest decisions (:data:`SLOWEST` at most, slowest first) and the step
-that shows each; empty when the match has no stored times.
+that shows each; empty when the match has no stored times. ``move_ms`` is a decision's time limit as
+``hello`` gave it (null when the replay does not say): a decision is marked slow against it at
+:data:`NEAR` of it or more.
 
 Each decision's time is not in the replay (a replayed match gives the same replay bytes, and a
 time never repeats): the results store keeps it beside the match, and the caller passes it to
@@ -68,8 +70,10 @@ match of a report, and what repeats from step to step is most of their bytes)::
           round ``rounds[ro - 1]`` ("Round <round> over (<ended>): <seat> <score, signed>, ...",
           then "; <moon> shot the moon" and "; reset to 50: <seats>" when so); in a ``slow``
           entry the decision, whose seat and ms are this step's next ``t`` entry marked slow
-          ("SLOW <seat> took <ms, 1 decimal> ms for decision <decision>, one of the match's 5
-          slowest")
+          ("<seat> took <ms, 1 decimal> ms for decision <decision>, one of the match's 5 slowest,
+          well within its <move_ms> ms", or, at half of ``move_ms`` or more, "SLOW <seat> took
+          <ms> ms for decision <decision>, over half its <move_ms> ms, one of the match's 5
+          slowest"; without ``move_ms``, the first without its last clause)
     fb, fl  seats moved by the fallback policy / that faulted in this step (absent: none)
     t     [[seat, ms, slow], ...] the actions of this step that a bot chose, in order, each with the
           milliseconds it took from the arena's request to its reply; ``slow`` is 1 for one of the
@@ -102,6 +106,8 @@ holds one, and what a bot wrote has each replaced)."""
 _MARKS = re.compile("[\ue000-\uf8ff]")
 
 SLOWEST = 5
+NEAR = 0.5
+"""A decision that took this share of its time limit or more is slow against it: the viewer marks it."""
 ROUND_START, ROUND_OVER = 1, 2
 """The numbers an ``rd`` entry's text may be (see ``log`` in the module's docstring)."""
 """How many of a match's slowest decisions are marked (``slow``), so that they are easy to find."""
@@ -146,6 +152,10 @@ class _Builder:
                                               and 0 <= t < 1e9 else None for t in times or ()]
         """Per decision, its milliseconds or None (anything but a plain time counts as none)."""
         self.slowest = _slowest(self.times)
+        time = header.get("time") if isinstance(header.get("time"), dict) else {}
+        move = time.get("move_ms") if isinstance(time, dict) else None
+        self.move_ms: int | None = move if isinstance(move, int) and not isinstance(move, bool) and move > 0 else None
+        """The time limit of a decision, as hello gave it (None: a replay that does not say)."""
         self.timed: list[list[Any]] = []
         """[seat, ms, slow] of the bot-chosen actions since the last step."""
         self.slow: list[list[int]] = []
@@ -226,7 +236,7 @@ class _Builder:
         self.flush_into(self.steps[-1])
         self.write_short()
         return {"format": FORMAT, "match": self.header.get("match"), "preset": self.header["rules"]["preset"],
-                "deck": match.rules.deck.name, "players": self.players, "bots": self.names,
+                "deck": match.rules.deck.name, "players": self.players, "bots": self.names, "move_ms": self.move_ms,
                 "values": match.rules.value_map(),
                 "seed": self.header.get("seed"), "wire_id": self.header.get("wire_id"), "rounds": self.rounds,
                 "result": {k: result[k] for k in ("totals", "places", "forfeited", "reason")},
@@ -263,8 +273,17 @@ class _Builder:
             f"; reset to 50: {', '.join(self.who(s) for s in r['resets'])}" if r.get("resets") else "")
         return f"Round {r['round']} over ({r['ended']}): {scores}{extra}"
 
+    def near(self, ms: float) -> bool:
+        """Slow against the time limit: at least :data:`NEAR` of it."""
+        return self.move_ms is not None and ms >= NEAR * self.move_ms
+
     def slow_text(self, seat: int, ms: float, decision: int) -> str:
-        return f"SLOW {self.who(seat)} took {ms:.1f} ms for decision {decision}, one of the match's {SLOWEST} slowest"
+        """A line for one of the match's slowest decisions: ``SLOW`` only if it came near the limit."""
+        if self.near(ms):
+            return (f"SLOW {self.who(seat)} took {ms:.1f} ms for decision {decision}, over half its {self.move_ms} ms, "
+                    f"one of the match's {SLOWEST} slowest")
+        within = f", well within its {self.move_ms} ms" if self.move_ms is not None else ""
+        return f"{self.who(seat)} took {ms:.1f} ms for decision {decision}, one of the match's {SLOWEST} slowest{within}"
 
     # ------------------------------------------------------------------ steps
 

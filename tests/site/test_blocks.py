@@ -15,6 +15,7 @@ from arena.game.replay import replay_bytes
 from arena.selfplay import play_random
 from arena.game import framepack
 from arena.site import blocks
+from arena.game.cabo_frames import NEAR
 from arena.site.frames import FORMAT, SLOWEST, frames_for_file
 from arena.site.viewer import build_single, build_viewer
 
@@ -62,6 +63,12 @@ def test_a_damaged_block_is_one_line_naming_the_file(tmp_path, text, why):
 def test_the_viewer_and_the_builder_agree_on_the_block_size():
     found = re.search(r"var BLOCK = (\d+);", (ASSETS / "viewer.js").read_text())
     assert found and int(found.group(1)) == blocks.BLOCK
+
+
+def test_the_viewer_and_the_frames_agree_on_what_is_slow_against_the_limit():
+    found = re.search(r"function nearLimit\(ms, move\) \{ return .* Number\(ms\) >= ([0-9.]+) \* move; \}",
+                      (ASSETS / "viewer.js").read_text())
+    assert found and float(found.group(1)) == NEAR
 
 
 def test_the_viewer_and_the_frames_agree_on_how_many_slow_decisions_are_marked():

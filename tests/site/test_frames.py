@@ -65,7 +65,11 @@ def written_out(entry: list[Any], step: dict[str, Any], frames: dict[str, Any], 
     mark = lambda seat: chr(0xE000 + seat)  # noqa: E731
     if entry[0] == "slow":
         seat, ms, _ = next(flagged)
-        return f"SLOW {mark(seat)} took {ms:.1f} ms for decision {text}, one of the match's {SLOWEST} slowest"
+        move = frames["move_ms"]
+        took = f"{mark(seat)} took {ms:.1f} ms for decision {text}"
+        if move is not None and ms >= move / 2:
+            return f"SLOW {took}, over half its {move} ms, one of the match's {SLOWEST} slowest"
+        return f"{took}, one of the match's {SLOWEST} slowest" + (f", well within its {move} ms" if move else "")
     if text == 1:
         return f"Round {step['r']}: {mark(step['dl'])} deals, {mark(step['st'])} starts; discard [{step['d']}], deck {step['dk']}"
     assert text == 2, entry
@@ -447,3 +451,21 @@ def test_the_short_form_writes_out_to_exactly_the_long_one(preset, options, monk
     long = build_frames(header, records, times)
     assert not any(isinstance(e[1], int) for s in long["steps"] for e in s["log"])
     assert [s["log"] for s in expand(short)] == [s["log"] for s in expand(long)]
+
+
+def test_slow_means_slow_against_the_time_limit():
+    """The match's slowest decisions are listed; only one that took half its time limit or more is called SLOW
+    (and drawn red by the viewer), whatever its rank among the match's."""
+    header, records = play("standard", {}, 2, 1)
+    header = {**header, "time": {"move_ms": 10, "startup_ms": 10000}}
+    moves = sum(1 for r in records if r["type"] == "action")
+    times = [0.5] * moves
+    times[3], times[7] = 6.0, 0.9  # one near the 10 ms limit, one slow only among the match's
+    frames = build_frames(header, records, times)
+    assert frames["move_ms"] == 10
+    lines = [e[1] for s in expand(frames) for e in s["log"] if e[0] == "slow"]
+    assert any(line.startswith("SLOW ") and line.endswith(" took 6.0 ms for decision 3, over half its 10 ms, one of "
+                                                          "the match's 5 slowest") for line in lines), lines
+    assert any(line.endswith("took 0.9 ms for decision 7, one of the match's 5 slowest, well within its 10 ms")
+               and not line.startswith("SLOW") for line in lines)
+    assert sum(line.startswith("SLOW ") for line in lines) == 1

@@ -41,7 +41,8 @@ def test_matches_stored_ahead_of_one_in_play_move_the_line_and_it_says_they_are_
         lines.append(shown(progress, fold))
     assert fold.ahead == 5 and len({value for _, value in fold.top()}) == 1  # the exact ones: none rated yet
     # The exact ratings wait for match 0; the line shows the five stored matches, and says how.
-    assert [f"({i} out of order)" in line for i, line in enumerate(lines, 1)] == [True] * 5
+    assert [f"provisional: {i} match{'es' if i > 1 else ''} rated ahead of {'their' if i > 1 else 'its'} turn in the schedule"
+            in line for i, line in enumerate(lines, 1)] == [True] * 5
     assert all("top, provisional" in line for line in lines)
     assert leaders(lines[-1])[0][0] == "cid"
     assert len({line.split(": ", 1)[1] for line in lines}) == 5  # it moves with every match, never frozen

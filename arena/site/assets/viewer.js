@@ -118,17 +118,23 @@
 
   function mark(seat) { return String.fromCharCode(0xe000 + seat); }
 
+  /* Slow against the time limit (NEAR of arena/game/cabo_frames.py): half of it or more. */
+  function nearLimit(ms, move) { return typeof move === "number" && move > 0 && Number(ms) >= 0.5 * move; }
+
   function signed(n) { return (n >= 0 ? "+" : "") + n; }
 
   /* An entry's text that the frames write as a number (arena/game/cabo_frames.py, ``log``): the start or the
    * end of the step's round, or a slow decision (its seat and ms: ``flagged``, this step's next slow time). */
-  function writtenOut(entry, step, rounds, flagged) {
+  function writtenOut(entry, step, rounds, flagged, move) {
     var text = entry[1];
     if (typeof text !== "number") { return text; }
     if (entry[0] === "slow") {
       var timed = flagged.shift() || [0, 0];
-      return "SLOW " + mark(timed[0]) + " took " + Number(timed[1]).toFixed(1) + " ms for decision " + text +
-        ", one of the match's " + SLOWEST + " slowest";
+      var took = mark(timed[0]) + " took " + Number(timed[1]).toFixed(1) + " ms for decision " + text;
+      if (nearLimit(timed[1], move)) {
+        return "SLOW " + took + ", over half its " + move + " ms, one of the match's " + SLOWEST + " slowest";
+      }
+      return took + ", one of the match's " + SLOWEST + " slowest" + (move ? ", well within its " + move + " ms" : "");
     }
     if (text === 1) {
       return "Round " + step.r + ": " + mark(step.dl) + " deals, " + mark(step.st) + " starts; discard [" + step.d +
@@ -143,8 +149,10 @@
 
   /* A log entry with its texts written out: numbers as their lines, names for marks, a seat's reference (-1-s)
    * as seat s's text. */
-  function entryOf(entry, names, step, rounds, flagged) {
-    var out = [entry[0], named(writtenOut(entry, step, rounds, flagged), names)];
+  function entryOf(entry, names, step, rounds, flagged, move) {
+    var text = writtenOut(entry, step, rounds, flagged, move);
+    var out = [entry[0], named(text, names)];
+    out.near = entry[0] === "slow" && typeof text === "string" && text.indexOf("SLOW ") === 0;
     if (entry.length > 2) {
       var seen = [];
       entry[2].forEach(function (text, seat) {
@@ -180,7 +188,9 @@
         return views[seat];
       });
       var flagged = (step.t || []).filter(function (timed) { return timed[2]; });
-      step.log = step.log.map(function (entry) { return entryOf(entry, names, step, data.rounds || [], flagged); });
+      step.log = step.log.map(function (entry) {
+        return entryOf(entry, names, step, data.rounds || [], flagged, data.move_ms);
+      });
       step.hl = step.hl || [];
       step.fb = step.fb || [];
       step.fl = step.fl || [];
@@ -460,7 +470,7 @@
       times.appendChild(document.createTextNode(" \u00b7 "));
       timed.forEach(function (entry, i) {
         var one = document.createElement("span");
-        one.className = "time" + (entry[2] ? " slow" : "");
+        one.className = "time" + (entry[2] ? " slow" : "") + (nearLimit(entry[1], replay.move_ms) ? " near" : "");
         one.dataset.seat = entry[0];
         one.dataset.ms = entry[1];
         one.textContent = (i ? ", " : "") + who(entry[0]) + " thought " + Number(entry[1]).toFixed(1) + " ms" +
@@ -534,7 +544,7 @@
         }
         if (text === null || text === undefined) { return; }
         var line = document.createElement("div");
-        line.className = "entry " + entry[0];
+        line.className = "entry " + entry[0] + (entry.near ? " near" : "");
         line.dataset.step = index;
         line.innerHTML = logHtml(text, replay.deck);
         line.addEventListener("click", function () { go(index); });
