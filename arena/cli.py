@@ -733,6 +733,9 @@ def submit_cmd(ctx: click.Context, paths: tuple[str, ...], name: str | None, ser
     if len(paths) != want:
         raise click.UsageError("give BOT_DIR only with --server" if server else "give LADDER and BOT_DIR "
                                "(or --server URL and BOT_DIR)")
+    if not server and Path(paths[0]).is_dir() and Path(paths[1]).is_file():  # swapped: say the order, not a type
+        raise click.UsageError(f"the ladder file comes first, then the bot directory: "
+                               f"arena submit {paths[1]} {paths[0]}")
     param = next(p for p in ctx.command.params if p.name == "paths")
     bot_dir = click.Path(file_okay=False, exists=True, path_type=Path).convert(paths[-1], param, ctx)
     if server:

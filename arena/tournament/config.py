@@ -259,6 +259,18 @@ STORE_FILES = ("results.sqlite", "server.sqlite")
 """A results store, and a submission server's authors: what an output directory in use holds."""
 
 
+NESTED = {
+    "options": " at the top of the file: rule options go inside rules, as rules: {preset: standard, options: {...}}",
+    "preset": " at the top of the file: the preset goes inside rules, as rules: {preset: espanola, options: {...}} "
+              "(or rules: espanola)",
+    "move_ms": " at the top of the file: it goes inside time, as time: {move_ms: 1000}",
+    "startup_ms": " at the top of the file: it goes inside time, as time: {startup_ms: 10000}",
+    "bank_ms": " at the top of the file: it goes inside time, as time: {bank_ms: 5000}",
+    "margin": " at the top of the file: it goes inside settle, as settle: {margin: 0.25}",
+}
+"""Keys of a section given at the top of a file instead: named with the section they belong in."""
+
+
 def _holds_results(directory: Path) -> bool:
     return any((directory / name).is_file() for name in STORE_FILES)
 
@@ -363,8 +375,9 @@ class _Reader:
                 raise ConfigError(f"{self.shown}:{line}: {inside + ': ' if inside else ''}a key that is no key name "
                                   f"(not shown; is this a tournament file?); allowed keys: {', '.join(allowed)}",
                                   self.shown, inside, line)
-            self.fail((*path, str(key)), f"unknown key{did_you_mean(key, allowed)}; allowed keys: {', '.join(allowed)}",
-                      at_key=True)
+            hint = NESTED.get(str(key)) if not path else None
+            self.fail((*path, str(key)), f"unknown key{hint or did_you_mean(key, allowed)}; allowed keys: "
+                                         f"{', '.join(allowed)}", at_key=True)
 
     def duplicate_keys(self) -> None:
         """Refuse a key given twice in one mapping: YAML would silently keep the last one."""

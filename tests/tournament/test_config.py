@@ -626,3 +626,14 @@ def test_image_command_needs_a_name_and_a_string_image(tmp_path: Path) -> None:
     assert "needs a name" in error(tmp_path, "seats: 2", nameless)
     bad = f"bots:\n  - {{name: a, path: {BOTS / 'random'}, image: 3}}\n  - {BOTS / 'heuristic'}\n"
     assert "bots[0].image" in error(tmp_path / "b", "seats: 2", bad)
+
+
+@pytest.mark.parametrize("extra, said", [
+    ("options: {rounds: 3}", "options: unknown key at the top of the file: rule options go inside rules, as "
+                             "rules: {preset: standard, options: {...}}"),
+    ("preset: espanola", "preset: unknown key at the top of the file: the preset goes inside rules"),
+    ("move_ms: 500", "move_ms: unknown key at the top of the file: it goes inside time, as time: {move_ms: 1000}"),
+])
+def test_a_sections_key_at_the_top_names_the_section_it_belongs_in(tmp_path: Path, extra: str, said: str) -> None:
+    message = error(tmp_path, extra)
+    assert f"league.yaml:2: {said}" in message and "\n" not in message

@@ -91,3 +91,10 @@ def test_a_tournament_file_names_its_results_for_the_readers_too(tmp_path: Path,
     by_file, by_dir = arena("leaderboard", str(home / "t.yaml")), arena("leaderboard", str(home / "out"))
     assert by_file[0] == by_dir[0] == 0 and by_file[1] == by_dir[1]
     assert by_file[2].strip() == f"t: results in {home / 'out'} (from {home / 't.yaml'})" and by_dir[2] == ""
+
+
+def test_swapped_submit_arguments_get_the_order(ladder: tuple[Path, Path]) -> None:
+    path, _ = ladder
+    bot = path.parent / "carol"
+    code, _, err = arena("submit", str(bot), str(path))
+    assert code == 2 and f"the ladder file comes first, then the bot directory: arena submit {path} {bot}" in err
