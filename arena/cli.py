@@ -529,7 +529,8 @@ def _feed(file: Path, header: dict[str, Any], seat: int, made: Any, bot_dir: Pat
     recorded = f"{action_text(legal[difference.recorded])} (index {difference.recorded})"
     if made.by_fallback[difference.decision - 1]:
         recorded += ", chosen by the fallback policy: the recorded bot faulted here"
-    click.echo(f"{who}: the first {same} decision{'s' if same != 1 else ''} answered as recorded")
+    click.echo(f"{who}: parted from the recording at its first decision" if same == 0 else
+               f"{who}: the first {same} decision{'s' if same != 1 else ''} answered as recorded")
     if difference.fault is not None:
         click.echo(f"{at}: the bot faulted: {difference.fault[0]}: {difference.fault[1]}; recorded: {recorded}")
     else:

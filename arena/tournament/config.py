@@ -281,7 +281,7 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
     Bot directories and manifests are checked, but nothing is built or run.
     """
     shown = str(path)
-    file = Path(path).expanduser().absolute()
+    file = Path(os.path.abspath(Path(path).expanduser()))  # absolute, without ".." (named in every output line)
     try:
         document = yamlsafe.read(file, shown, "tournament file")
     except yamlsafe.YamlError as exc:
