@@ -179,7 +179,7 @@ def test_bot_check_clean_bot_exits_zero():
 def test_bot_check_catches_a_bot_that_refuses_a_second_hello():
     result = run("bot", "check", "/usr/bin/python3 tests/bots/one_match.py", "--matches", "1", "--sandbox", "none")
     assert result.exit_code == 1, result.output
-    assert "standard: 1 match at 2 seats: ok" in result.output
+    assert "standard: 4 matches at 2-5 seats: ok" in result.output  # no supports: every size of each preset
     assert "reuse: one process, two matches (standard, then a new hello for espanola): failed" in result.output
     assert "finding 1: the bot did not take a second hello on the same process" in result.output
     assert "cause: after 'over', the bot exited instead of answering a new hello (exit status 0)" in result.output
@@ -191,8 +191,8 @@ def test_bot_check_faulty_bot_exits_nonzero_and_explains():
     result = run("bot", "check", "/usr/bin/python3 tests/bots/fault_illegal.py", "--matches", "1", "--sandbox", "none")
     assert result.exit_code == 1
     # One finding for the kind of fault, however many matches it spoilt; the reuse pair is not played on
-    # (its first match faulted), so 3 matches: one per preset and that one.
-    assert "finding 1: an illegal reply (3 times in 3 of 3 matches; first: standard, 2 seats, seat 0" in result.output
+    # (its first match faulted), so 9 matches: one per table size (2-5) of each preset, and that one.
+    assert "finding 1: an illegal reply (9 times in 9 of 9 matches; first: standard, 2 seats, seat 0" in result.output
     assert "cause: the reply named no legal action: index" in result.output
     assert "remedy: answer with an 'index' into this act's 'legal' list" in result.output
     assert "stderr| FAULT-MARKER" in result.output and "finding 2" not in result.output
