@@ -26,4 +26,4 @@ def _make(address: str, sandbox: str, say: Callable[[str], None]) -> Start:
     return DaskExecutor(address, sandbox, say)
 
 
-register(DASK, Registered(_require, _make, parse_address))
+register(DASK, Registered(_require, _make, parse_address, remote=True))  # its workers build and sandbox there

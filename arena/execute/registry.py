@@ -37,11 +37,14 @@ class Registered:
     """What a run needs from an executor: ``require`` raises :class:`PoolFailure` (saying what to install)
     when it cannot be used here; ``make(address, sandbox, say)`` makes it for a run (``say`` takes lines for
     the user, such as a worker refused); ``parse(address)`` returns the address as stored, or raises
-    ValueError saying what would be right."""
+    ValueError saying what would be right; ``remote``: its matches are played on other machines, whose
+    workers build the bots and resolve the file's sandbox themselves (``make`` gets the file's sandbox as
+    written), where a local one's bots are built here and ``make`` gets the sandbox resolved here."""
 
     require: Callable[[], object]
     make: Make
     parse: Callable[[str], str] = str
+    remote: bool = False
 
 
 @dataclass(frozen=True)

@@ -165,11 +165,12 @@ def _pass_over_undealt(schedule: Schedule, live: RatingFold, issued: Mapping[int
             live.void(index)
 
 
-def executor_for(config: TournamentConfig, count: int, say: Callable[[str], None]) -> tuple[Start, str]:
+def executor_for(config: TournamentConfig, count: int, say: Callable[[str], None],
+                 sandbox: str | None = None) -> tuple[Start, str]:
     """The executor the file (or ``--dask``) chose, by its registered name, and where it plays for the first
-    line of a run."""
+    line of a run; ``sandbox``: as resolved here, for an executor that plays here (default: the file's)."""
     choice = config.executor or Choice(PROCESSES, "")
-    start = registered(choice.name).make(choice.address, config.sandbox, say)
+    start = registered(choice.name).make(choice.address, config.sandbox if sandbox is None else sandbox, say)
     return start, start.describe(count)
 
 
@@ -259,7 +260,8 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         raise BotConfigError(f"tournament {config.path.name}: {why}")
     stream = out or sys.stderr
     tell = say or (lambda line: print(line, file=stream, flush=True))
-    remote = config.executor is not None  # Dask workers build the bots and resolve the sandbox themselves
+    # An executor on other machines builds the bots and resolves the sandbox there (its registry entry says so).
+    remote = config.executor is not None and registered(config.executor.name).remote
     backend, why = resolve_backend("none" if remote else config.sandbox)
     sandbox = config.sandbox if remote else backend.name
     for spec in {b.directory or b.name: b for b in config.bots}.values() if up_front and not remote else []:
@@ -304,9 +306,9 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         voids = f" ({earlier_voids} of them voided)" if earlier_voids else ""
         size = "open-ended" if schedule.total is None else f"{schedule.total} matches"
         to_play = "playing" if left is None else f"{left} to play"
-        executor, place = executor_for(config, count, tell)
+        executor, place = executor_for(config, count, tell, sandbox)
         if remote:
-            why = "resolved by each Dask worker, which is refused if it lacks it"
+            why = "resolved by each of the executor's workers, which is refused if it lacks it"
         tell(f"tournament {config.name} (results in {config.output}): {size}, {len(done)} already stored{voids}, "
              f"{to_play} on {place}; sandbox {sandbox} ({why})")
         specs = players_of(config, schedule)

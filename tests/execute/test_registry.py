@@ -138,3 +138,35 @@ def test_a_bad_executor_in_the_file_is_one_line_naming_the_key(tmp_path: Path, v
     with pytest.raises(ConfigError, match=message) as caught:
         load_config(league(tmp_path, "bad", value))
     assert "\n" not in str(caught.value) and "bad.yaml:" in str(caught.value)
+
+
+@pytest.mark.parametrize("remote", [False, True])
+def test_whether_the_bots_are_built_here_is_the_registrys_to_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 remote: bool) -> None:
+    """The driver asks the executor's entry, not its name: a local one gets the sandbox resolved here and the
+    bots built here (a build that leaves a file behind); a remote one gets the file's sandbox as written and
+    builds nothing here, its workers do."""
+    import shutil
+
+    bot = tmp_path / "built"
+    shutil.copytree(ROOT / "bots" / "random", bot, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "bots" / "lib", tmp_path / "lib", ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = bot / "bot.yaml"
+    manifest.write_text("\n".join("build: \"touch made-here\"" if line.startswith("build:") else
+                                  line.replace("name: random", "name: built") for line in
+                                  manifest.read_text().splitlines()) + "\n")
+    sandboxes: list[str] = []
+
+    def make(address: str, sandbox: str, say: Callable[[str], None]) -> Inline:
+        sandboxes.append(sandbox)
+        return Inline(address)
+
+    monkeypatch.setitem(registry._registry, "inline", Registered(lambda: None, make, str, remote=remote))
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nseats: 2\ncycles: 1\nseed: 1\nsandbox: auto\nexecutor: {{inline: x}}\n"
+                    f"output: {tmp_path / 'out'}\nbots: [{bot}, {ROOT / 'bots' / 'heuristic'}]\n")
+    assert run_tournament(load_config(path), say=lambda line: None).played == 2  # (a build this bot can play without)
+    if remote:
+        assert sandboxes == ["auto"] and not (bot / "made-here").exists()
+    else:
+        assert sandboxes[0] in ("bwrap", "none") and (bot / "made-here").exists()
