@@ -21,6 +21,7 @@ from ..bots import BotSpec
 from ..bots.launch import launch_spec
 from ..env.table import Table
 from ..game.registry import DEFAULT_GAME, game_named
+from ..game.replay import hello_time
 from ..match import protocol
 from ..match.faults import BotFault
 from ..match.link import BotLink, TimeControl, collect_ready, collect_replies
@@ -32,10 +33,8 @@ __all__ = ["Difference", "Transcript", "feed", "time_of", "transcript"]
 
 def time_of(header: dict[str, Any]) -> TimeControl:
     """The time limits a replay's ``hello`` gave (an older arena's replay keeps none: the defaults)."""
-    given = header.get("time")
-    time: dict[str, Any] = given if isinstance(given, dict) else {}
-    default = TimeControl()
-    return TimeControl(int(time.get("move_ms", default.move_ms)), int(time.get("startup_ms", default.startup_ms)),
+    time, default = hello_time(header), TimeControl()
+    return TimeControl(time.get("move_ms") or default.move_ms, time.get("startup_ms") or default.startup_ms,
                        time.get("bank_ms"))
 
 

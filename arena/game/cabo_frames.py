@@ -91,7 +91,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .events import Event
 from .observe import events_for, observe
-from .replay import FALLBACK
+from .replay import FALLBACK, hello_time
 from .rules import make_rules
 from .state import CLAIM, LOOK_INITIAL, REY, Match
 
@@ -152,9 +152,7 @@ class _Builder:
                                               and 0 <= t < 1e9 else None for t in times or ()]
         """Per decision, its milliseconds or None (anything but a plain time counts as none)."""
         self.slowest = _slowest(self.times)
-        time = header.get("time") if isinstance(header.get("time"), dict) else {}
-        move = time.get("move_ms") if isinstance(time, dict) else None
-        self.move_ms: int | None = move if isinstance(move, int) and not isinstance(move, bool) and move > 0 else None
+        self.move_ms: int | None = hello_time(header).get("move_ms") or None
         """The time limit of a decision, as hello gave it (None: a replay that does not say)."""
         self.timed: list[list[Any]] = []
         """[seat, ms, slow] of the bot-chosen actions since the last step."""
@@ -290,12 +288,13 @@ class _Builder:
     def snapshot(self, kind: str) -> None:
         match = self.match
         simultaneous = match.phase in _SIMULTANEOUS
+        true = [[None if c is None else match.codes[c] for c in hand] for hand in match.hands]
         table: dict[str, Any] = {
             "r": match.round_no, "ph": match.phase,
             "tm": None if simultaneous or match.over or kind in ("end", "reveal") else match.to_move,
             "w": sorted(match.waiting) if simultaneous and kind in ("play", "deal") else [],
             "st": match.starter, "dl": match.dealer, "cabo": match.cabo,
-            "h": _pack([[None if c is None else match.codes[c] for c in hand] for hand in match.hands]),
+            "h": _pack(true),
             "d": match.codes[match.discard[-1]] if match.discard else None, "dn": len(match.discard),
             "dk": len(match.deck),
             "held": None if match.held is None else match.codes[match.held],
@@ -309,7 +308,6 @@ class _Builder:
         self.last_n = len(match.history)
         step.update((key, value) for key, value in table.items() if self.last_table.get(key, _ABSENT) != value)
         self.last_table = table
-        true = [[None if c is None else match.codes[c] for c in hand] for hand in match.hands]
         views: list[Any] = []
         for seat in range(self.players):
             view = self.seat_view(seat, kind)

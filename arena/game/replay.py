@@ -171,6 +171,21 @@ def read_replay(lines: Iterable[str], strict: bool = False) -> tuple[dict[str, A
     return header, records
 
 
+def hello_time(header: dict[str, Any]) -> dict[str, int]:
+    """The time limits ``hello`` gave, as a replay's header keeps them (``move_ms``, ``startup_ms``, ``bank_ms``):
+    only those that are whole numbers of milliseconds; none for an older arena's replay, or a file that says
+    something else there."""
+    given = header.get("time")
+    if not isinstance(given, dict):
+        return {}
+    out: dict[str, int] = {}
+    for key in ("move_ms", "startup_ms", "bank_ms"):
+        value = given.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10**9:
+            out[key] = value
+    return out
+
+
 def _json_why(exc: ValueError) -> str:
     return f"{exc.msg}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
 

@@ -103,3 +103,18 @@ def test_a_transcript_needs_a_seat_and_one_of_the_two(tmp_path):
     assert code == 2 and "give --transcript OUT or --feed BOT_DIR, not both" in err
     code, _, err = arena("replay", str(replay), "--seat", "0", "--transcript", "/proc/1/x.jsonl")
     assert code == 1 and err.count("\n") == 1 and "--transcript" in err
+
+
+def test_a_replay_header_with_nonsense_time_limits_falls_back_to_the_defaults(tmp_path):
+    """The header's ``time`` is the file's word: one that is not whole milliseconds is not taken (no traceback)."""
+    replay, _ = played(tmp_path, ["REC", "REC"])
+    lines = replay.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["time"] = {"move_ms": "fast", "startup_ms": [1], "bank_ms": True}
+    replay.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    out = tmp_path / "t.jsonl"
+    assert arena("replay", str(replay), "--seat", "0", "--transcript", str(out))[0] == 0
+    assert json.loads(out.read_text().splitlines()[0])["time"] == {"move_ms": 1000, "startup_ms": 10000}
+    code, said, err = arena("replay", str(replay), "--seat", "0", "--feed", str(ROOT / "bots" / "random"),
+                            "--sandbox", "none")
+    assert code in (0, 1) and "Traceback" not in said + err and " of m.jsonl: " in said
