@@ -19,11 +19,12 @@ already the true one, then the last line, over every case::
 
     calibration: 95% rank intervals contain the true rank in X% of N cases
 
-(target >= 93%). ``--widen`` scales every sigma before the intervals are drawn (1: the
+(target >= 93%), for the default model; a line for each other model (``calibration (openskill): ...``)
+follows, each model rating the same games. ``--widen`` scales every sigma before the intervals are drawn (1: the
 posterior itself, as the boards use it), to see how much room there is; ``--tau`` rates with
 another dynamics factor (0: a skill that never drifts, whose posteriors are the narrowest).
 
-    .venv/bin/python bench/calibration.py [--seeds 20] [--matches 20,60] [--widen 1.0] [--tau T]
+    .venv/bin/python bench/calibration.py [--seeds 20] [--matches 20,60] [--widen 1.0] [--tau T] [--model M]
 """
 
 from __future__ import annotations
@@ -37,10 +38,9 @@ from typing import Any, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import trueskill  # noqa: E402
 
 from arena.tournament.confidence import board_order, rank_intervals  # noqa: E402
-from arena.tournament.rating import RatingParams, apply, make_env  # noqa: E402
+from arena.tournament.rating import DEFAULT_MODEL, MODELS, Rating, RatingParams, model_of  # noqa: E402
 from arena.tournament.schedules.round_robin import round_robin  # noqa: E402
 from arena.tournament.schedules.seeds import opaque_match_id  # noqa: E402
 from tests.bots_examples.driver import BOTS, PolicySeat, play  # noqa: E402
@@ -58,35 +58,47 @@ def policies() -> dict[str, Any]:
     return {f"known-p{round(p * 100)}": module.known_strength(p) for p in STRENGTHS}
 
 
-def one_field(classes: dict[str, Any], preset: str, seed: int, matches: int,
-              params: RatingParams) -> dict[str, trueskill.Rating]:
-    """Play the first ``matches`` of the round robin with master seed ``seed``; the final ratings."""
-    env = make_env(params)
-    ratings = {name: env.create_rating() for name in classes}
+Game = tuple[tuple[str, ...], list[int]]
+
+
+def one_field(classes: dict[str, Any], preset: str, seed: int, matches: int) -> list[Game]:
+    """Play the first ``matches`` of the round robin with master seed ``seed``: (bots, places) of each."""
     seats = {name: PolicySeat(cls) for name, cls in classes.items()}
     schedule = round_robin(list(classes), [SEATS], cycles=matches // 60 + 1, master=seed)
+    played = []
     for _, scheduled in zip(range(matches), schedule):
         match = play([seats[bot] for bot in scheduled.bots], preset, scheduled.seed,
                      match_id=opaque_match_id(seed, scheduled.match_id), copy_json=False)
         assert match.result is not None
-        apply(env, ratings, scheduled.bots, list(match.result.places))
+        played.append((scheduled.bots, list(match.result.places)))
+    return played
+
+
+def rated(classes: dict[str, Any], played: Sequence[Game], params: RatingParams) -> dict[str, Rating]:
+    """The final ratings of ``played`` under ``params``."""
+    model = model_of(params)
+    ratings = {name: model.fresh() for name in classes}
+    for bots, places in played:
+        model.update(ratings, bots, places)
     return ratings
 
 
 def measure(preset: str, seeds: Sequence[int], matches: int, widen: float, classes: dict[str, Any],
-            params: RatingParams | None = None) -> tuple[int, int, float, int]:
-    """(cases whose interval holds the true rank, cases, mean interval width, seeds ranked right)."""
+            params: Sequence[RatingParams] = (RatingParams(),)) -> list[tuple[int, int, float, int]]:
+    """Per rating setting, on the same games: (cases whose interval holds the true rank, cases, mean
+    interval width, seeds ranked right)."""
     truth = {name: rank for rank, name in enumerate(classes, start=1)}
-    hits = cases = width = exact = 0
+    tallies = [[0, 0, 0, 0] for _ in params]
     for seed in seeds:
-        ratings = one_field(classes, preset, seed, matches, params or RatingParams())
-        intervals = rank_intervals(ratings, widen=widen)
-        for name, (low, high) in intervals.items():
-            cases += 1
-            hits += low <= truth[name] <= high
-            width += high - low + 1
-        exact += board_order(ratings) == list(classes)
-    return hits, cases, width / max(cases, 1), exact
+        played = one_field(classes, preset, seed, matches)
+        for tally, setting in zip(tallies, params):
+            ratings = rated(classes, played, setting)
+            for name, (low, high) in rank_intervals(ratings, widen=widen).items():
+                tally[0] += low <= truth[name] <= high
+                tally[1] += 1
+                tally[2] += high - low + 1
+            tally[3] += board_order(ratings) == list(classes)
+    return [(hits, cases, width / max(cases, 1), exact) for hits, cases, width, exact in tallies]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -96,7 +108,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="matches per seed, one or more separated by commas (default 20,60; 60 is one cycle)")
     parser.add_argument("--widen", type=float, default=1.0, help="scale every sigma by this (default 1)")
     parser.add_argument("--tau", type=float, default=None,
-                        help="rate with this TrueSkill tau instead of the arena's default (0: a fixed skill)")
+                        help="rate with this tau instead of the arena's default (0: a fixed skill)")
+    parser.add_argument("--model", choices=MODELS, default=None,
+                        help="rate with this model only (default: every model, on the same games)")
     args = parser.parse_args(argv)
     try:
         lengths = [int(part) for part in str(args.matches).split(",")]
@@ -104,25 +118,30 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"--matches takes whole numbers separated by commas, got {args.matches!r}")
     if args.seeds < 1 or min(lengths) < 1 or args.widen <= 0:
         parser.error("--seeds and every --matches must be at least 1, --widen above 0")
+    models = MODELS if args.model is None else (args.model,)
     try:
-        params = RatingParams() if args.tau is None else RatingParams(tau=args.tau)
+        params = [RatingParams(model=m) if args.tau is None else RatingParams(model=m, tau=args.tau) for m in models]
     except ValueError as exc:
         parser.error(str(exc))
     classes = policies()
     started = time.perf_counter()
-    hits_all = cases_all = 0
+    totals = {m: [0, 0] for m in models}
     for matches in lengths:
         for preset in PRESETS:
-            hits, cases, width, exact = measure(preset, range(1, args.seeds + 1), matches, args.widen, classes,
-                                                params)
-            hits_all += hits
-            cases_all += cases
-            print(f"{preset}: {args.seeds} seeds x {matches} matches, 95% rank intervals contain the true rank "
-                  f"in {100 * hits / cases:.1f}% of {cases} cases; mean width {width:.2f} ranks; board order true "
-                  f"in {exact} of {args.seeds} seeds", flush=True)
-    print(f"({time.perf_counter() - started:.0f} s; tau {params.tau:g}; sigma x {args.widen:g})")
-    print(f"calibration: 95% rank intervals contain the true rank in {100 * hits_all / cases_all:.1f}% "
-          f"of {cases_all} cases")
+            figures = measure(preset, range(1, args.seeds + 1), matches, args.widen, classes, params)
+            for model, (hits, cases, width, exact) in zip(models, figures):
+                totals[model][0] += hits
+                totals[model][1] += cases
+                print(f"{preset} ({model}): {args.seeds} seeds x {matches} matches, 95% rank intervals contain the "
+                      f"true rank in {100 * hits / cases:.1f}% of {cases} cases; mean width {width:.2f} ranks; "
+                      f"board order true in {exact} of {args.seeds} seeds", flush=True)
+    print(f"({time.perf_counter() - started:.0f} s; tau {params[0].tau:g}; sigma x {args.widen:g}; every model on the "
+          "same games)")
+    for model in models:
+        hits, cases = totals[model]
+        label = "" if model == DEFAULT_MODEL else f" ({model})"
+        print(f"calibration{label}: 95% rank intervals contain the true rank in {100 * hits / cases:.1f}% "
+              f"of {cases} cases")
 
 
 if __name__ == "__main__":

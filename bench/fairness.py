@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.tournament import evidence as ev  # noqa: E402
 from arena.tournament.confidence import board_order, settled as old_settled  # noqa: E402
-from arena.tournament.rating import RatingParams, apply, make_env  # noqa: E402
+from arena.tournament.rating import RatingParams, model_of  # noqa: E402
 from arena.tournament.records import MatchRecord  # noqa: E402
 from arena.tournament.schedules.balance import BALANCED, CYCLIC  # noqa: E402
 from arena.tournament.schedules.base import ScheduledMatch  # noqa: E402
@@ -171,15 +171,15 @@ def settle_task(job: tuple[str, int, int, float]) -> dict[str, Any]:
     """A round robin of ``field`` looked at after each cycle, until both rules stopped or ``cap`` cycles."""
     field, master, cap, margin = job
     names = list(FIELDS[field])
-    env = make_env(RatingParams())
-    ratings = {name: env.create_rating() for name in names}
+    model = model_of(RatingParams())
+    ratings = {name: model.fresh() for name in names}
     evidence = ev.PairEvidence()
     out: dict[str, Any] = {"new": None, "new_false": False, "old": None, "old_false": False, "played": 0}
     matches = list(round_robin(names, [4], cap, master))
     for cycle in range(1, cap + 1):
         for m in (m for m in matches if m.cycle == cycle):
             record = play(field, m, master)
-            apply(env, ratings, record.bots, record.places)
+            model.update(ratings, record.bots, record.places)
             evidence.add(record)
             out["played"] += 1
         order = board_order(ratings)

@@ -52,7 +52,7 @@ from arena.tournament.config import load_config  # noqa: E402
 from arena.tournament.driver import run_tournament  # noqa: E402
 from arena.tournament.ladder.entries import ACTIVE, Entry  # noqa: E402
 from arena.tournament.ladder.kept import Kept, read  # noqa: E402
-from arena.tournament.rating import RatingFold, RatingParams, make_env, rate  # noqa: E402
+from arena.tournament.rating import RatingFold, RatingParams, model_of, rate  # noqa: E402
 from arena.tournament.records import MatchRecord, record_of  # noqa: E402
 from arena.tournament.schedules.base import ScheduledMatch  # noqa: E402
 from arena.tournament.schedules.matchmaking import LadderSchedule  # noqa: E402
@@ -175,7 +175,7 @@ def build_store(directory: Path, field: Field, played: list[tuple[ScheduledMatch
                              "target", "[[0]]", "[]", 40, 0.05, stats, "none", f"replays/{match.index:06d}.jsonl.gz",
                              time.time()))
             store.db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})", rows)
-            kept = Kept(make_env(RatingParams()))
+            kept = Kept(model_of(RatingParams()))
             fold = RatingFold(RatingParams(), [], [r for _, r in played], on_rate=lambda r: kept.count(
                 r.index, r.bots, time.time()))
             kept.ratings = fold.ratings

@@ -21,11 +21,13 @@ default parameters, on the same number of matches and seeds; its games depend on
 so they are played for that one setting only.
 
 Before the last lines, the share of a place's variance that the deal and seat explain (what
-duplicate deals could take away at best: :func:`luck_share`). Last three lines:
+duplicate deals could take away at best: :func:`luck_share`). Last four lines:
 ``rating: round-robin/ladder = R`` (default parameters) and ``rating: duplicate/plain = R``
 (duplicate deals rated by method ``deal`` against fresh deals rated match by match, the
 default parameters otherwise; the target was R <= 0.7), both ratios of the means over the
-two rule sets; then ``compare: paired/unpaired = R``: matches until ``arena compare``'s test
+two rule sets; ``rating: openskill/trueskill matches to settle = R, cost = C``: the two rating
+models (:mod:`arena.tournament.rating`) with the default parameters on the same duplicate games,
+and the cost of one match's update, timed side by side (best of 5); then ``compare: paired/unpaired = R``: matches until ``arena compare``'s test
 calls p = 0.1 better than p = 0.2, on paired deals against independent ones
 (``--compare-reps`` comparisons each way, ``pairing`` in ``bench/compare.py``, which
 ``bench/compare.py`` also runs; the target was R <= 0.5). The two comparisons' own lines come first,
@@ -54,7 +56,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.bots import BotSpec  # noqa: E402
 from arena.tournament.ladder.entries import ACTIVE, Entry  # noqa: E402
-from arena.tournament.rating import RatingFold, RatingParams, exposure  # noqa: E402
+from arena.tournament.rating import MODELS, Rating, RatingFold, RatingParams, exposure, model_of  # noqa: E402
 from arena.tournament.records import MatchRecord  # noqa: E402
 from arena.tournament.schedules.matchmaking import LadderSchedule  # noqa: E402
 from arena.compare.sprt import Plan  # noqa: E402
@@ -279,6 +281,34 @@ def print_schemes(played: dict[tuple[str, str], list[list[tuple[str, Game]]]], a
     print(f"duplicate/plain with each match one game (method match): {rr / plain:.2f}")
     deal = statistics.fmean(figures[best, p, "duplicate"] for p in PRESETS)
     print(f"rating: duplicate/plain = {deal / plain:.2f} (duplicate deals rated by method deal, fresh ones by match)")
+    print_models(played, figures, dflt)
+
+
+def print_models(played: dict[tuple[str, str], list[list[tuple[str, Game]]]],
+                 figures: dict[tuple[str, str, str], float], dflt: str) -> None:
+    """The two rating models side by side: matches to settle on the same games, and the cost of a match's
+    update (best of 5 timings of rating every game, taken in turn, so both see the same machine)."""
+    other = "openskill (default otherwise)"
+    for kind in ("duplicate", "plain"):
+        ts = statistics.fmean(figures[dflt, p, kind] for p in PRESETS)
+        pl = statistics.fmean(figures[other, p, kind] for p in PRESETS)
+        print(f"{kind}: matches to settle, trueskill {ts:.1f}, openskill {pl:.1f}")
+    every = [game for runs in played.values() for run in runs for _, game in run]
+    best = {name: float("inf") for name in MODELS}
+    for _ in range(5):
+        for name in MODELS:
+            model = model_of(RatingParams(model=name))
+            ratings: dict[str, Rating] = {}
+            began = time.perf_counter()
+            for bots, places in every:
+                model.update(ratings, bots, places)
+            best[name] = min(best[name], (time.perf_counter() - began) / len(every))
+    print(f"cost per match (best of 5 over {len(every)} games): trueskill {best['trueskill'] * 1e6:.0f} us, "
+          f"openskill {best['openskill'] * 1e6:.0f} us")
+    ts = statistics.fmean(figures[dflt, p, "duplicate"] for p in PRESETS)
+    pl = statistics.fmean(figures[other, p, "duplicate"] for p in PRESETS)
+    print(f"rating: openskill/trueskill matches to settle = {pl / ts:.2f}, cost = "
+          f"{best['openskill'] / best['trueskill']:.2f}")
 
 
 OLD = RatingParams(tau=25 / 300, draw_probability=0.10, beta=25 / 6)
@@ -292,6 +322,8 @@ SCHEMES: list[Scheme] = [
     Scheme("tau 0, draw 0.01, beta 50/3", RatingParams(tau=0.0, draw_probability=0.01, beta=50 / 3)),
     Scheme("table (default otherwise)", RatingParams(tau=0.0, draw_probability=0.01, method="table")),
     Scheme("deal (default otherwise)", RatingParams(tau=0.0, draw_probability=0.01, method="deal")),
+    Scheme("openskill (default otherwise)", RatingParams(model="openskill")),
+    Scheme("openskill, deal (default otherwise)", RatingParams(model="openskill", method="deal")),
 ]
 """Compared on the same games. A fresh deal for every match leaves a deal nothing to compare within,
 so ``plain`` games are rated with method ``match`` whatever the scheme says."""

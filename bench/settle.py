@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.tournament import evidence as ev  # noqa: E402
 from arena.tournament.confidence import board_order, settled  # noqa: E402
-from arena.tournament.rating import RatingParams, apply, make_env  # noqa: E402
+from arena.tournament.rating import RatingParams, model_of  # noqa: E402
 from arena.tournament.records import MatchRecord  # noqa: E402
 
 
@@ -39,9 +39,9 @@ def wrong(call: ev.PairCall, q: float) -> bool:
 
 def one_run(bots: int, q: float, p: float, cycles: int, rng: random.Random) -> dict[str, tuple[int, bool] | None]:
     """Per rule, (the cycle it stopped at, whether what it claimed was false), or None if it never stopped."""
-    env = make_env(RatingParams())
+    model = model_of(RatingParams())
     names = [f"b{i}" for i in range(bots)]
-    ratings = {name: env.create_rating() for name in names}
+    ratings = {name: model.fresh() for name in names}
     evidence = ev.PairEvidence()
     out: dict[str, tuple[int, bool] | None] = {"new": None, "old": None}
     for cycle in range(1, cycles + 1):
@@ -52,7 +52,7 @@ def one_run(bots: int, q: float, p: float, cycles: int, rng: random.Random) -> d
             else:
                 order = rng.sample(names, bots)
             places = tuple(order.index(name) + 1 for name in seats)
-            apply(env, ratings, seats, places)
+            model.update(ratings, seats, places)
             evidence.add(MatchRecord(0, f"c{cycle}/t/r{rotation}", tuple(seats), places, (0,) * bots,
                                      (False,) * bots, ()))
         ranked = board_order(ratings)

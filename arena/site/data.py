@@ -19,11 +19,9 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Sequence
 
-import trueskill
-
 from ..tournament.evidence import DEFAULT_MARGIN
 from ..tournament.leaderboard import RANKED, Leaderboard, Tally
-from ..tournament.rating import RatingFold, RatingParams, apply, make_env, schedule_order
+from ..tournament.rating import Rating, RatingFold, RatingParams, model_of, schedule_order
 from ..tournament.records import MatchRecord, VoidRecord, is_replay, record_of_row
 from ..tournament.standings import Results, read, standings
 from ..tournament.store import ResultStore, decode_match
@@ -213,7 +211,7 @@ tens of thousands of pairs); going back further counts the matches before it aga
 
 class RatingHistory:
     """Ratings in schedule order (as :class:`RatingFold` applies them: each match with
-    :func:`rating.apply`), with each bot's (matches played, mu, sigma) after each of its matches.
+    :meth:`RatingModel.update`), with each bot's (matches played, mu, sigma) after each of its matches.
 
     Kept between builds by ``arena serve``: a rebuild rates only the matches after the longest
     prefix of the schedule that did not change, from the last checkpoint before it, so a report of
@@ -226,14 +224,14 @@ class RatingHistory:
     def reset(self, params: RatingParams) -> None:
         """Forget everything rated: start again with ``params``."""
         self.params = params
-        self.env = make_env(params)
+        self.model = model_of(params)
         self.applied: list[tuple[int, str]] = []
         self.ordered: list[MatchRecord] = []  # what ``applied`` names: a rebuild's records are these, then more
-        self.ratings: dict[str, trueskill.Rating] = {}
+        self.ratings: dict[str, Rating] = {}
         self.played: dict[str, int] = {}
         self.history: dict[str, list[list[float]]] = {}
         self.tally = Tally()  # the board's counts of the same matches, kept and rewound with the ratings
-        self.checkpoints: list[tuple[int, dict[str, trueskill.Rating], dict[str, int], Tally | None]] = \
+        self.checkpoints: list[tuple[int, dict[str, Rating], dict[str, int], Tally | None]] = \
             [(0, {}, {}, Tally())]
 
     def _point(self, bot: str) -> list[float]:
@@ -275,10 +273,10 @@ class RatingHistory:
                 continue
             for bot in record.bots:
                 if bot not in self.ratings:
-                    self.ratings[bot] = self.env.create_rating()
+                    self.ratings[bot] = self.model.fresh()
                     self.played[bot] = 0
                     self.history[bot] = [self._point(bot)]
-            apply(self.env, self.ratings, record.bots, record.places)
+            self.model.update(self.ratings, record.bots, record.places)
             for bot in record.bots:
                 self.played[bot] += 1
                 self.history[bot].append(self._point(bot))
@@ -330,19 +328,19 @@ class RatingHistory:
         for record in schedule_order(records):
             for bot in record.bots:
                 if bot not in self.played:
-                    self.ratings[bot] = self.env.create_rating()
+                    self.ratings[bot] = self.model.fresh()
                     self.played[bot] = 0
                     self.history[bot] = [self._point(bot)]
             fold.add(record)
         self.ratings = dict(fold.ratings)
 
-    def result(self, names: Sequence[str]) -> tuple[dict[str, trueskill.Rating], dict[str, list[list[float]]]]:
+    def result(self, names: Sequence[str]) -> tuple[dict[str, Rating], dict[str, list[list[float]]]]:
         """Every bot's rating and history: those of ``names`` without a match at the start."""
         ratings = dict(self.ratings)
         history = {bot: list(points) for bot, points in self.history.items()}  # later updates leave it be
         for name in names:
             if name not in ratings:
-                ratings[name] = self.env.create_rating()
+                ratings[name] = self.model.fresh()
                 history[name] = [[0, _round(ratings[name].mu) or 0.0, _round(ratings[name].sigma) or 0.0]]
         return ratings, history
 
@@ -509,7 +507,7 @@ def summary(snapshot: Snapshot) -> dict[str, Any]:
     """The heading facts: what tournament, how far it is (``withheld``: matches stored but not shown yet)."""
     return {"name": snapshot.name, "preset": snapshot.preset, "ladder": snapshot.ladder,
             "matches": len(snapshot.records), "total": snapshot.total, "voided": len(snapshot.voided),
-            "withheld": len(snapshot.withheld),
+            "withheld": len(snapshot.withheld), "model": snapshot.params.model,
             "bots": len(set(chain.from_iterable(r.bots for r in snapshot.records)) | set(snapshot.names))}
 
 

@@ -16,8 +16,9 @@ from urllib.parse import quote
 
 from ..tournament.confidence import interval_text
 from ..tournament.evidence import sure_text, tier_text
-from ..tournament.leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, RANKING_NOTE,
-                                      UNRANKED_NOTE)
+from ..tournament.leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, UNRANKED_NOTE,
+                                      ranking_rule)
+from ..tournament.rating import DEFAULT_MODEL
 from . import data, svg
 from .svg import esc
 
@@ -176,7 +177,8 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], up: str = "") -> str:
 def index_page(rows: Sequence[dict[str, Any]], summary: dict[str, Any], version: str) -> str:
     """The leaderboard: small however many matches were played (the match list is a page of its own)."""
     unranked = any(r["rank"] is None for r in rows)
-    order = RANKING_NOTE[0].upper() + RANKING_NOTE[1:] + ("; " + UNRANKED_NOTE if unranked else "")
+    rule = ranking_rule(summary.get("model", DEFAULT_MODEL))
+    order = rule[0].upper() + rule[1:] + ("; " + UNRANKED_NOTE if unranked else "")
     note = (f'<p class="note">{esc(order)}. The mu ± 3σ column shows the spread. Click a column heading to '
             "sort. ms/decision: mean time from asking a bot to reading its reply; start ms: from starting its "
             f"process to its ready. {esc(CONFIDENCE_NOTE)}.</p>")

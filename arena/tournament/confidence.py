@@ -6,15 +6,15 @@ at; :func:`p_ahead` and :func:`settled` here are the posterior's figure for one 
 benches still measure as the rule ``--until settled`` used before (it stopped "settled" on identical
 bots in most runs when asked after every cycle).
 
-Both are read from the rating model's posteriors: TrueSkill keeps, for every bot, a normal belief
-about its skill (mean mu, spread sigma) given every match it played. The chance that A's skill is
+Both are read from the rating model's posteriors: every model (:mod:`.rating.model`) keeps, for every
+bot, a normal belief about its skill (mean mu, spread sigma) given every match it played. The chance that A's skill is
 above B's is then exact for two independent normals, and a rank interval follows from drawing
 every bot's skill from its belief many times and ranking each draw.
 
 Why the posteriors and not a bootstrap over matches: the posteriors are what the board already
 ranks by, they need no second pass over the matches (a running ladder's board is rewritten every
 few seconds from its kept ratings, without reading the matches), and a bootstrap over matches of a rating that
-depends on match order (TrueSkill is an online update) measures the spread of the update, not of
+depends on match order (both models are online updates) measures the spread of the update, not of
 the skill. Whether the posteriors are honest about their spread is an empirical question, so it is
 measured: ``bench/calibration.py`` plays bots of known strength and counts how often the 95% rank
 interval holds the true rank (docs/tournaments.md, "How sure is this ranking", gives the figure).
@@ -30,9 +30,7 @@ import random
 from statistics import NormalDist
 from typing import Mapping, Sequence
 
-import trueskill
-
-from .rating import exposure
+from .rating import Rating, exposure, p_ahead
 
 SAMPLES = 4000
 """Draws of the whole field behind each rank interval. An interval end is the rank at which the
@@ -62,23 +60,13 @@ def samples_for(players: int) -> int:
     return max(MIN_SAMPLES, min(SAMPLES, DRAW_BUDGET // max(players, 1)))
 
 
-def p_ahead(a: trueskill.Rating, b: trueskill.Rating) -> float:
-    """The probability that ``a``'s true skill is above ``b``'s, from their posteriors:
-    Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2)). Symmetric: p_ahead(a, b) + p_ahead(b, a) == 1."""
-    spread = math.sqrt(float(a.sigma) ** 2 + float(b.sigma) ** 2)
-    gap = float(a.mu) - float(b.mu)
-    if spread == 0:
-        return 0.5 if gap == 0 else float(gap > 0)
-    return 0.5 * math.erfc(-gap / (spread * math.sqrt(2.0)))
-
-
-def board_order(ratings: Mapping[str, trueskill.Rating]) -> list[str]:
+def board_order(ratings: Mapping[str, Rating]) -> list[str]:
     """The players in the order a board ranks them: mu - 3 sigma descending, then name
     (as :func:`.leaderboard.ranking` orders ranked players)."""
     return sorted(ratings, key=lambda name: (-exposure(ratings[name]), name))
 
 
-def ahead_of_next(ratings: Mapping[str, trueskill.Rating],
+def ahead_of_next(ratings: Mapping[str, Rating],
                   order: Sequence[str] | None = None) -> dict[str, float | None]:
     """For each player in ``order`` (default :func:`board_order`), :func:`p_ahead` of it against the next
     one; None for the last."""
@@ -89,7 +77,7 @@ def ahead_of_next(ratings: Mapping[str, trueskill.Rating],
     return out
 
 
-def settled(ratings: Mapping[str, trueskill.Rating], p: float,
+def settled(ratings: Mapping[str, Rating], p: float,
             order: Sequence[str] | None = None) -> bool:
     """True when every adjacent pair of the ranked order (``order``, default :func:`board_order`) is
     ordered with posterior probability at least ``p``. A field of fewer than two is settled. A test for one
@@ -97,7 +85,7 @@ def settled(ratings: Mapping[str, trueskill.Rating], p: float,
     return all(value is None or value >= p for value in ahead_of_next(ratings, order).values())
 
 
-def rank_intervals(ratings: Mapping[str, trueskill.Rating], level: float = LEVEL, samples: int | None = None,
+def rank_intervals(ratings: Mapping[str, Rating], level: float = LEVEL, samples: int | None = None,
                    seed: int = SEED, widen: float = 1.0) -> dict[str, tuple[int, int]]:
     """A ``level`` interval (lowest, highest rank; 1 is best) for each player's rank among ``ratings``.
 

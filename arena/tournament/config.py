@@ -39,7 +39,7 @@ from ..game.seam import Game, GameRules, RuleError
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from ..suggest import did_you_mean
-from .rating import METHODS, RatingParams
+from .rating import METHODS, MODELS, RatingParams
 from .schedules.kind import Field, KeyPath, ScheduleKind
 from .evidence import DEFAULT_MARGIN
 from .schedules.balance import BALANCED, CYCLIC
@@ -79,7 +79,7 @@ LIMIT_KEYS = ("cpu_seconds", "memory_mb", "file_size_mb", "open_files", "process
 """Keys of the ``limits`` section (the kernel and sandbox limits of :class:`Limits`)."""
 LATER_LIMITS = ("processes", "tmp_mb")
 """Limits added after the first tournaments: described (fingerprinted) only when not at their default."""
-RATING_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability", "method")
+RATING_KEYS = ("mu", "sigma", "beta", "tau", "draw_probability", "method", "model")
 """Keys of the ``rating`` section (fields of :class:`RatingParams`)."""
 SETTLE_KEYS = ("margin",)
 """Keys of the ``settle`` section."""
@@ -640,13 +640,13 @@ class _Reader:
             self.fail(("limits",), str(exc))
 
     def rating(self, value: Any) -> RatingParams:
-        """TrueSkill parameters (finite numbers) and the method; only the given ones override RatingParams' defaults."""
+        """The rating model, its parameters (finite numbers) and the method; only the given ones override RatingParams' defaults."""
         section = self.section(("rating",), value, RATING_KEYS)
         chosen: dict[str, Any] = {}
         for key, number in section.items():
             path = ("rating", key)
-            if key == "method":
-                chosen[key] = self.choice(path, number, METHODS)
+            if key in ("method", "model"):
+                chosen[key] = self.choice(path, number, METHODS if key == "method" else MODELS)
                 continue
             if not isinstance(number, (int, float)) or isinstance(number, bool) or not math.isfinite(number) \
                     or abs(number) > RATING_MAX:

@@ -291,7 +291,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             tell(f"tournament {config.name}: no seed in {config.path.name}; " + (
                 f"drew a secret master seed at random, kept in {where} for resuming" if first_draw else
                 f"using the secret master seed drawn by its first run (kept in {where})"))
-        store.set_meta("rating", config.rating.__dict__)
+        store.set_meta("rating", config.rating.stored())
         store.set_meta("settle", {"margin": config.margin})
         for key, value in hooks.meta().items():
             store.set_meta(key, value)

@@ -24,13 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import trueskill
-
 from ..match.faults import FaultKind
 from ..match.runner import SeatStats
 from .confidence import interval_text, rank_intervals
 from .evidence import BOARD_P, DEFAULT_MARGIN, MIN_DEALS, PairEvidence, judge, sure_text, tier_text, tiers
-from .rating import exposure, roster, schedule_order
+from .rating import DEFAULT_MODEL, MODEL_LABELS, Rating, exposure, roster, schedule_order
 from .records import MatchRecord, VoidRecord, is_replay
 from .table import aligned
 
@@ -68,6 +66,14 @@ GROUPS = {RANKED: 0, PLACEMENT: 1}
 EXPOSURE_LABEL = "mu-3σ"
 """The title of mu - 3 sigma, the number every board ranks by, in every table (terminal, files, report)."""
 RANKING_NOTE = "ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name"
+"""How a board rated by the default model is ordered (:func:`ranking_rule` for any model)."""
+
+
+def ranking_rule(model: str = DEFAULT_MODEL) -> str:
+    """How a board rated by ``model`` is ordered, in the words under it."""
+    return RANKING_NOTE.replace("TrueSkill", MODEL_LABELS[model])
+
+
 """How every board is ordered, in the words every board uses."""
 UNRANKED_NOTE = ("entries in placement and versions that left the field (replaced, retired) "
                  "are listed after the ranked ones, unranked")
@@ -195,6 +201,8 @@ class Leaderboard:
     """Number of match records the board was built from."""
     voided: tuple[VoidRecord, ...] = ()
     """Voided matches, in schedule order: not rated, not in any count above."""
+    model: str = DEFAULT_MODEL
+    """The rating model that rated it (:data:`.rating.MODELS`)."""
 
     def pair(self, bot: str, opponent: str) -> HeadToHead | None:
         """The head-to-head line of ``bot`` against ``opponent``, or None if they never met."""
@@ -248,7 +256,7 @@ class Confidence:
     """Players whose tier holds others too."""
 
     @classmethod
-    def of(cls, ratings: Mapping[str, trueskill.Rating], ranked: Sequence[str], evidence: PairEvidence,
+    def of(cls, ratings: Mapping[str, Rating], ranked: Sequence[str], evidence: PairEvidence,
            margin: float = DEFAULT_MARGIN) -> "Confidence":
         """Over the ``ranked`` players in board order only: a player in placement or out of the field
         competes for no rank, so it widens nobody's interval. ``evidence``: the deals of every pair, judged
@@ -334,9 +342,9 @@ class Tally:
             copied.__dict__.update(timing.__dict__)
         return other
 
-    def board(self, ratings: Mapping[str, trueskill.Rating], bots: Sequence[str],
+    def board(self, ratings: Mapping[str, Rating], bots: Sequence[str],
               voided: Iterable[VoidRecord] = (), left: Mapping[str, str] | None = None,
-              placement: int = 0, margin: float = DEFAULT_MARGIN) -> Leaderboard:
+              placement: int = 0, margin: float = DEFAULT_MARGIN, model: str = DEFAULT_MODEL) -> Leaderboard:
         """The board of what was added: see :func:`build`."""
         names = list(dict.fromkeys(bots))
         names += sorted(set(self.played) - set(names))
@@ -385,12 +393,13 @@ class Tally:
             for rank, name in order
         )
         head_to_head = tuple(HeadToHead(bot, other, *counts) for (bot, other), counts in sorted(self.pairs.items()))
-        return Leaderboard(standings=standings, head_to_head=head_to_head, matches=self.matches, voided=void)
+        return Leaderboard(standings=standings, head_to_head=head_to_head, matches=self.matches, voided=void,
+                           model=model)
 
 
-def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating],
+def build(records: Iterable[MatchRecord], ratings: Mapping[str, Rating],
           bots: Sequence[str], voided: Iterable[VoidRecord] = (), left: Mapping[str, str] | None = None,
-          placement: int = 0, margin: float = DEFAULT_MARGIN) -> Leaderboard:
+          placement: int = 0, margin: float = DEFAULT_MARGIN, model: str = DEFAULT_MODEL) -> Leaderboard:
     """Standings and head-to-head for ``bots`` plus any other bot the records name.
 
     ``ratings`` must hold every such bot (``rating.rate`` returns exactly those).
@@ -407,7 +416,7 @@ def build(records: Iterable[MatchRecord], ratings: Mapping[str, trueskill.Rating
     tally = Tally()
     for record in ordered:
         tally.add(record)
-    return tally.board(ratings, names, voided, left, placement, margin)
+    return tally.board(ratings, names, voided, left, placement, margin, model)
 
 
 def faults_text(faults: Mapping[str, int], separator: str = " ") -> str:
@@ -477,7 +486,7 @@ def _rows(lb: Leaderboard) -> list[list[str]]:
 
 def ranking_note(lb: Leaderboard) -> str:
     """The sentence under a board saying how it is ordered (with the unranked rows, if any)."""
-    return RANKING_NOTE + ("; " + UNRANKED_NOTE if _statuses(lb) else "")
+    return ranking_rule(lb.model) + ("; " + UNRANKED_NOTE if _statuses(lb) else "")
 
 
 def voided_summary(voided: Sequence[VoidRecord], limit: int = 10) -> str:
@@ -519,6 +528,7 @@ def to_json(lb: Leaderboard) -> dict[str, Any]:
     """Machine-readable form of the board: floats rounded to 3 decimals."""
     return {
         "matches": lb.matches,
+        "rating_model": lb.model,
         "standings": [
             {"rank": s.rank, "bot": s.bot, "exposure": rounded(s.exposure), "mu": rounded(s.mu),
              "sigma": rounded(s.sigma), "matches": s.matches, "wins": s.wins,

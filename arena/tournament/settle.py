@@ -15,9 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-import trueskill
-
 from .confidence import board_order
+from .rating import Rating
 from .evidence import DEFAULT_MARGIN, OPEN, ORDERED, PairCall, PairEvidence, judge, settled
 from .schedules.base import Schedule, ScheduledMatch
 
@@ -81,7 +80,7 @@ class SettleGate:
     cycles) is handed out a unit's part at a time."""
 
     def __init__(self, schedule: Schedule, p: float, unit: Callable[[ScheduledMatch], int],
-                 unit_name: Callable[[ScheduledMatch], str], ratings: Callable[[], Mapping[str, trueskill.Rating]],
+                 unit_name: Callable[[ScheduledMatch], str], ratings: Callable[[], Mapping[str, Rating]],
                  among: Callable[[], frozenset[str] | None], in_play: Callable[[], int],
                  counted: Callable[[], int], evidence: PairEvidence, margin: float = DEFAULT_MARGIN) -> None:
         self.schedule = schedule

@@ -19,13 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-import trueskill
-
 from .evidence import DEFAULT_MARGIN, PairEvidence
 from .ladder.board import LadderRow, rows as board_rows, stored_evidence
 from .ladder.kept import Kept, read as read_kept
 from .leaderboard import Leaderboard, Tally, build
-from .rating import RatingParams, make_env, rate
+from .rating import Rating, RatingParams, model_of, rate
 from .records import MatchRecord, VoidRecord
 from .store import LadderStore, ResultStore
 from .store.ladder import ACTIVE, Entry
@@ -82,7 +80,7 @@ def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results
                    margin=float(margin) if isinstance(margin, (int, float)) and margin > 0 else DEFAULT_MARGIN)
 
 
-def standings(results: Results, ratings: Mapping[str, trueskill.Rating] | None = None,
+def standings(results: Results, ratings: Mapping[str, Rating] | None = None,
               tally: Tally | None = None) -> Leaderboard:
     """The leaderboard of ``results``: every player of :attr:`Results.names` and of the records, ranked by
     :func:`.leaderboard.ranking`.
@@ -95,13 +93,13 @@ def standings(results: Results, ratings: Mapping[str, trueskill.Rating] | None =
     if ratings is None:
         ratings = results.kept.ratings if results.kept is not None else \
             rate(results.records, results.params, results.names)
-    fresh = make_env(results.params).create_rating()
+    fresh = model_of(results.params).fresh()
     everyone = {**{name: fresh for name in results.names}, **ratings}
     if tally is not None:
         return tally.board(everyone, results.names, results.voided, results.left, results.placement,
-                           results.margin)
+                           results.margin, results.params.model)
     return build(results.records, everyone, results.names, results.voided, results.left, results.placement,
-                 results.margin)
+                 results.margin, results.params.model)
 
 
 def ladder_board(results: Results) -> list[LadderRow]:
@@ -111,4 +109,4 @@ def ladder_board(results: Results) -> list[LadderRow]:
     kept = results.kept
     evidence = results.evidence if results.evidence is not None else PairEvidence()
     return board_rows(results.entries, kept.ratings, kept.matches, kept.last, results.placement,
-                      kept.env.create_rating(), evidence, results.margin)
+                      kept.model.fresh(), evidence, results.margin)

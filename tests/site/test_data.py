@@ -11,7 +11,7 @@ import pytest
 import trueskill
 
 from arena.site import data
-from arena.tournament.rating import RatingParams, make_env
+from arena.tournament.rating import RatingParams
 from arena.tournament.store import StoreMismatch
 
 from .played import play
@@ -76,7 +76,8 @@ def test_the_preset_and_progress_are_read(played):
 
 def _recomputed_history(rows, params):
     """Each bot's (played, mu, sigma) after each of its matches, with trueskill directly."""
-    env = make_env(params)
+    env = trueskill.TrueSkill(mu=params.mu, sigma=params.sigma, beta=params.beta, tau=params.tau,
+                              draw_probability=params.draw_probability)
     ratings: dict[str, trueskill.Rating] = {}
     out: dict[str, list[list[float]]] = {}
     for row in sorted(rows, key=lambda r: r["idx"]):
@@ -271,8 +272,8 @@ def test_kept_ratings_rate_only_new_matches_and_go_back_for_late_ones(tmp_path, 
     add_match(directory, 150, ["a", "b"], [2, 1])  # a later match
     add_match(directory, 120, ["c", "d", "a"], [1, 3, 2])
     calls = []
-    real = data.apply
-    monkeypatch.setattr(data, "apply", lambda *args: (calls.append(args[2]), real(*args)))
+    real = kept.model.update
+    monkeypatch.setattr(kept.model, "update", lambda *args: (calls.append(args[1]), real(*args)))
     grown = data.compute(data.read_snapshot(directory), kept)
     assert len(calls) == 2  # only the new ones were rated
     add_match(directory, 110, ["b", "c"], [1, 2])  # arrives late: before 120 and 150

@@ -104,9 +104,13 @@ def test_the_calibration_bench_counts_a_case_per_seed_and_bot() -> None:
     bench = _bench()
     classes = bench.policies()
     assert list(classes) == ["known-p0", "known-p10", "known-p20", "known-p35", "known-p50", "known-p100"]
-    hits, cases, width, exact = bench.measure("standard", [1, 2], 24, 1.0, classes)
-    assert cases == 12 and 0 <= hits <= cases and 1.0 <= width <= 6.0 and 0 <= exact <= 2
-    again = bench.measure("standard", [1, 2], 24, 1.0, classes)
-    assert again == (hits, cases, width, exact)  # the same seeds play the same matches
-    ratings = bench.one_field(classes, "standard", 1, 24, bench.RatingParams())
-    assert sorted(ratings) == sorted(classes) and ratings["known-p0"].mu > ratings["known-p100"].mu
+    settings = [bench.RatingParams(model=m) for m in bench.MODELS]
+    figures = bench.measure("standard", [1, 2], 24, 1.0, classes, settings)
+    assert len(figures) == len(settings)
+    for hits, cases, width, exact in figures:
+        assert cases == 12 and 0 <= hits <= cases and 1.0 <= width <= 6.0 and 0 <= exact <= 2
+    again = bench.measure("standard", [1, 2], 24, 1.0, classes, settings)
+    assert again == figures  # the same seeds play the same matches
+    for setting in settings:
+        ratings = bench.rated(classes, bench.one_field(classes, "standard", 1, 24), setting)
+        assert sorted(ratings) == sorted(classes) and ratings["known-p0"].mu > ratings["known-p100"].mu

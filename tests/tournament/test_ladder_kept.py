@@ -169,3 +169,25 @@ def test_the_progress_line_names_only_active_entries(tmp_path):
     run_tournament(config, out=out, max_matches=2)
     top = [line for line in out.getvalue().splitlines() if re.search(r"top(, provisional \(\d+ [^)]*\))?: ", line)]
     assert top and "bob@v1" in top[0] and "ann@v1" not in top[0]
+
+
+def test_a_ladder_that_changes_its_rating_model_rates_every_stored_match_anew(tmp_path):
+    bots = [copy_bot(tmp_path, n) for n in ("ann", "bob", "carl")]
+    path = write_ladder(tmp_path, bots)
+    run_tournament(load_config(path), out=open(os.devnull, "w"), max_matches=6)
+    before = kept_table(tmp_path / "out")
+    path.write_text(path.read_text() + "rating: {model: openskill}\n")
+    config = load_config(path)
+    said = io.StringIO()
+    run_tournament(config, out=said, max_matches=3)
+    assert "rating model openskill instead of trueskill: every stored match is rated anew by it" in said.getvalue()
+    store = ResultStore(config.output, readonly=True)
+    try:
+        records = store.records()
+    finally:
+        store.close()
+    want = rate(records, RatingParams(model="openskill"), [])
+    kept = kept_table(config.output)
+    assert len(records) == 9 and set(kept) == set(want) and kept != before
+    for key, (mu, sigma, _) in kept.items():
+        assert (mu, sigma) == pytest.approx((want[key].mu, want[key].sigma), abs=1e-9)

@@ -125,10 +125,10 @@ def schedule_of(names: str, seats: list[int], placement: int = 0) -> LadderSched
 
 def test_the_most_uncertain_bot_sits_first_and_meets_the_closest_rating():
     s = schedule_of("abcde", [2])
-    env = s._fold.env
-    ratings = {key("a"): env.create_rating(10, 1), key("b"): env.create_rating(20, 1),
-               key("c"): env.create_rating(31, 5), key("d"): env.create_rating(29, 1),
-               key("e"): env.create_rating(40, 1)}
+    model = s._fold.model
+    ratings = {key("a"): model.rating(10, 1), key("b"): model.rating(20, 1),
+               key("c"): model.rating(31, 5), key("d"): model.rating(29, 1),
+               key("e"): model.rating(40, 1)}
     s._fold.ratings.update(ratings)
     for k, r in ratings.items():  # as the fold moves them when it rates
         s.index.set(k, r)

@@ -7,7 +7,7 @@ import random
 import pytest
 import trueskill
 
-from arena.tournament.rating import RatingParams, exposure, make_env, rate
+from arena.tournament.rating import RatingParams, exposure, model_of, rate
 from arena.tournament.records import MatchRecord
 
 
@@ -137,9 +137,9 @@ def test_custom_params_change_result_and_match_trueskill() -> None:
     assert default["a"].mu != tweaked["a"].mu
 
 
-def test_make_env_is_private() -> None:
-    env = make_env(RatingParams(mu=40.0, draw_probability=0.0))
-    assert env.mu == 40.0 and env.draw_probability == 0.0
+def test_the_model_is_private() -> None:
+    model = model_of(RatingParams(mu=40.0, draw_probability=0.0))
+    assert model.fresh().mu == 40.0 and model.env.draw_probability == 0.0  # type: ignore[attr-defined]
     assert trueskill.global_env().mu == 25.0
 
 

@@ -21,14 +21,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping, Sequence
 
-import trueskill
-
 from ..confidence import interval_text
 from ..evidence import DEFAULT_MARGIN, PairEvidence, sure_text, tier_text
 from ..leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, PLACEMENT, RANKED,
                            RANKING_NOTE, REPLACED, RETIRED, UNRANKED_NOTE, Confidence, csv_text, markdown_row,
                            number_cell, ranking, rounded, status_of, write_atomic)
-from ..rating import RatingParams, exposure
+from ..rating import Rating, RatingParams, exposure
 from ..table import aligned
 from .entries import ACTIVE, Entry, entries
 from .kept import read
@@ -80,8 +78,8 @@ class LadderRow:
     """Whether others share its tier (shown ``2=``)."""
 
 
-def rows(field: Sequence[Entry], ratings: Mapping[str, trueskill.Rating], counts: Mapping[str, int],
-         last: Mapping[str, float], placement: int, fresh: trueskill.Rating, evidence: PairEvidence,
+def rows(field: Sequence[Entry], ratings: Mapping[str, Rating], counts: Mapping[str, int],
+         last: Mapping[str, float], placement: int, fresh: Rating, evidence: PairEvidence,
          margin: float = DEFAULT_MARGIN) -> list[LadderRow]:
     """The board in the order of :func:`..leaderboard.ranking` (``fresh``: the rating of an entry without
     matches; ``evidence``: the pairs' deals, judged for the tiers and P(>next) as on every board)."""
@@ -205,7 +203,7 @@ def load(db: sqlite3.Connection, params: RatingParams, placement: int, margin: f
     (:func:`..standings.ladder_board`), through the same :func:`rows`. ``evidence``: the pairs' deals read
     by an earlier load of the same store (a running ladder's refresh keeps one), else read whole."""
     kept = read(db, params)
-    return rows(entries(db), kept.ratings, kept.matches, kept.last, placement, kept.env.create_rating(),
+    return rows(entries(db), kept.ratings, kept.matches, kept.last, placement, kept.model.fresh(),
                 (evidence or StoredEvidence()).read(db), margin)
 
 

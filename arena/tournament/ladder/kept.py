@@ -17,9 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-import trueskill
-
-from ..rating import RatingParams, apply, make_env
+from ..rating import Rating, RatingModel, RatingParams, model_of
 from ..records import is_replay
 from ..store.ladder import THROUGH, KeptRating, LadderStore
 
@@ -31,8 +29,8 @@ class Kept:
     """Ratings, rated match counts and last finish times (replays included) per player key, through match
     ``through``."""
 
-    env: trueskill.TrueSkill
-    ratings: dict[str, trueskill.Rating] = field(default_factory=dict)
+    model: RatingModel
+    ratings: dict[str, Rating] = field(default_factory=dict)
     matches: dict[str, int] = field(default_factory=dict)
     last: dict[str, float] = field(default_factory=dict)
     through: int = -1
@@ -45,7 +43,7 @@ class Kept:
         if index <= self.through:
             raise ValueError(f"match index {index} is rated already (through {self.through})")
         seated = tuple(bots)
-        apply(self.env, self.ratings, seated, tuple(places))
+        self.model.update(self.ratings, seated, tuple(places))
         self.count(index, seated, finished)
 
     def count(self, index: int, bots: Iterable[str], finished: float) -> None:
@@ -61,7 +59,7 @@ class Kept:
         (:func:`..records.is_replay`), so no rating and no count of rated matches changes."""
         for key in bots:
             self.last[key] = max(self.last.get(key, 0.0), finished)
-            self.ratings.setdefault(key, self.env.create_rating())
+            self.ratings.setdefault(key, self.model.fresh())
             self.matches.setdefault(key, 0)
             self.changed.add(key)
         self.through = max(self.through, index)
@@ -79,9 +77,9 @@ def read(db: sqlite3.Connection, params: RatingParams) -> Kept:
     """The kept ratings, with every stored match beyond them rated on top (``changed`` names whom that
     touched: a writer saves them, a reader just shows them)."""
     store = LadderStore(db)
-    kept = Kept(make_env(params))
+    kept = Kept(model_of(params))
     for row in store.kept_ratings():
-        kept.ratings[row.key] = kept.env.create_rating(row.mu, row.sigma)
+        kept.ratings[row.key] = kept.model.rating(row.mu, row.sigma)
         kept.matches[row.key] = row.matches
         kept.last[row.key] = row.last_played
     kept.through = store.rated_through()
@@ -93,7 +91,7 @@ def read(db: sqlite3.Connection, params: RatingParams) -> Kept:
     return kept
 
 
-def kept_in(directory: Path, params: RatingParams) -> tuple[dict[str, trueskill.Rating], int]:
+def kept_in(directory: Path, params: RatingParams) -> tuple[dict[str, Rating], int]:
     """The ratings of a ladder's store and the last match index they include, read on a connection of
     its own (the schedule's start, without replaying every stored match)."""
     store = LadderStore.open(directory)

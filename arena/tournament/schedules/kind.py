@@ -17,12 +17,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, NoReturn, Protocol, Sequence, Union
 
-import trueskill
-
 from ...bots import BotSpec
 from ...sandbox.backends import Backend
 from ..botfiles import check_bot_files
-from ..rating import RatingFold, RatingParams
+from ..rating import Rating, RatingFold, RatingParams
 from ..records import MatchRecord
 from .base import Schedule, ScheduledMatch
 
@@ -85,7 +83,7 @@ class Players:
 
     names: list[str]
     """Player names, each listed even before it has played."""
-    ratings: dict[str, trueskill.Rating] | None = None
+    ratings: dict[str, Rating] | None = None
     """Ratings the kind keeps itself; None: rated from the stored records."""
     left: dict[str, str] = field(default_factory=dict)
     """Players no longer in the field, with their status, ranked after those still in it."""

@@ -35,8 +35,9 @@ from ..ladder.limits import DEFAULT_MAX_FILES, DEFAULT_MAX_MB, MAX_FILES, MAX_MB
 from ..ladder.limits import KEYS as SUBMISSION_KEYS
 from ..ladder.lock import run_lock
 from ..ladder.snapshot import player_spec, snapshot
-from ..rating import RatingFold, RatingParams
+from ..rating import DEFAULT_MODEL, RatingFold, RatingParams
 from ..records import MatchRecord
+from ..store.ladder import LadderStore
 from . import LADDER
 from .base import Schedule, ScheduledMatch
 from .kind import Field, KeyReader, Players, RunHooks, ScheduleKind
@@ -235,6 +236,10 @@ class LadderRun(RunHooks):
         config, db = self.config, self.store.db
         known = {e.name for e in entries(db)}
         notes = []
+        before = (self.store.meta("rating") or {}).get("model", DEFAULT_MODEL)
+        if before != config.rating.model and LadderStore(db).forget_ratings():
+            notes.append(f"ladder {config.name}: rating model {config.rating.model} instead of {before}: "
+                         "every stored match is rated anew by it")
         for spec in config.bots:
             if spec.name in known or spec.directory is None:
                 continue

@@ -44,11 +44,9 @@ import random
 from collections import Counter, deque
 from typing import TYPE_CHECKING, Callable, Collection, Iterable, Sequence
 
-import trueskill
-
 from ...bots import BotConfigError, BotSpec
 from ..ladder.entries import Entry
-from ..rating import RatingFold, RatingParams
+from ..rating import Rating, RatingFold, RatingParams
 from ..records import REPLAY_MARK, MatchRecord, is_replay
 from .balance import BALANCED, CYCLIC, adjacent, least_imbalanced, rotated, seated, unrotated
 from .base import ScheduledMatch
@@ -105,7 +103,7 @@ class LadderSchedule:
 
     def __init__(self, field: Callable[[], list[Entry]], spec_of: SpecOf, seats: Sequence[int], preset: str,
                  master: int | str, params: RatingParams, placement: int = 5, floor: float = DEFAULT_FLOOR,
-                 kept: Callable[[], tuple[dict[str, trueskill.Rating], int]] | None = None,
+                 kept: Callable[[], tuple[dict[str, Rating], int]] | None = None,
                  history: Callable[[], list[tuple[float, tuple[str, ...]]]] | None = None,
                  stored: StoredTables | None = None, replay_tables: int = 0, batch_size: int = 1,
                  seating: str = BALANCED) -> None:
@@ -220,7 +218,7 @@ class LadderSchedule:
             group.append(key)
         self.floor.join(group, counts)
 
-    def _new_fold(self, records: Sequence[MatchRecord] = (), initial: dict[str, trueskill.Rating] | None = None,
+    def _new_fold(self, records: Sequence[MatchRecord] = (), initial: dict[str, Rating] | None = None,
                   after: int = -1) -> RatingFold:
         """The matchmaker's own rating fold, which moves the bots it rates in :attr:`index`."""
         def moved(record: MatchRecord) -> None:
@@ -333,7 +331,7 @@ class LadderSchedule:
             self.floor.leave(key)
             self.index.drop(key)
             self._learning.discard(key)
-        fresh = self._fold.env.create_rating()
+        fresh = self._fold.model.fresh()
         for key in keys:
             if key not in self.index.mu:
                 self.index.set(key, self._fold.ratings.get(key, fresh))

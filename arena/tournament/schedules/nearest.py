@@ -13,7 +13,7 @@ import random
 from bisect import bisect_left, insort
 from typing import Container
 
-import trueskill
+from ..rating import Rating
 
 
 class RatingIndex:
@@ -25,7 +25,7 @@ class RatingIndex:
         self._by_mu: list[tuple[float, str]] = []
         self._by_sigma: list[tuple[float, str]] = []
 
-    def set(self, key: str, rating: trueskill.Rating) -> None:
+    def set(self, key: str, rating: Rating) -> None:
         """Enter ``key`` or move it to its new rating."""
         self.drop(key)
         self.mu[key], self.sigma[key] = float(rating.mu), float(rating.sigma)

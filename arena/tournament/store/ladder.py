@@ -207,6 +207,15 @@ class LadderStore:
                             [(r.key, r.mu, r.sigma, r.matches, r.last_played, through) for r in ratings])
         self._set_meta(THROUGH, through)
 
+    def forget_ratings(self) -> int:
+        """Drop every kept rating (the next reader rates every stored match anew); the number dropped."""
+        if not schema.has_table(self.db, "ladder_ratings"):
+            return 0
+        with self.write():
+            dropped = self.db.execute("DELETE FROM ladder_ratings").rowcount
+            self.db.execute("DELETE FROM meta WHERE key = ?", (THROUGH,))
+        return int(dropped)
+
     def matches_after(self, index: int) -> Iterator[tuple[int, str, list[str], list[int], float]]:
         """``(index, match_id, bots, places, finished_at)`` of every stored match beyond ``index``, in index
         order (a damaged row: one ``StoreDamaged`` line)."""

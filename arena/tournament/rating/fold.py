@@ -1,4 +1,4 @@
-"""TrueSkill ratings computed from finished matches.
+"""Ratings computed from finished matches, by whichever model :mod:`.model` names.
 
 Ratings are a pure function of the records and the parameters: matches are
 applied in schedule order (``MatchRecord.index``), never in the order they
@@ -8,82 +8,11 @@ happened to finish, so parallel workers and resumed runs give the same numbers.
 from __future__ import annotations
 
 import bisect
-import math
-from dataclasses import dataclass, fields
 from typing import Callable, Container, Iterable, Mapping, Sequence
 
-import trueskill
-
-from .records import MatchRecord, is_replay
-
-METHODS = ("match", "deal", "table")
-"""How matches become TrueSkill games (:attr:`RatingParams.method`)."""
-
-
-@dataclass(frozen=True)
-class RatingParams:
-    """TrueSkill environment settings, chosen by measurement on bots of known strength (``bench/rating.py``,
-    docs/tournaments.md "Ratings").
-
-    mu, sigma and beta are trueskill's own. ``tau`` is 0, not trueskill's 25/300: a bot version does
-    not change its skill between matches, and a dynamics factor that says it does keeps every sigma
-    near 0.7 for good, so close neighbours swap places for hundreds of matches (the true order of the
-    known-strength field held for good after 70 matches with tau 0 against 91 with 25/300, standard
-    rules, duplicate deals; 74 against 110 with a fresh deal per match; 85 against 92 and 55 against 75
-    in a second realisation of the games: docs/tournaments.md, "Measured"). ``rating: {tau: 0.0833}``
-    keeps the drifting-skill setting for bots that learn between matches. ``draw_probability`` is
-    what the games show: two seats share a place in 0.7% of pairs (standard) and 0.2% (espanola),
-    not trueskill's 10%. A larger beta measured no better.
-    """
-
-    mu: float = 25.0
-    """Mean skill a new bot starts with."""
-    sigma: float = 25.0 / 3.0
-    """Uncertainty a new bot starts with; must be positive."""
-    beta: float = 25.0 / 6.0
-    """Skill gap that gives about 76% chance of winning; must be positive."""
-    tau: float = 0.0
-    """Uncertainty added before each match, for a skill that drifts between matches; must be >= 0."""
-    draw_probability: float = 0.01
-    """Prior chance that two players tie; must be in [0, 1)."""
-    method: str = "match"
-    """How matches become games (one of :data:`METHODS`): ``match``, each match one game ranked by
-    its places; ``deal``, each match one game ranked by every seat's place less the average place of
-    that seat over the rotations of its deal (what the cards gave), so a deal's luck cancels out
-    within each game; ``table``, a deal's rotations one game ranked by the summed places."""
-
-    def __post_init__(self) -> None:
-        self.validate()
-
-    def validate(self) -> None:
-        """Reject settings trueskill would accept but compute nonsense (or crash) with."""
-        if self.method not in METHODS:
-            raise ValueError(f"rating parameter method must be one of {', '.join(METHODS)}, got {self.method!r}")
-        for field in fields(self):
-            if field.name == "method":
-                continue
-            value = getattr(self, field.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"rating parameter {field.name} must be a number, got {value!r}")
-            if not math.isfinite(value):
-                raise ValueError(f"rating parameter {field.name} must be finite, got {value!r}")
-        if self.sigma <= 0:
-            raise ValueError(f"rating parameter sigma must be > 0, got {self.sigma!r}")
-        if self.beta <= 0:
-            raise ValueError(f"rating parameter beta must be > 0, got {self.beta!r}")
-        if self.tau < 0:
-            raise ValueError(f"rating parameter tau must be >= 0, got {self.tau!r}")
-        if not 0 <= self.draw_probability < 1:
-            raise ValueError(
-                f"rating parameter draw_probability must be in [0, 1), got {self.draw_probability!r}")
-
-
-def make_env(params: RatingParams) -> trueskill.TrueSkill:
-    """A private environment, so the process-wide ``trueskill.setup()`` never leaks in or out."""
-    params.validate()
-    return trueskill.TrueSkill(mu=float(params.mu), sigma=float(params.sigma), beta=float(params.beta),
-                               tau=float(params.tau), draw_probability=float(params.draw_probability))
-
+from ..records import MatchRecord, is_replay
+from .model import Rating, exposure, model_of
+from .params import RatingParams
 
 def check_record(record: MatchRecord) -> None:
     """Refuse a malformed record: a silently misread one would skew every later rating."""
@@ -127,10 +56,10 @@ def roster(bots: Sequence[str], records: Iterable[MatchRecord]) -> list[str]:
 
 
 def rate(records: Iterable[MatchRecord], params: RatingParams,
-         bots: Sequence[str]) -> dict[str, trueskill.Rating]:
+         bots: Sequence[str]) -> dict[str, Rating]:
     """Final rating of every bot after applying all matches in schedule order.
 
-    Each seat is its own team; ``places`` become trueskill ranks, so equal places
+    Each seat is its own team; ``places`` become the model's ranks, so equal places
     are a draw between those seats. Every bot in ``bots`` gets an entry, played or not.
     """
     fold = RatingFold(params, bots, records)
@@ -152,7 +81,7 @@ class RatingFold:
     """
 
     def __init__(self, params: RatingParams, bots: Sequence[str], records: Iterable[MatchRecord] = (),
-                 expected: Iterable[int] = (), initial: Mapping[str, trueskill.Rating] | None = None,
+                 expected: Iterable[int] = (), initial: Mapping[str, Rating] | None = None,
                  after: int = -1, on_rate: Callable[[MatchRecord], None] | None = None,
                  on_pass: Callable[[MatchRecord], None] | None = None) -> None:
         """``initial`` and ``after``: ratings that already include every match up to index ``after``
@@ -162,8 +91,8 @@ class RatingFold:
         ordered = schedule_order(records)
         if ordered and ordered[0].index <= after:
             raise ValueError(f"match index {ordered[0].index} is rated already (ratings kept through {after})")
-        self.env = make_env(params)
-        self.ratings: dict[str, trueskill.Rating] = {name: self.env.create_rating()
+        self.model = model_of(params)
+        self.ratings: dict[str, Rating] = {name: self.model.fresh()
                                                      for name in roster(bots, ordered)}
         self.ratings.update(initial or {})
         self._after = after
@@ -175,7 +104,7 @@ class RatingFold:
         self._next = 0
         self._waiting: dict[int, MatchRecord | None] = {}  # None: voided, passed over
         self._held = 0  # records added and not rated yet: in _waiting, or in a deal held back (_deal)
-        self._preview: dict[str, trueskill.Rating] | None = None  # see :meth:`top`; None: same as ratings
+        self._preview: dict[str, Rating] | None = None  # see :meth:`top`; None: same as ratings
         self._method = params.method
         self._deal: list[MatchRecord] = []  # rotations of one deal in order, held until the deal is whole
         for record in ordered:
@@ -264,8 +193,8 @@ class RatingFold:
             self._preview = dict(self.ratings)  # only ``record`` and a deal's rotations held back are new
             for held in self._deal:
                 if held is not record:
-                    apply(self.env, self._preview, held.bots, held.places)
-        apply(self.env, self._preview, record.bots, record.places)
+                    self.model.update(self._preview, held.bots, held.places)
+        self.model.update(self._preview, record.bots, record.places)
 
     def _advance(self) -> None:
         while self._next < len(self._order) and self._order[self._next] in self._waiting:
@@ -291,27 +220,13 @@ class RatingFold:
     def _rate(self, records: list[MatchRecord]) -> None:
         """Apply these matches (one, or the rotations of one deal) and tell ``on_rate`` of each."""
         for bots, places in games(self._method, records):
-            apply(self.env, self.ratings, bots, places)
+            self.model.update(self.ratings, bots, places)
         self._held -= len(records)
         done = list(records)
         records.clear()
         if self._on_rate is not None:
             for record in done:
                 self._on_rate(record)
-
-
-def apply(env: trueskill.TrueSkill, ratings: dict[str, trueskill.Rating], bots: Sequence[str],
-          places: Sequence[int]) -> None:
-    """One match's update, in place: each seat its own team, places as ranks (equal places draw)."""
-    groups = [(ratings.setdefault(bot, env.create_rating()),) for bot in bots]
-    updated = env.rate(groups, ranks=[place - 1 for place in places])
-    for bot, (rating,) in zip(bots, updated):
-        ratings[bot] = rating
-
-
-def exposure(rating: trueskill.Rating) -> float:
-    """Conservative skill estimate (mu - 3 sigma): a lucky newcomer cannot top the board."""
-    return float(rating.mu - 3.0 * rating.sigma)
 
 
 def deal_key(match_id: str) -> str:
@@ -322,7 +237,7 @@ def deal_key(match_id: str) -> str:
 
 
 def games(method: str, records: Sequence[MatchRecord]) -> list[tuple[tuple[str, ...], tuple[int, ...]]]:
-    """The TrueSkill games (bots by seat, 1-based ranks) that ``records`` become under ``method``.
+    """The games (bots by seat, 1-based ranks) that ``records`` become under ``method``.
 
     ``records`` are one match, or the rotations of one deal in schedule order. A deal that lost
     rotations (voided ones) is rated on those it has; a lone rotation is compared with nothing

@@ -1,0 +1,46 @@
+"""openskill's Plackett-Luce model (Weng and Lin, 2011) behind the rating seam: the one module that imports ``openskill``.
+
+A full-ranking model: a table of n seats is n - 1 successive choices of the best of those left,
+so every seat learns from every other in one closed-form step (no message passing, unlike
+TrueSkill's chain of factors). ``draw_probability`` has no meaning here: an equal place is an
+equal rank.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from openskill.models import PlackettLuce
+
+from .model import Belief, Rating, register
+from .params import RatingParams
+
+
+class OpenSkillModel:
+    """``rating: {model: openskill}``: mu, sigma, beta and tau as for TrueSkill."""
+
+    name = "openskill"
+
+    def __init__(self, params: RatingParams) -> None:
+        self.tau = float(params.tau)
+        self.model = PlackettLuce(mu=float(params.mu), sigma=float(params.sigma), beta=float(params.beta),
+                                  tau=self.tau)
+
+        self.start = Belief(float(params.mu), float(params.sigma))
+
+    def fresh(self) -> Rating:
+        return self.start
+
+    def rating(self, mu: float, sigma: float) -> Rating:
+        return Belief(float(mu), float(sigma))
+
+    def update(self, ratings: dict[str, Rating], bots: Sequence[str], places: Sequence[int]) -> None:
+        """openskill's own rating objects do not pickle: they are made for the step and read back as beliefs."""
+        seated = [ratings.setdefault(bot, self.start) for bot in bots]
+        teams = [[self.model.rating(mu=r.mu, sigma=r.sigma)] for r in seated]
+        updated = self.model.rate(teams, ranks=[float(place) for place in places], tau=self.tau)
+        for bot, (rating,) in zip(bots, updated):
+            ratings[bot] = Belief(float(rating.mu), float(rating.sigma))
+
+
+register(OpenSkillModel.name, OpenSkillModel)
