@@ -572,7 +572,7 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
             hours: float | None, report: bool, dask: str | None = None, until: str | None = None) -> None:
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
     from . import cluster  # noqa: F401  registers the Dask executor that --dask and `executor: {dask: ...}` choose
-    from .execute import PoolFailure
+    from .execute import DASK, PoolFailure, choose
     from .site.refresh import RunReport
     from .tournament.config import ConfigError, load_config
     from .tournament.driver import run_tournament
@@ -586,13 +586,17 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
     except UntilError as exc:
         raise click.BadParameter(str(exc), param_hint="'--until'") from None
     try:
+        executor = None if dask is None else choose(DASK, dask)  # --dask ADDRESS: `executor: {dask: ADDRESS}`
+    except ValueError as exc:
+        raise click.ClickException(f"--dask {exc}") from None
+    try:
         config = load_config(config_file)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
     try:
         summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes,
                                  max_matches=max_matches, hours=hours, report=RunReport if report else None,
-                                 dask=dask, until_settled=until_settled)
+                                 executor=executor, until_settled=until_settled)
     except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning, PoolFailure) as exc:
         raise click.ClickException(str(exc)) from None
     own = config.kind.board_files  # a schedule kind's own board, shown instead of the leaderboard
@@ -644,7 +648,7 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
             results = read(store, records=False)
             voided, played = results.voided, store.count()
             click.echo(f"ladder: {played} matches played" + (f", {len(voided)} voided" if voided else ""))
-            click.echo(ladder_board.view(ladder_rows(results), show_all, paired.read(store.db)), nl=False)
+            click.echo(ladder_board.view(ladder_rows(results), show_all, paired.read(store.ladder)), nl=False)
             return
         results = read(store)
     finally:
@@ -778,9 +782,9 @@ def retire_cmd(paths: tuple[str, ...], server: str | None, token: str | None) ->
     except StoreMismatch as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        if not any(e.name == name for e in entries(store.db)):
+        if not any(e.name == name for e in entries(store.ladder)):
             raise click.ClickException(f"no bot named {name} in ladder {config.name}")
-        versions = retire(store.db, name)
+        versions = retire(store.ladder, name)
     finally:
         store.close()
     click.echo(retired_line(name, versions))
@@ -793,7 +797,7 @@ def author_cmd() -> None:
 
 def _server_db(config_file: Path, config: Any = None) -> Any:
     """The ladder's ``server.sqlite`` (``config``: the file's, read already), or a one-line error."""
-    from .server.authors import AuthorError, ServerDB
+    from .server.store import AuthorError, ServerDB
 
     config = _ladder(config_file) if config is None else config
     try:
@@ -804,7 +808,7 @@ def _server_db(config_file: Path, config: Any = None) -> Any:
 
 def _with_authors(config_file: Path, change: Any) -> Any:
     """``change(db)`` on the ladder's authors, closed after; its refusal as one line."""
-    from .server.authors import AuthorError
+    from .server.store import AuthorError
 
     db = _server_db(config_file)
     try:
@@ -830,7 +834,7 @@ def author_add_cmd(config_file: Path, name: str, organiser: bool) -> None:
 @click.argument("config_file", metavar="LADDER", type=click.Path(dir_okay=False, path_type=Path))
 def author_list_cmd(config_file: Path) -> None:
     """List the authors of LADDER's server: name, organiser or not, the bots they own, when added."""
-    from .server.authors import DB_NAME
+    from .server.store import DB_NAME
 
     config = _ladder(config_file)
     if not (config.output / DB_NAME).is_file():  # a read creates nothing
@@ -884,7 +888,7 @@ def prune_cmd(config_file: Path) -> None:
     except StoreMismatch as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        done = prune(store.db, config.output)
+        done = prune(store.ladder, config.output)
     finally:
         store.close()
     for key, size in done.removed:

@@ -9,7 +9,7 @@ unpacked (:mod:`.archive`) and its manifest read in a worker thread, never on th
 so 50 uploads at once slow no one's answers; the checks themselves run one at a time
 (:mod:`.queue`).
 
-A bot name belongs to the author who first uploaded it (:class:`.authors.ServerDB`); a name
+A bot name belongs to the author who first uploaded it (:class:`.store.ServerDB`); a name
 entered into the ladder without the server (the file's own bots, a local ``arena submit``)
 belongs to the organiser. Only the owner (and the organiser's token) may upload a version of
 a bot, read its logs and check output, or retire it.
@@ -49,9 +49,9 @@ from ..tournament.config import TournamentConfig
 from ..tournament.ladder.entries import Entry, entries, retire, retired_line
 from ..tournament.ladder.limits import SubmissionLimits
 from ..tournament.schedules.ladder import settings_of
-from ..tournament.store import DB_NAME, ResultStore, decode_match
+from ..tournament.store import DB_NAME, ResultStore
 from .archive import ArchiveRefused, ArchiveTooLarge, unpack
-from .authors import Author, ServerDB
+from .store import Author, ServerDB
 from ..tournament.ladder.submit import submit
 from .queue import INCOMING, MAX_WAITING, Check, CheckQueue, Job, QueueFull, new_id, recover
 
@@ -172,7 +172,7 @@ class Server:
             return []
         store = ResultStore(self.config.output, readonly=True)
         try:
-            return entries(store.db)
+            return entries(store.ladder)
         finally:
             store.close()
 
@@ -341,11 +341,7 @@ class Server:
         try:
             seats = sorted((r for key in keys for r in store.bot_logs(key, every_row=False)),
                            key=lambda r: (r.index, r.seat))
-            mine = sorted({r.index for r in seats})
-            seeds = {seed for (seed,) in _chunked(store.db, "SELECT seed FROM matches WHERE idx IN ({})", mine)}
-            deals = [decode_match(store.path, {"idx": idx, "seed": seed, "rotation": rotation, "bots": bots})
-                     for idx, seed, rotation, bots in _chunked(
-                         store.db, "SELECT idx, seed, rotation, bots FROM matches WHERE seed IN ({})", sorted(seeds))]
+            deals = store.deals_of({r.index for r in seats})
             hidden = withheld_in(store, deals)  # a log of a deal still to be played tells of its other rotations
         finally:
             store.close()
@@ -364,7 +360,7 @@ class Server:
     def _retire(self, bot: str) -> list[int]:
         store = ResultStore(self.config.output)
         try:
-            return retire(store.db, bot)
+            return retire(store.ladder, bot)
         finally:
             store.close()
 
@@ -431,16 +427,6 @@ def create_app(config: TournamentConfig, queue_size: int = MAX_WAITING, per_minu
                     exception_handlers={ApiError: _error, QueueFull: _error, HTTPException: _error, Exception: _error})
     app.state.server = server
     return app
-
-
-def _chunked(db: Any, sql: str, values: list[Any], size: int = 500) -> list[tuple[Any, ...]]:
-    """The rows of ``sql`` (one ``IN ({})``) over ``values``, a few hundred parameters a statement: an author's
-    logs read only the rows of their own deals, never every match of a ladder of 100,000."""
-    out: list[tuple[Any, ...]] = []
-    for at in range(0, len(values), size):
-        part = values[at:at + size]
-        out += db.execute(sql.format(", ".join("?" * len(part))), part).fetchall()
-    return out
 
 
 PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

@@ -31,7 +31,7 @@ from ..tournament.config import TournamentConfig
 from ..tournament.ladder.entries import entries
 from ..tournament.ladder.submit import CheckFailed, Refused, outcome_line, submit
 from ..tournament.store import DB_NAME, ResultStore
-from .authors import ServerDB
+from .store import ServerDB
 
 MAX_WAITING = 16
 """Uploads queued for a check (the one being checked included) at most; past it: 503."""
@@ -183,7 +183,7 @@ def recover(config: TournamentConfig, db: ServerDB) -> None:
     if (output / DB_NAME).is_file():
         store = ResultStore(output, readonly=True)
         try:
-            for entry in entries(store.db):
+            for entry in entries(store.ladder):
                 entered_at[entry.name] = max(entered_at.get(entry.name, 0.0), entry.submitted_at)
         finally:
             store.close()

@@ -9,7 +9,7 @@ import click
 
 from ..tournament.config import TournamentConfig
 from ..tournament.store import StoreMismatch
-from .authors import AuthorError
+from .store import AuthorError
 
 LIMIT_CONCURRENCY = 200
 """Connections answered at once; past it uvicorn answers 503 at once rather than queueing without end."""

@@ -99,15 +99,12 @@ class RowCache:
         same = self.sums is not None and self._sums(store, top) == self.sums
         if same:
             known = self.kept
-            wanted = "SELECT * FROM matches WHERE idx > ? ORDER BY idx"
-            cursor = store.db.execute(wanted, (top,))
+            names, cursor = store.raw_rows(after=top)
         else:
-            keys = {idx: (match_id, finished_at) for idx, match_id, finished_at in
-                    store.db.execute("SELECT idx, match_id, finished_at FROM matches")}
+            keys = store.row_keys()
             known = {idx: kept for idx, kept in self.kept.items()
                      if keys.get(idx) == (kept[1]["match_id"], kept[1]["finished_at"])}
-            cursor = store.db.execute("SELECT * FROM matches ORDER BY idx")
-        names = [d[0] for d in cursor.description]
+            names, cursor = store.raw_rows()
         at = names.index("idx")
         added: dict[int, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
         for values in cursor:
@@ -127,8 +124,7 @@ class RowCache:
     @staticmethod
     def _sums(store: ResultStore, top: int) -> tuple[Any, ...]:
         """Count, sum of indices and of finish times of the rows up to index ``top``, as SQLite adds them."""
-        return tuple(store.db.execute("SELECT count(*), total(idx), total(finished_at) FROM matches WHERE idx <= ?",
-                                      (top,)).fetchone())
+        return store.sums_through(top)
 
     def log_tails(self, store: ResultStore, rows: Sequence[dict[str, Any]]) -> dict[tuple[int, int], str]:
         """The end of the log of each seat that faulted, by (match index, seat) (other logs are not read),

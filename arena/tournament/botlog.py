@@ -31,7 +31,7 @@ def _listing(names: list[str]) -> str:
 def _stored_bots(store: ResultStore) -> list[str]:
     """The tournament's bots (a ladder's entries, played or not), and any other name a stored match has."""
     names = list(store.meta("bots") or [])
-    names.extend(e.key for e in entries(store.db) if e.key not in names)
+    names.extend(e.key for e in entries(store.ladder) if e.key not in names)
     for bots in store.seatings():
         names.extend(name for name in bots if name not in names)
     return names
@@ -42,7 +42,7 @@ def resolve(store: ResultStore, bot: str) -> tuple[str, str | None]:
     without ``@vK`` is the name's newest version (the current one, or the last before it left)."""
     if "@" in bot:
         return bot, None
-    versions = [e for e in entries(store.db) if e.name == bot]
+    versions = [e for e in entries(store.ladder) if e.name == bot]
     if not versions:
         return bot, None
     newest = versions[-1]  # entries come by name, then version

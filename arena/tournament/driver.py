@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping, Protocol, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
-from ..execute import DASK, PROCESSES, Choice, PoolFailure, Start, Voided, WorkerLost, choose, registered
+from ..execute import PROCESSES, Choice, PoolFailure, Start, Voided, WorkerLost, registered
 from ..match.runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from .config import TournamentConfig
@@ -167,7 +167,7 @@ def _pass_over_undealt(schedule: Schedule, live: RatingFold, issued: Mapping[int
 
 def executor_for(config: TournamentConfig, count: int, say: Callable[[str], None],
                  sandbox: str | None = None) -> tuple[Start, str]:
-    """The executor the file (or ``--dask``) chose, by its registered name, and where it plays for the first
+    """The executor the file (or the caller) chose, by its registered name, and where it plays for the first
     line of a run; ``sandbox``: as resolved here, for an executor that plays here (default: the file's)."""
     choice = config.executor or Choice(PROCESSES, "")
     start = registered(choice.name).make(choice.address, config.sandbox if sandbox is None else sandbox, say)
@@ -209,7 +209,7 @@ ReportFactory = Callable[[Path, bool], Report]
 def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers: int | None = None,
                    say: Callable[[str], None] | None = None, accept_bot_changes: bool = False,
                    max_matches: int | None = None, hours: float | None = None, report: ReportFactory | None = None,
-                   dask: str | None = None, until_settled: float | None = None,
+                   executor: Choice | None = None, until_settled: float | None = None,
                    frames: bool | None = None) -> RunSummary:
     """Play every match of ``config`` not stored yet in its output directory (at most ``max_matches``
     of them, and none begun after ``hours``), then publish (``report``: the web report too, also every few
@@ -219,20 +219,16 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     matches were played, unless ``accept_bot_changes``. An open-ended schedule runs until interrupted
     or ``max_matches``; the schedule kind's guard (:meth:`.ScheduleKind.run_guard`, a lock that refuses a
     second run) is held throughout.
-    ``dask`` (else the file's ``executor``): play on that Dask cluster instead of local worker processes,
-    with the executor :mod:`arena.cluster` registers when imported (:mod:`arena.execute.registry`; ``arena run``
-    imports it); :class:`PoolFailure` says how to install Dask when it is missing.
+    ``executor`` (else the file's ``executor``): play on that registered executor instead of local worker
+    processes (:mod:`arena.execute.registry`; ``arena run``'s options choose one by name);
+    :class:`PoolFailure` says how to install it when its dependency is missing.
     ``until_settled``: stop once every adjacent pair of the board is ordered with at least this
     probability, at the end of a unit of the schedule (:meth:`.ScheduleKind.settle_unit`: whole cycles by default),
     or at the schedule's end or ``max_matches``, whichever comes first.
     """
-    if dask is not None:
-        registered(DASK).require()
-        try:
-            config = dataclasses.replace(config, executor=choose(DASK, dask))
-        except ValueError as exc:
-            raise PoolFailure(f"--dask {exc}") from None
-    elif config.executor is not None:
+    if executor is not None:
+        config = dataclasses.replace(config, executor=executor)
+    if config.executor is not None:
         registered(config.executor.name).require()
     check_output(config.output)  # before the guard, which may hold a lock file in it
     with config.kind.run_guard(config):
@@ -242,8 +238,8 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
 
 def _builder(sandbox: str) -> Backend:
     """The backend a schedule that builds its bots as they join builds them under here when the matches are
-    played on a cluster: the file's sandbox where it runs on this machine, else ``none`` (whose builds of
-    submitted bots are refused without the file's opt-in)."""
+    played elsewhere (a remote executor): the file's sandbox where it runs on this machine, else ``none``
+    (whose builds of submitted bots are refused without the file's opt-in)."""
     try:
         return resolve_backend(sandbox)[0]
     except SandboxError:

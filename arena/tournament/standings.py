@@ -63,7 +63,7 @@ def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results
     however many); ``kept``: a ladder's kept ratings (the report rates every match itself)."""
     ladder = store.meta("ladder")
     params = RatingParams(**(store.meta("rating") or {}))
-    entries = LadderStore(store.db).entries()
+    entries = store.ladder.entries()
     settle = store.meta("settle")
     margin = settle.get("margin") if isinstance(settle, dict) else None
     return Results(params=params,
@@ -75,8 +75,8 @@ def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results
                    entries=entries,
                    left={e.key: e.status for e in entries if e.status != ACTIVE},
                    placement=int(ladder["placement_matches"]) if ladder is not None else 0,
-                   kept=read_kept(store.db, params) if ladder is not None and kept else None,
-                   evidence=stored_evidence(store.db) if ladder is not None and kept else None,
+                   kept=read_kept(store.ladder, params) if ladder is not None and kept else None,
+                   evidence=stored_evidence(store.ladder) if ladder is not None and kept else None,
                    margin=float(margin) if isinstance(margin, (int, float)) and margin > 0 else DEFAULT_MARGIN)
 
 

@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 import pytest
 
 from arena.cluster import portable
+from arena.execute import DASK, choose
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
 
@@ -55,7 +56,7 @@ def test_same_results_as_local_without_a_shared_file_system(
 
     monkeypatch.setattr(portable.Packer, "portable", pack_all_then_delete)
     lines: list[str] = []
-    summary = run_tournament(config, workers=2, say=lines.append, dask=cluster.address)
+    summary = run_tournament(config, workers=2, say=lines.append, executor=choose(DASK, cluster.address))
     assert not bots.exists()
     assert summary.played == 12 and summary.failed == 0 and not summary.stopped, lines
     assert results(tmp_path / "out") == expected
@@ -89,7 +90,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_stores_nothing_twice(
     killer.start()
     lines: list[str] = []
     try:
-        summary = run_tournament(config, workers=2, say=lines.append, dask=cluster.address)
+        summary = run_tournament(config, workers=2, say=lines.append, executor=choose(DASK, cluster.address))
     finally:
         killer.join()
     assert victim.poll() is not None
@@ -122,7 +123,7 @@ def test_every_worker_lost_at_once_then_a_new_one_joins(
     helper = threading.Thread(target=kill_all_then_add_one)
     helper.start()
     try:
-        summary = run_tournament(config, workers=2, say=lines.append, dask=cluster.address)
+        summary = run_tournament(config, workers=2, say=lines.append, executor=choose(DASK, cluster.address))
     finally:
         helper.join()
     assert summary.failed == 0 and not summary.stopped and summary.played == 36, lines
@@ -154,7 +155,7 @@ def test_a_match_that_kills_its_worker_twice_is_voided(tmp_path: Path, allowed_f
         file = write_tournament(tmp_path / "t.yaml", bots, output, cycles=1)
         file.write_text(file.read_text().replace(f"  - {bots / 'c-random'}", f"  - {bots / 'poison'}"))
         lines: list[str] = []
-        summary = run_tournament(load_config(file), workers=2, say=lines.append, dask=cluster.address)
+        summary = run_tournament(load_config(file), workers=2, say=lines.append, executor=choose(DASK, cluster.address))
     assert summary.failed == 0 and not summary.stopped, lines
     assert (summary.played, summary.voided) == (2, 4), lines
     played = results(output)
@@ -192,7 +193,7 @@ def test_local_n_and_no_worker_is_sent_the_master_seed(tmp_path: Path, monkeypat
     monkeypatch.setattr(distributed.Client, "submit", record_submit)
     monkeypatch.setattr(distributed.Client, "scatter", record_scatter)
     lines: list[str] = []
-    summary = run_tournament(load_config(file), workers=2, say=lines.append, dask="local:2")
+    summary = run_tournament(load_config(file), workers=2, say=lines.append, executor=choose(DASK, "local:2"))
     assert summary.played == 6 and summary.failed == 0 and not summary.stopped, lines
     assert any("on Dask at local:2" in line for line in lines), lines
     blob = cloudpickle.dumps(sent)
@@ -216,10 +217,10 @@ def test_a_tls_cluster_with_the_driver_certificates_in_the_dask_configuration(tm
         with dask.config.set(settings):
             cluster.start(workers=1)
             summary = run_tournament(load_config(write_tournament(tmp_path / "t.yaml", bots, tmp_path / "out")),
-                                     workers=2, say=lambda line: None, dask=cluster.address)
+                                     workers=2, say=lambda line: None, executor=choose(DASK, cluster.address))
         assert summary.played == 12 and summary.failed == 0 and not summary.stopped, summary
         refused = run_tournament(load_config(write_tournament(tmp_path / "u.yaml", bots, tmp_path / "out2")),
-                                 workers=2, say=lambda line: None, dask=cluster.address)
+                                 workers=2, say=lambda line: None, executor=choose(DASK, cluster.address))
     assert refused.played == 0 and refused.stopped.startswith(f"cannot reach the Dask scheduler at {cluster.address}: ")
 
 
@@ -268,7 +269,7 @@ def test_a_worker_without_the_sandbox_is_refused_before_play(tmp_path: Path) -> 
         output = tmp_path / "out"
         config = load_config(write_tournament(tmp_path / "t.yaml", bots, output, sandbox="docker"))
         lines: list[str] = []
-        summary = run_tournament(config, workers=2, say=lines.append, dask=cluster.address)
+        summary = run_tournament(config, workers=2, say=lines.append, executor=choose(DASK, cluster.address))
     refused = [line for line in lines if " refused: " in line]
     assert len(refused) == 2, lines
     for line in refused:
@@ -283,7 +284,7 @@ def test_sampled_and_ladder_schedules(cluster: Cluster, tmp_path: Path) -> None:
         write_tournament(sampled, bots, tmp_path / f"sampled-{way}", cycles=2)
         sampled.write_text(sampled.read_text().replace("seats: 2\n", "seats: 2\nschedule: sampled\ntables: 2\n"))
         summary = run_tournament(load_config(sampled), workers=2, say=lambda line: None,
-                                 dask=cluster.address if way == "dask" else None)
+                                 executor=choose(DASK, cluster.address) if way == "dask" else None)
         assert summary.played == summary.total == 8
     assert results(tmp_path / "sampled-dask") == results(tmp_path / "sampled-local")
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import arena.cluster  # noqa: F401  registers the Dask executor these runs choose
+from arena.execute import DASK, choose
 from arena.sandbox import orphans
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament
@@ -75,7 +76,7 @@ def test_the_image_plays_as_a_dask_worker_beside_a_sweeping_host_arena(image: st
         output = tmp_path / "out"
         lines: list[str] = []
         summary = run_tournament(load_config(write_tournament(tmp_path / "t.yaml", bots, output, sandbox="auto")),
-                                 workers=2, say=lines.append, dask=cluster.address)
+                                 workers=2, say=lines.append, executor=choose(DASK, cluster.address))
     finally:
         stop.set()
         subprocess.run(["docker", "rm", "-f", name], capture_output=True, timeout=60)

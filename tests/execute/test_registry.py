@@ -57,7 +57,7 @@ def test_a_run_plays_on_the_registered_executor_with_the_same_results(tmp_path: 
     monkeypatch.setitem(registry._registry, DASK, Registered(lambda: None, make, parse_address))
     here = run_tournament(load_config(league(tmp_path, "here")), say=lambda line: None)
     lines: list[str] = []
-    there = run_tournament(load_config(league(tmp_path, "there")), say=lines.append, dask="local:2")
+    there = run_tournament(load_config(league(tmp_path, "there")), say=lines.append, executor=choose(DASK, "local:2"))
     assert [(e.address, e.sandbox) for e in made] == [("local:2", "none")]
     assert sorted(made[0].played) == list(range(there.total or 0))
     assert "on the recording executor at local:2;" in lines[0]
@@ -170,3 +170,14 @@ def test_whether_the_bots_are_built_here_is_the_registrys_to_say(tmp_path: Path,
         assert sandboxes == ["auto"] and not (bot / "made-here").exists()
     else:
         assert sandboxes[0] in ("bwrap", "none") and (bot / "made-here").exists()
+
+
+def test_the_driver_knows_no_executor_by_name():
+    """Every executor is described by its registry entry: the driver asks it, and names none."""
+    from pathlib import Path
+
+    import arena.tournament.driver as driver
+
+    source = Path(driver.__file__).read_text()
+    assert "dask" not in source.lower() and "cluster" not in source.lower()
+    assert "LOCAL" not in source  # the local executor is chosen by the registry's default, not by name

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from arena.server.authors import ServerDB
+from arena.server.store import ServerDB
 from arena.server.queue import STOPPED, recover
 from arena.tournament.config import load_config
 from arena.tournament.ladder.entries import enter
@@ -30,8 +30,8 @@ def test_each_moment_of_a_check_cut_short(tmp_path):
     db = ServerDB(out)
     store = ResultStore(out)
     try:
-        enter(store.db, "old", "d1", "p", str(out / "uploads" / "old" / "bot"), False)
-        enter(store.db, "back", "d3", "p", str(out / "uploads" / "back" / "bot"), False)
+        enter(store.ladder, "old", "d1", "p", str(out / "uploads" / "old" / "bot"), False)
+        enter(store.ladder, "back", "d3", "p", str(out / "uploads" / "back" / "bot"), False)
         time.sleep(0.01)
         # back: the check refused the new files and had put the previous upload back
         started(db, "s5", "back")
@@ -48,7 +48,7 @@ def test_each_moment_of_a_check_cut_short(tmp_path):
         upload(out, "won", "entered files")
         upload(out, ".prev-won", "older files")
         time.sleep(0.01)
-        enter(store.db, "won", "d2", "p", str(out / "uploads" / "won" / "bot"), False)
+        enter(store.ladder, "won", "d2", "p", str(out / "uploads" / "won" / "bot"), False)
         (out / ".incoming" / "upload-x").mkdir(parents=True)
         db.add_submission("s4", "queued-one", "ann")
     finally:

@@ -71,12 +71,12 @@ def synthetic_store(directory: Path, matches: int, bots: Sequence[str], seats: S
                          f"replays/{index:06d}.jsonl.gz", 1_700_000_000.0 + index))
             for seat, bot in enumerate(table):
                 logs.append((index, seat, f"log of {bot} in match {index}\n" * 3 + "last line <x>\n"))
-        with store.db:
-            store.db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})", rows)
-            store.db.executemany("INSERT INTO logs VALUES (?, ?, ?)", logs)
+        with store._db:
+            store._db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})", rows)
+            store._db.executemany("INSERT INTO logs VALUES (?, ?, ?)", logs)
             for v in range(voided):
                 index = matches + v
-                store.db.execute("INSERT INTO voided VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                store._db.execute("INSERT INTO voided VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                  (index, f"v{index}", f"1/{index}", 1, 0, json.dumps(list(bots[:2])),
                                   "killed its worker twice", 1_700_000_000.0 + index))
     finally:
@@ -91,14 +91,14 @@ def add_match(directory: Path, index: int, bots: Sequence[str], places: Sequence
     stats = [{"decisions": 30, "think_ms": 30.0, "max_ms": 2.5, "startup_ms": None}] * count
     store = ResultStore(Path(directory))
     try:
-        with store.db:
-            store.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})",
+        with store._db:
+            store._db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})",
                              (index, f"m{index}/{'+'.join(bots)}", deal or f"1/{index}", 1, rotation,
                               json.dumps(list(bots)),
                               json.dumps(list(places)), json.dumps([20 * p for p in places]),
                               json.dumps([False] * count), "score", "[[0]]", "[]", 30 * count, 0.3,
                               json.dumps(stats), "none", f"replays/{index:06d}.jsonl.gz", 1_800_000_000.0 + index))
-            store.db.executemany("INSERT INTO logs VALUES (?, ?, ?)", [(index, s, "") for s in range(count)])
+            store._db.executemany("INSERT INTO logs VALUES (?, ?, ?)", [(index, s, "") for s in range(count)])
     finally:
         store.close()
 

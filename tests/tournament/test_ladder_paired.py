@@ -354,7 +354,7 @@ def test_replays_are_played_but_never_rated(tmp_path):
     store = ResultStore(tmp_path / "out", readonly=True)
     try:
         records = store.records()
-        kept = read(store.db, RatingParams())
+        kept = read(store.ladder, RatingParams())
     finally:
         store.close()
     replays = [r for r in records if is_replay(r.match_id)]

@@ -156,7 +156,7 @@ def test_an_open_ended_schedule_runs_through_the_same_driver(tmp_path, monkeypat
     written = (config.output / "leaderboard.json").read_text()
     store = ResultStore(config.output)
     try:
-        assert json.loads(store.db.execute("SELECT value FROM meta WHERE key = 'total'").fetchone()[0]) is None
+        assert json.loads(store._db.execute("SELECT value FROM meta WHERE key = 'total'").fetchone()[0]) is None
         driver.publish(store, config)  # recomputed from the store: the same ratings as the fold kept
     finally:
         store.close()

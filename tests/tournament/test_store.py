@@ -56,7 +56,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
     store = ResultStore(config.output, readonly=True)
     try:  # the match played before times were kept has none; the one played now has one per decision
         assert store.decision_times(0) is None
-        decisions = store.db.execute("SELECT decisions FROM matches WHERE idx = 1").fetchone()[0]
+        decisions = store._db.execute("SELECT decisions FROM matches WHERE idx = 1").fetchone()[0]
         assert len(store.decision_times(1) or ()) == decisions > 0
     finally:
         store.close()
@@ -130,7 +130,7 @@ def test_a_voided_match_is_done_never_rated_and_never_also_played(tmp_path):
     try:
         with pytest.raises(ValueError, match="stored as played"):
             store.void(second, "too late")
-        db = store.db
+        db = store._db
         assert db.execute("SELECT idx, match_id, seed, cycle, rotation, bots FROM voided").fetchall() == [
             (0, first.match_id, first.seed, 1, 0, f'["{first.bots[0]}", "{first.bots[1]}"]')]
     finally:

@@ -188,7 +188,7 @@ def test_a_new_directory_and_a_ladder_entered_before_its_first_run_are_not_damag
     store = ResultStore(tmp_path / "new")
     try:
         assert store.claim("f", {}, 1)
-        store.db.execute("INSERT INTO ladder_bots VALUES ('a', 1, 'd', 'p', 's', 0, 'active')")
+        store._db.execute("INSERT INTO ladder_bots VALUES ('a', 1, 'd', 'p', 's', 0, 'active')")
     finally:
         store.close()
     sql(tmp_path / "new", "DELETE FROM meta")  # as after `arena submit` to a ladder never run

@@ -15,7 +15,6 @@ against its previous one (:mod:`.paired`); the CSV, one row per version, has no 
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -196,15 +195,15 @@ def write(board: Sequence[LadderRow], directory: Path, paired: Sequence[Paired] 
         write_atomic(Path(directory) / name, content)
 
 
-def load(db: sqlite3.Connection, params: RatingParams, placement: int, margin: float = DEFAULT_MARGIN,
+def load(ladder: LadderStore, params: RatingParams, placement: int, margin: float = DEFAULT_MARGIN,
          evidence: StoredEvidence | None = None) -> list[LadderRow]:
     """The board of every entry ever made, from the ratings kept in the store (also while a run writes): the
     refresh of a running ladder; the files and ``arena leaderboard`` read it with the rest of the standings
     (:func:`..standings.ladder_board`), through the same :func:`rows`. ``evidence``: the pairs' deals read
     by an earlier load of the same store (a running ladder's refresh keeps one), else read whole."""
-    kept = read(db, params)
-    return rows(entries(db), kept.ratings, kept.matches, kept.last, placement, kept.model.fresh(),
-                (evidence or StoredEvidence()).read(db), margin)
+    kept = read(ladder, params)
+    return rows(entries(ladder), kept.ratings, kept.matches, kept.last, placement, kept.model.fresh(),
+                (evidence or StoredEvidence()).read(ladder), margin)
 
 
 class StoredEvidence:
@@ -217,9 +216,9 @@ class StoredEvidence:
         self._through = -1  # every index up to this one is in
         self._above: set[int] = set()  # indices beyond it that are in
 
-    def read(self, db: sqlite3.Connection) -> PairEvidence:
+    def read(self, ladder: LadderStore) -> PairEvidence:
         """The evidence of every match stored now: places and seats only, a few columns a row."""
-        for index, match_id, bots, places, _ in LadderStore(db).matches_after(self._through):
+        for index, match_id, bots, places, _ in ladder.matches_after(self._through):
             if index not in self._above:
                 self.evidence.add_places(match_id, bots, places)
                 self._above.add(index)
@@ -229,6 +228,6 @@ class StoredEvidence:
         return self.evidence
 
 
-def stored_evidence(db: sqlite3.Connection) -> PairEvidence:
+def stored_evidence(ladder: LadderStore) -> PairEvidence:
     """Every pair's deal differences over the stored matches, read whole."""
-    return StoredEvidence().read(db)
+    return StoredEvidence().read(ladder)

@@ -8,7 +8,6 @@ the statements, and :class:`Entry` (a row), are the store's (:mod:`..store.ladde
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,14 +18,14 @@ __all__ = ["ACTIVE", "FIELD_VERSION", "LEFT_AT", "REPLACED", "RETIRED", "ActiveF
            "NameTaken", "active", "enter", "entries", "left_at", "player_key", "playing", "retire"]
 
 
-def entries(db: sqlite3.Connection) -> list[Entry]:
+def entries(store: LadderStore) -> list[Entry]:
     """Every version ever entered, by name then version (none in a file that is no ladder)."""
-    return LadderStore(db).entries()
+    return store.entries()
 
 
-def active(db: sqlite3.Connection) -> list[Entry]:
+def active(store: LadderStore) -> list[Entry]:
     """The versions to schedule."""
-    return [e for e in entries(db) if e.status == ACTIVE]
+    return [e for e in entries(store) if e.status == ACTIVE]
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class NameTaken(ValueError):
     """The name belongs to a bot submitted from another directory."""
 
 
-def enter(db: sqlite3.Connection, name: str, digest: str, path: str, source: str, keep_versions: bool) -> Entered:
+def enter(store: LadderStore, name: str, digest: str, path: str, source: str, keep_versions: bool) -> Entered:
     """Enter ``name`` with these files as its next version, in one transaction.
 
     A name belongs to the directory it was first submitted from (:class:`NameTaken`). The
@@ -63,7 +62,6 @@ def enter(db: sqlite3.Connection, name: str, digest: str, path: str, source: str
     rating stands as it was, and ``arena prune`` may have taken its files), and the comeback
     earns its place again through placement.
     """
-    store = LadderStore(db)
     with store.write():  # a concurrent submit of the same name waits here and then sees this one
         rows = [e for e in store.entries() if e.name == name]
         if rows and rows[-1].source != source:
@@ -80,9 +78,9 @@ def enter(db: sqlite3.Connection, name: str, digest: str, path: str, source: str
     return Entered(entry, True, replaced, back)
 
 
-def retire(db: sqlite3.Connection, name: str) -> list[int]:
+def retire(store: LadderStore, name: str) -> list[int]:
     """Take every active version of ``name`` out of the field; the versions retired (none: nothing to do)."""
-    return LadderStore(db).retire(name, time.time())
+    return store.retire(name, time.time())
 
 
 def retired_line(name: str, versions: list[int]) -> str:
@@ -92,9 +90,9 @@ def retired_line(name: str, versions: list[int]) -> str:
     return f"retired {', '.join(f'{name}@v{v}' for v in versions)}: no longer scheduled, history kept"
 
 
-def left_at(db: sqlite3.Connection) -> dict[str, float]:
+def left_at(store: LadderStore) -> dict[str, float]:
     """When each version that left the field left it (versions that left before this was kept: absent)."""
-    return LadderStore(db).left_at()
+    return store.left_at()
 
 
 class ActiveField:
@@ -113,7 +111,7 @@ class ActiveField:
             self._store = LadderStore.reader(self.directory)
         version = self._store.field_version()
         if version is None or version != self._version:
-            self._field, self._version = active(self._store.db), version
+            self._field, self._version = active(self._store), version
             self._keys = frozenset(e.key for e in self._field)
         return self._field  # the same list while nothing changed: the matchmaker skips its work then
 

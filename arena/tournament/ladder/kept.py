@@ -12,7 +12,6 @@ recomputation from every stored match. The statements are the store's (:mod:`..s
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -64,19 +63,18 @@ class Kept:
             self.changed.add(key)
         self.through = max(self.through, index)
 
-    def save(self, db: sqlite3.Connection) -> None:
+    def save(self, ladder: LadderStore) -> None:
         """Write the changed players and the rated prefix; the caller holds the transaction, so they
         land together with the match that changed them."""
-        LadderStore(db).save_ratings([KeptRating(key, float(self.ratings[key].mu), float(self.ratings[key].sigma),
+        ladder.save_ratings([KeptRating(key, float(self.ratings[key].mu), float(self.ratings[key].sigma),
                                                  self.matches[key], self.last[key]) for key in sorted(self.changed)],
                                      self.through)
         self.changed.clear()
 
 
-def read(db: sqlite3.Connection, params: RatingParams) -> Kept:
+def read(store: LadderStore, params: RatingParams) -> Kept:
     """The kept ratings, with every stored match beyond them rated on top (``changed`` names whom that
     touched: a writer saves them, a reader just shows them)."""
-    store = LadderStore(db)
     kept = Kept(model_of(params))
     for row in store.kept_ratings():
         kept.ratings[row.key] = kept.model.rating(row.mu, row.sigma)
@@ -96,7 +94,7 @@ def kept_in(directory: Path, params: RatingParams) -> tuple[dict[str, Rating], i
     its own (the schedule's start, without replaying every stored match)."""
     store = LadderStore.open(directory)
     try:
-        kept = read(store.db, params)
+        kept = read(store, params)
         return kept.ratings, kept.through
     finally:
         store.close()

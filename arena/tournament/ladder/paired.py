@@ -16,7 +16,6 @@ function of the store), so the run, ``arena leaderboard`` and a later reader agr
 from __future__ import annotations
 
 import math
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -111,10 +110,9 @@ def summary(name: str, new: str, old: str, differences: Sequence[tuple[float, in
     return Paired(name, new, old, n, sum(m for _, m in differences), mean, low, high)
 
 
-def read(db: sqlite3.Connection) -> list[Paired]:
-    """Every new version's line, by name then version, from the stored matches of ``db`` (none in a store
+def read(store: LadderStore) -> list[Paired]:
+    """Every new version's line, by name then version, from the stored matches of ``store`` (none in a store
     without replays, or no ladder's)."""
-    store = LadderStore(db)
     replays = [t for t in group(store.table_rows(replays=True)).values() if t.source is not None]
     if not replays:
         return []

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,18 +58,18 @@ class Pruned:
         return sum(size for _, size in self.removed)
 
 
-def reclaimed(db: sqlite3.Connection) -> dict[str, dict[str, float]]:
+def reclaimed(ladder: LadderStore) -> dict[str, dict[str, float]]:
     """The versions whose snapshots were removed, by player key."""
-    return LadderStore(db).reclaimed()
+    return ladder.reclaimed()
 
 
-def prune(db: sqlite3.Connection, output: Path) -> Pruned:
+def prune(ladder: LadderStore, output: Path) -> Pruned:
     """Remove the snapshot of every version of the ladder in ``output`` that no longer plays (module docstring)."""
     output = Path(output)
     run_start = started(output)
-    left = left_at(db)
+    left = left_at(ladder)
     done = Pruned()
-    field_ = entries(db)
+    field_ = entries(ladder)
     playing = {(e.name, e.digest): e for e in field_ if e.status == ACTIVE}
     for entry in field_:
         if entry.status == ACTIVE:
@@ -81,10 +80,10 @@ def prune(db: sqlite3.Connection, output: Path) -> Pruned:
             continue
         user = playing.get((entry.name, entry.digest))
         if user is not None:  # the same files came back as a new version: the folder is that one's now
-            if entry.key not in reclaimed(db):
+            if entry.key not in reclaimed(ladder):
                 done.kept.append((entry.key, f"its files are those of {user.key}, which plays"))
             continue
-        if entry.key in reclaimed(db):
+        if entry.key in reclaimed(ladder):
             if folder.exists():  # a killed prune marked it and did not finish
                 done.removed.append((entry.key, _size(folder)))
                 _remove(folder)
@@ -94,7 +93,7 @@ def prune(db: sqlite3.Connection, output: Path) -> Pruned:
             done.kept.append((entry.key, why))
             continue
         size = _size(folder)
-        _mark(db, entry.key, size)
+        _mark(ladder, entry.key, size)
         done.removed.append((entry.key, size))
         _remove(folder)
     for trash in sorted((output / BOTS_DIR).glob(f"*/{TRASH}*")):
@@ -136,9 +135,9 @@ def _size(folder: Path) -> int:
     return total
 
 
-def _mark(db: sqlite3.Connection, key: str, size: int) -> None:
+def _mark(ladder: LadderStore, key: str, size: int) -> None:
     """Record in the store that ``key``'s snapshot is being removed, before a byte of it is."""
-    LadderStore(db).mark_reclaimed(key, size, time.time())
+    ladder.mark_reclaimed(key, size, time.time())
 
 
 def _remove(folder: Path) -> None:

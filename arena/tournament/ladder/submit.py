@@ -65,7 +65,7 @@ def _stored_entries(output: Path) -> list[Entry]:
         return []
     store = ResultStore(Path(output), readonly=True)  # a damaged store: StoreDamaged, one line
     try:
-        return list(entries(store.db))
+        return list(entries(store.ladder))
     finally:
         store.close()
 
@@ -110,7 +110,7 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
     try:
         digest, path = snapshot(source, config.output, spec.name, listed)
         try:
-            entered = enter(store.db, spec.name, digest, str(path), source, settings.keep_versions)
+            entered = enter(store.ladder, spec.name, digest, str(path), source, settings.keep_versions)
         except NameTaken as exc:
             raise Refused(str(exc)) from None
     finally:

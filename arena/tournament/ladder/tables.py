@@ -12,7 +12,6 @@ same whoever reads it.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Collection, Iterable, Sequence
@@ -149,10 +148,10 @@ def plan(rows: Sequence[TableRow], new: str, active: Collection[str], limit: int
     return out
 
 
-def of_new(db: sqlite3.Connection, new: str) -> list[TableRow]:
+def of_new(ladder: LadderStore, new: str) -> list[TableRow]:
     """The stored matches :func:`plan` needs for ``new``: those of it and of its previous version."""
     old = previous(new)
-    return LadderStore(db).table_rows([k for k in (old, new) if k is not None])
+    return ladder.table_rows([k for k in (old, new) if k is not None])
 
 
 class StoredTables:
@@ -167,7 +166,7 @@ class StoredTables:
             return []
         store = LadderStore.open(self.directory)
         try:
-            planned = plan(of_new(store.db, new), new, active, limit)
+            planned = plan(of_new(store, new), new, active, limit)
             return [replace(r, told=self._told(store, r.source)) for r in planned]
         finally:
             store.close()

@@ -25,11 +25,9 @@ from ..records import MatchRecord
 from .base import Schedule, ScheduledMatch
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from ...game.seam import GameRules
     from ..config import TournamentConfig
-    from ..store import ResultStore
+    from ..store import LadderStore, ResultStore
 
 KeyPath = tuple[Union[str, int], ...]
 """Where a value sits in the file: ``("bots", 2, "path")`` is shown as ``bots[2].path``."""
@@ -97,7 +95,7 @@ class RunHooks:
 
     live_report: bool = False
     """The web report is rebuilt now and then while the run plays (a run that goes on for weeks)."""
-    keep: Callable[[sqlite3.Connection], None] | None = None
+    keep: Callable[[LadderStore], None] | None = None
     """Called in the transaction that stores a match: writes ratings the kind keeps in the store."""
 
     def __init__(self, config: TournamentConfig, store: ResultStore) -> None:

@@ -16,7 +16,6 @@ on the progress line, and rewrites its board (``ladder.txt`` and friends) while 
 from __future__ import annotations
 
 import functools
-import sqlite3
 import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -183,19 +182,19 @@ class Ladder(ScheduleKind):
 
     def field(self, config: TournamentConfig, store: ResultStore) -> Players:
         """Its player keys, with the ratings kept in the store; replaced and retired versions ranked after."""
-        field = entries(store.db)
-        return Players([e.key for e in field], read_kept(store.db, config.rating).ratings,
+        field = entries(store.ladder)
+        return Players([e.key for e in field], read_kept(store.ladder, config.rating).ratings,
                        {e.key: e.status for e in field if e.status != ACTIVE}, settings_of(config).placement_matches)
 
     def publish(self, config: TournamentConfig, store: ResultStore) -> None:
-        write_board(config, store.db)
+        write_board(config, store.ladder)
 
 
-def write_board(config: TournamentConfig, db: sqlite3.Connection,
+def write_board(config: TournamentConfig, ladder: LadderStore,
                 evidence: ladder_board.StoredEvidence | None = None) -> None:
     """Write the ladder's own board files into its output directory (``evidence``: kept between refreshes)."""
-    board = ladder_board.load(db, config.rating, settings_of(config).placement_matches, config.margin, evidence)
-    ladder_board.write(board, config.output, ladder_paired.read(db))
+    board = ladder_board.load(ladder, config.rating, settings_of(config).placement_matches, config.margin, evidence)
+    ladder_board.write(board, config.output, ladder_paired.read(ladder))
 
 
 class BoardRefresh:
@@ -213,7 +212,7 @@ class BoardRefresh:
 
     def maybe(self) -> None:
         if time.monotonic() - self.last >= self.every:
-            write_board(self.config, self.store.db, self.evidence)
+            write_board(self.config, self.store.ladder, self.evidence)
             self.last = time.monotonic()
 
 
@@ -233,11 +232,11 @@ class LadderRun(RunHooks):
     def enter_field(self, accept_bot_changes: bool) -> list[str]:
         """Enter each bot of the file's list whose name the ladder does not know yet, unchecked (the operator
         chose them); a line per bot entered. A ladder's snapshots never change, so nothing is refused."""
-        config, db = self.config, self.store.db
-        known = {e.name for e in entries(db)}
+        config, ladder = self.config, self.store.ladder
+        known = {e.name for e in entries(ladder)}
         notes = []
         before = (self.store.meta("rating") or {}).get("model", DEFAULT_MODEL)
-        if before != config.rating.model and LadderStore(db).forget_ratings():
+        if before != config.rating.model and ladder.forget_ratings():
             notes.append(f"ladder {config.name}: rating model {config.rating.model} instead of {before}: "
                          "every stored match is rated anew by it")
         for spec in config.bots:
@@ -245,7 +244,7 @@ class LadderRun(RunHooks):
                 continue
             source = str(Path(spec.directory).resolve())
             digest, path = snapshot(source, config.output, spec.name)
-            entered = enter(db, spec.name, digest, str(path), source, settings_of(config).keep_versions)
+            entered = enter(ladder, spec.name, digest, str(path), source, settings_of(config).keep_versions)
             notes.append(f"ladder {config.name}: entered {entered.entry.key} from the file's bots")
         return notes
 
@@ -254,9 +253,9 @@ class LadderRun(RunHooks):
 
     def fold(self, schedule: Schedule, records: Sequence[MatchRecord]) -> RatingFold:
         """A fold from the ratings kept in the store, which it keeps up to date as it rates."""
-        kept = self.kept = read_kept(self.store.db, self.config.rating)
-        with self.store.db:
-            kept.save(self.store.db)  # matches a killed run stored beyond its kept ratings
+        kept = self.kept = read_kept(self.store.ladder, self.config.rating)
+        with self.store.transaction():
+            kept.save(self.store.ladder)  # matches a killed run stored beyond its kept ratings
         live = RatingFold(self.config.rating, [], [], schedule.unfinished(), initial=kept.ratings,
                           after=kept.through,
                           on_rate=lambda r: kept.count(r.index, r.bots, self.finished_at.pop(r.index)),
@@ -270,8 +269,8 @@ class LadderRun(RunHooks):
 
     def passed_over(self) -> None:
         if self.kept is not None:
-            with self.store.db:
-                self.kept.save(self.store.db)  # matches that waited for this one are rated now
+            with self.store.transaction():
+                self.kept.save(self.store.ladder)  # matches that waited for this one are rated now
 
     def stored(self) -> None:
         self.refresh.maybe()

@@ -94,7 +94,7 @@ class LadderStore:
     """The ladder's tables on the connection ``db``."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+        self._db = db
         self.path = Path(getattr(db, "path", DB_NAME))
 
     @classmethod
@@ -108,36 +108,43 @@ class LadderStore:
         return cls(sqlite3.connect(f"file:{Path(directory) / DB_NAME}?mode=ro", uri=True, timeout=30))
 
     def close(self) -> None:
-        self.db.close()
+        self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The caller's transaction (the kept ratings land with the match that changed them): committed
+        together at the end, or not at all on an exception."""
+        with self._db:
+            yield
 
     @contextmanager
     def write(self) -> Iterator[None]:
         """One write transaction taken at once (``BEGIN IMMEDIATE``): a concurrent writer waits here and
         then sees what this one did; an exception rolls everything back."""
-        self.db.execute("BEGIN IMMEDIATE")
+        self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
-            self.db.execute("COMMIT")
+            self._db.execute("COMMIT")
         except BaseException:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             raise
 
     def _meta(self, key: str) -> str | None:
-        if not schema.has_table(self.db, "meta"):
+        if not schema.has_table(self._db, "meta"):
             return None
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def _set_meta(self, key: str, value: object) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     # ------------------------------------------------------------ entries
     def entries(self) -> list[Entry]:
         """Every version ever entered, by name then version (none in a file that is no ladder)."""
-        if not schema.has_table(self.db, "ladder_bots"):
+        if not schema.has_table(self._db, "ladder_bots"):
             return []
-        return [Entry(*row) for row in self.db.execute(
+        return [Entry(*row) for row in self._db.execute(
             "SELECT name, version, digest, path, source, submitted_at, status FROM ladder_bots "
             "ORDER BY name, version")]
 
@@ -145,10 +152,10 @@ class LadderStore:
         """Inside :meth:`write`: enter ``entry``, its name's active ``replaced`` versions leaving the field
         as it comes; one change of the field."""
         if replaced:
-            self.db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?",
+            self._db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?",
                             (REPLACED, entry.name, ACTIVE))
             self._left([player_key(entry.name, v) for v in replaced], entry.submitted_at)
-        self.db.execute("INSERT INTO ladder_bots VALUES (?, ?, ?, ?, ?, ?, ?)",
+        self._db.execute("INSERT INTO ladder_bots VALUES (?, ?, ?, ?, ?, ?, ?)",
                         (entry.name, entry.version, entry.digest, entry.path, entry.source, entry.submitted_at,
                          entry.status))
         self._changed()
@@ -156,10 +163,10 @@ class LadderStore:
     def retire(self, name: str, at: float) -> list[int]:
         """Take every active version of ``name`` out of the field at ``at``, in one transaction; the versions
         retired (none: nothing to do)."""
-        with self.db:
-            versions = [int(row[0]) for row in self.db.execute(
+        with self._db:
+            versions = [int(row[0]) for row in self._db.execute(
                 "SELECT version FROM ladder_bots WHERE name = ? AND status = ? ORDER BY version", (name, ACTIVE))]
-            self.db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?",
+            self._db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?",
                             (RETIRED, name, ACTIVE))
             self._left([player_key(name, v) for v in versions], at)
             self._changed()
@@ -177,25 +184,25 @@ class LadderStore:
 
     def _changed(self) -> None:
         """Count one change of the field, inside the caller's transaction."""
-        self.db.execute("INSERT INTO meta VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET "
+        self._db.execute("INSERT INTO meta VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET "
                         "value = CAST(value AS INTEGER) + 1", (FIELD_VERSION,))
 
     def field_version(self) -> str | None:
         """The count of changes to the field as stored (None: never changed); compare, do not parse."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (FIELD_VERSION,)).fetchone()
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (FIELD_VERSION,)).fetchone()
         return None if row is None else row[0]
 
     # ------------------------------------------------------------ kept ratings
     def kept_ratings(self) -> list[KeptRating]:
         """Every player's kept rating (none in a file that is no ladder)."""
-        if not schema.has_table(self.db, "ladder_ratings"):
+        if not schema.has_table(self._db, "ladder_ratings"):
             return []
         return [KeptRating(str(key), float(mu), float(sigma), int(matches), float(last))
-                for key, mu, sigma, matches, last, _ in self.db.execute("SELECT * FROM ladder_ratings")]
+                for key, mu, sigma, matches, last, _ in self._db.execute("SELECT * FROM ladder_ratings")]
 
     def rated_through(self) -> int:
         """The index of the last match the kept ratings include; -1 before the first."""
-        if not schema.has_table(self.db, "ladder_ratings"):
+        if not schema.has_table(self._db, "ladder_ratings"):
             return -1
         value = self._meta(THROUGH)
         return -1 if value is None else int(json.loads(value))
@@ -203,23 +210,23 @@ class LadderStore:
     def save_ratings(self, ratings: list[KeptRating], through: int) -> None:
         """Write these players' ratings and the rated prefix; the caller holds the transaction, so they
         land together with the match that changed them."""
-        self.db.executemany("INSERT OR REPLACE INTO ladder_ratings VALUES (?, ?, ?, ?, ?, ?)",
+        self._db.executemany("INSERT OR REPLACE INTO ladder_ratings VALUES (?, ?, ?, ?, ?, ?)",
                             [(r.key, r.mu, r.sigma, r.matches, r.last_played, through) for r in ratings])
         self._set_meta(THROUGH, through)
 
     def forget_ratings(self) -> int:
         """Drop every kept rating (the next reader rates every stored match anew); the number dropped."""
-        if not schema.has_table(self.db, "ladder_ratings"):
+        if not schema.has_table(self._db, "ladder_ratings"):
             return 0
         with self.write():
-            dropped = self.db.execute("DELETE FROM ladder_ratings").rowcount
-            self.db.execute("DELETE FROM meta WHERE key = ?", (THROUGH,))
+            dropped = self._db.execute("DELETE FROM ladder_ratings").rowcount
+            self._db.execute("DELETE FROM meta WHERE key = ?", (THROUGH,))
         return int(dropped)
 
     def matches_after(self, index: int) -> Iterator[tuple[int, str, list[str], list[int], float]]:
         """``(index, match_id, bots, places, finished_at)`` of every stored match beyond ``index``, in index
         order (a damaged row: one ``StoreDamaged`` line)."""
-        for idx, match_id, bots, places, finished in self.db.execute(
+        for idx, match_id, bots, places, finished in self._db.execute(
                 "SELECT idx, match_id, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx", (index,)):
             row = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
             yield int(idx), str(match_id), row["bots"], row["places"], float(finished)
@@ -227,7 +234,7 @@ class LadderStore:
     def finished(self) -> list[tuple[float, tuple[str, ...]]]:
         """When each stored match finished and who sat at it, in finishing order."""
         return [(float(at), tuple(decode_match(self.path, {"idx": idx, "bots": bots})["bots"]))
-                for idx, at, bots in self.db.execute(
+                for idx, at, bots in self._db.execute(
                     "SELECT idx, finished_at, bots FROM matches ORDER BY finished_at, idx")]
 
     # ------------------------------------------------------------ tables a new version replays
@@ -242,15 +249,15 @@ class LadderStore:
         if replays:
             tests.append(("match_id GLOB 'L*~*'", []))
         found: dict[tuple[bool, int], TableRow] = {}
-        voided = schema.has_table(self.db, "voided")
+        voided = schema.has_table(self._db, "voided")
         for start in range(0, len(tests), 100):  # an expression of a bounded depth
             chunk = tests[start:start + 100]
             test = " OR ".join(t for t, _ in chunk)
             args = [a for _, values in chunk for a in values]
-            rows = self.db.execute(f"SELECT idx, match_id, seed, rotation, bots, places FROM matches WHERE {test}",
+            rows = self._db.execute(f"SELECT idx, match_id, seed, rotation, bots, places FROM matches WHERE {test}",
                                    args).fetchall()
             if voided:
-                rows += self.db.execute(f"SELECT idx, match_id, seed, rotation, bots, NULL FROM voided WHERE {test}",
+                rows += self._db.execute(f"SELECT idx, match_id, seed, rotation, bots, NULL FROM voided WHERE {test}",
                                         args).fetchall()
             for idx, match_id, seed, rotation, bots, places in rows:
                 row = decode_match(self.path, {"idx": idx, "bots": bots} if places is None else

@@ -21,12 +21,15 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator
 
 from ...match.runner import MatchOutcome, stats_json
 from . import schema
 from ..records import MatchRecord, SeatLogRecord, VoidRecord, record_of_row
 from ..schedules.base import ScheduledMatch
+
+if TYPE_CHECKING:
+    from .ladder import LadderStore
 
 DB_NAME = "results.sqlite"
 REPLAY_DIR = "replays"
@@ -186,7 +189,7 @@ class ResultStore:
             if not path.is_file():
                 raise FileNotFoundError(f"{self.directory}: no {DB_NAME} here (not a tournament output directory)")
             try:
-                self.db = connect(path, f"file:{path}?mode=ro")
+                self._db = connect(path, f"file:{path}?mode=ro")
             except sqlite3.DatabaseError as exc:
                 raise _damaged(path, exc) from None
         else:
@@ -196,36 +199,49 @@ class ResultStore:
                 raise StoreDamaged(f"cannot make the output directory {exc.filename or self.directory}: "
                                    f"{exc.strerror or exc}; choose another output directory") from None
             try:
-                self.db = connect(path)
+                self._db = connect(path)
             except sqlite3.DatabaseError as exc:
                 raise _damaged(path, exc) from None
         try:
-            layout = schema.version(self.db)
+            layout = schema.version(self._db)
             if layout > schema.VERSION:
                 raise StoreMismatch(f"{path}: written by a newer arena (layout {layout}; this arena knows layouts "
                                     f"up to {schema.VERSION}); use that arena, or choose another output directory")
-            missing = schema.missing_tables(self.db)
+            missing = schema.missing_tables(self._db)
             if missing:  # before migrating: creating them anew would hide the loss
                 raise StoreDamaged(f"{path}: the store is damaged (no table {', '.join(missing)}); {_RESTORE}")
-            loose = schema.lost_keys(self.db)
+            loose = schema.lost_keys(self._db)
             if loose:  # a table remade by hand: one match could be stored twice and counted twice
                 raise StoreDamaged(f"{path}: the store is damaged (table {', '.join(loose)} lost its keys: a match "
                                    f"index or id may be stored twice); {_RESTORE}")
             self._check_meta()
             if not readonly:
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=NORMAL")
-                schema.migrate(self.db)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                schema.migrate(self._db)
         except BaseException:
-            self.db.close()
+            self._db.close()
             raise
 
     def close(self) -> None:
-        self.db.close()
+        self._db.close()
+
+    @property
+    def ladder(self) -> LadderStore:
+        """The ladder's tables on this store's connection (:mod:`.ladder`), whose writes join this store's
+        transactions."""
+        from .ladder import LadderStore  # it builds on this module's connection
+        return LadderStore(self._db)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Everything written inside one transaction: committed together, or (on an exception) not at all."""
+        with self._db:
+            yield
 
     # ------------------------------------------------------------ meta
     def meta(self, key: str) -> Any:
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
         try:
@@ -254,33 +270,33 @@ class ResultStore:
 
     def _set_metas(self, values: dict[str, Any]) -> None:
         """Write these meta keys in one transaction."""
-        with self.db:
+        with self._db:
             for key, value in values.items():
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     def extend(self, before: str, fingerprint: str, described: dict[str, Any], total: int) -> None:
         """Rebind this directory from the tournament ``before`` to a longer one (:mod:`.extend` checked that
         its stored matches are the longer one's first): fingerprint, configuration and total in one transaction,
         refused if another run rebound it meanwhile."""
-        self.db.execute("BEGIN IMMEDIATE")  # re-read under the write lock
+        self._db.execute("BEGIN IMMEDIATE")  # re-read under the write lock
         try:
             if self.meta("fingerprint") != before:
                 raise StoreMismatch(f"{self.path}: another run changed this tournament's configuration meanwhile; "
                                     "run again")
             for key, value in (("fingerprint", fingerprint), ("config", described), ("total", total)):
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
-            self.db.execute("COMMIT")
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+            self._db.execute("COMMIT")
         except BaseException:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             raise
 
     def _check_meta(self) -> None:
         """Refuse a store whose ``meta`` cannot be trusted: a value that is not JSON, or matches stored
         but no fingerprint (meta lost or emptied: they belong to a tournament nobody can name now, and
         binding them to the next configuration run here would relabel them)."""
-        meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall()) \
-            if schema.has_table(self.db, "meta") else {}
+        meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall()) \
+            if schema.has_table(self._db, "meta") else {}
         for key in meta:
             why = _meta_problem(key, self.meta(key))
             if why:
@@ -290,8 +306,8 @@ class ResultStore:
         held = []
         for table, what in (("matches", "stored matches"), ("voided", "voided matches")):  # not ladder
             # entries: ``arena submit`` may enter bots before a ladder's first run binds its store
-            if schema.has_table(self.db, table) and self.db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone():
-                count = int(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+            if schema.has_table(self._db, table) and self._db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone():
+                count = int(self._db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
                 held.append(f"{count} {what}")
         if held:
             raise StoreDamaged(f"{self.path}: the store is damaged (it holds {' and '.join(held)} but no record "
@@ -300,23 +316,23 @@ class ResultStore:
     # ------------------------------------------------------------ matches
     def done(self) -> set[int]:
         """Schedule indices of the finished and the voided matches: what a resume does not play."""
-        done = {row[0] for row in self.db.execute("SELECT idx FROM matches")}
+        done = {row[0] for row in self._db.execute("SELECT idx FROM matches")}
         return done | {record.index for record in self.voided()}
 
     def check_matches(self) -> None:
         """Decode and check every stored match now (:func:`decode_match`), so that a run refuses a damaged
         row before it writes anything rather than when it first reads that row."""
-        cursor = self.db.execute(f"SELECT idx, bots, {', '.join(_MATCH_COLUMNS)} FROM matches")
+        cursor = self._db.execute(f"SELECT idx, bots, {', '.join(_MATCH_COLUMNS)} FROM matches")
         names = [d[0] for d in cursor.description]
         for values in cursor:
             decode_match(self.path, dict(zip(names, values)))
 
     def count(self) -> int:
         """Finished matches stored."""
-        return int(self.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+        return int(self._db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 
     def record(self, scheduled: ScheduledMatch, outcome: MatchOutcome, finished: float | None = None,
-               also: Callable[[sqlite3.Connection], None] | None = None) -> None:
+               also: Callable[[LadderStore], None] | None = None) -> None:
         """Store one finished match: replay file first (atomically), then the row in one transaction,
         with whatever ``also`` writes (a ladder's kept ratings), so a kill never separates them."""
         if self._is_void(scheduled.index):
@@ -331,42 +347,42 @@ class ResultStore:
                json.dumps(list(outcome.forfeited)), outcome.reason, json.dumps([list(r) for r in outcome.rounds]),
                json.dumps([f.to_json() for f in outcome.faults]), outcome.decisions, outcome.seconds,
                json.dumps(stats), outcome.sandbox, name, time.time() if finished is None else finished)
-        with self.db:
-            self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
-            self.db.executemany("INSERT OR REPLACE INTO logs VALUES (?, ?, ?)",  # the row above guards doubles
+        with self._db:
+            self._db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
+            self._db.executemany("INSERT OR REPLACE INTO logs VALUES (?, ?, ?)",  # the row above guards doubles
                                 [(scheduled.index, seat, text) for seat, text in enumerate(outcome.logs)])
-            self.db.execute("INSERT OR REPLACE INTO decision_times VALUES (?, ?)",
+            self._db.execute("INSERT OR REPLACE INTO decision_times VALUES (?, ?)",
                             (scheduled.index, json.dumps(list(outcome.decision_ms), separators=(",", ":"))))
             if outcome.frames is not None:
-                self.db.execute("INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?)", (scheduled.index, *outcome.frames))
+                self._db.execute("INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?)", (scheduled.index, *outcome.frames))
             if also is not None:
-                also(self.db)
+                also(self.ladder)
 
     def void(self, scheduled: ScheduledMatch, reason: str) -> None:
         """Store a match as voided (never rated, never played again), with its seating and why."""
         row = (scheduled.index, scheduled.match_id, scheduled.seed, scheduled.cycle, scheduled.rotation,
                json.dumps(list(scheduled.bots)), reason, time.time())
-        with self.db:
-            if self.db.execute("SELECT 1 FROM matches WHERE idx = ?", (scheduled.index,)).fetchone():
+        with self._db:
+            if self._db.execute("SELECT 1 FROM matches WHERE idx = ?", (scheduled.index,)).fetchone():
                 raise ValueError(f"match {scheduled.match_id} is stored as played; it cannot be voided")
             if self._is_void(scheduled.index):
                 raise ValueError(f"match {scheduled.match_id} is voided already")
-            self.db.execute(f"INSERT INTO voided VALUES ({', '.join('?' * len(row))})", row)
+            self._db.execute(f"INSERT INTO voided VALUES ({', '.join('?' * len(row))})", row)
 
     def voided(self) -> list[VoidRecord]:
         """Every voided match in schedule order (none in a file from before voiding existed)."""
-        if not schema.has_table(self.db, "voided"):
+        if not schema.has_table(self._db, "voided"):
             return []
         return [VoidRecord(idx, match_id, tuple(json.loads(bots)), reason) for idx, match_id, bots, reason
-                in self.db.execute("SELECT idx, match_id, bots, reason FROM voided ORDER BY idx")]
+                in self._db.execute("SELECT idx, match_id, bots, reason FROM voided ORDER BY idx")]
 
     def _is_void(self, index: int) -> bool:
-        return self.db.execute("SELECT 1 FROM voided WHERE idx = ?", (index,)).fetchone() is not None
+        return self._db.execute("SELECT 1 FROM voided WHERE idx = ?", (index,)).fetchone() is not None
 
     def records(self) -> list[MatchRecord]:
         """Every finished match in schedule order."""
         out = []
-        cursor = self.db.execute(
+        cursor = self._db.execute(
             "SELECT idx, match_id, bots, places, totals, forfeited, faults, stats FROM matches ORDER BY idx")
         names = [d[0] for d in cursor.description]
         for values in cursor:
@@ -382,8 +398,8 @@ class ResultStore:
         out = []
         if every_row:
             self.check_matches()  # every column of every row, as the other commands read them
-        rows = self.db.execute("SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx") if every_row \
-            else self.db.execute("SELECT idx, match_id, bots, places, replay FROM matches WHERE instr(bots, ?) > 0 "
+        rows = self._db.execute("SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx") if every_row \
+            else self._db.execute("SELECT idx, match_id, bots, places, replay FROM matches WHERE instr(bots, ?) > 0 "
                                  "ORDER BY idx", (json.dumps(bot),))  # only the rows naming it, as JSON writes it
         for idx, match_id, bots, places, replay in rows:
             decoded = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
@@ -397,57 +413,57 @@ class ResultStore:
 
     def keeps_logs(self) -> bool:
         """Whether the file keeps seat logs (one written before they were kept, read as it is, does not)."""
-        return schema.has_table(self.db, "logs")
+        return schema.has_table(self._db, "logs")
 
     def log(self, index: int, seat: int) -> str | None:
         """The log of ``seat`` in match ``index``; None when none is stored (or :meth:`keeps_logs` is False)."""
         if not self.keeps_logs():
             return None
-        row = self.db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?", (index, seat)).fetchone()
+        row = self._db.execute("SELECT text FROM logs WHERE idx = ? AND seat = ?", (index, seat)).fetchone()
         return None if row is None else str(row[0])
 
     def seatings(self) -> Iterator[list[str]]:
         """The bots of every stored match, seat 0 first, in schedule order."""
-        for idx, bots in self.db.execute("SELECT idx, bots FROM matches ORDER BY idx"):
+        for idx, bots in self._db.execute("SELECT idx, bots FROM matches ORDER BY idx"):
             yield decode_match(self.path, {"idx": idx, "bots": bots})["bots"]
 
     def seating_of(self, match_id: str) -> list[str] | None:
         """The bots of the stored match ``match_id``, seat 0 first; None when no such match is stored."""
-        row = self.db.execute("SELECT idx, bots FROM matches WHERE match_id = ?", (match_id,)).fetchone()
+        row = self._db.execute("SELECT idx, bots FROM matches WHERE match_id = ?", (match_id,)).fetchone()
         return None if row is None else decode_match(self.path, {"idx": row[0], "bots": row[1]})["bots"]
 
     def deals(self) -> Iterator[tuple[int, str, str, list[str]]]:
         """``(index, match id, seed, bots)`` of every stored and voided match, in index order, each read as it
         is asked for (a damaged row: one :class:`StoreDamaged` line)."""
-        for index, match_id, seed, bots in self.db.execute(
+        for index, match_id, seed, bots in self._db.execute(
                 "SELECT idx, match_id, seed, bots FROM matches UNION ALL "
                 "SELECT idx, match_id, seed, bots FROM voided ORDER BY idx"):
             yield index, match_id, seed, decode_match(self.path, {"idx": index, "bots": bots})["bots"]
 
     def voided_deals(self) -> list[tuple[str, int, int]]:
         """``(seed, rotation, seats)`` of every voided match (none in a file from before voiding existed)."""
-        if not schema.has_table(self.db, "voided"):
+        if not schema.has_table(self._db, "voided"):
             return []
         return [(str(seed), int(rotation), len(json.loads(bots)))
-                for seed, rotation, bots in self.db.execute("SELECT seed, rotation, bots FROM voided")]
+                for seed, rotation, bots in self._db.execute("SELECT seed, rotation, bots FROM voided")]
 
     @contextmanager
     def reading(self) -> Iterator[None]:
         """One read transaction: whatever is read inside agrees (rows, records, voided), even while a run
         writes; nothing is written."""
-        self.db.execute("BEGIN")
+        self._db.execute("BEGIN")
         try:
             yield
         finally:
-            if self.db.in_transaction:
-                self.db.rollback()
+            if self._db.in_transaction:
+                self._db.rollback()
 
     def decision_times(self, index: int) -> list[float | None] | None:
         """Match ``index``'s time of each decision in order (None where the fallback policy chose); None
         when it has none stored (played before times were kept) or what is stored is not such a list."""
-        if not schema.has_table(self.db, "decision_times"):
+        if not schema.has_table(self._db, "decision_times"):
             return None
-        row = self.db.execute("SELECT ms FROM decision_times WHERE idx = ?", (index,)).fetchone()
+        row = self._db.execute("SELECT ms FROM decision_times WHERE idx = ?", (index,)).fetchone()
         try:
             times = json.loads(row[0]) if row is not None else None
         except (TypeError, ValueError):
@@ -459,13 +475,13 @@ class ResultStore:
     def packed_frames(self, indices: Collection[int]) -> dict[int, tuple[str, str, bytes]]:
         """The stored viewer frames of the matches ``indices`` that have them: (frames format, packing, bytes)
         by index (:mod:`arena.game.framepack`)."""
-        if not indices or not schema.has_table(self.db, "frames"):
+        if not indices or not schema.has_table(self._db, "frames"):
             return {}
         out: dict[int, tuple[str, str, bytes]] = {}
         wanted = sorted(indices)
         for at in range(0, len(wanted), 500):  # SQLite's limit on the parameters of one statement is higher
             part = wanted[at:at + 500]
-            for idx, frames_format, packing, data in self.db.execute(
+            for idx, frames_format, packing, data in self._db.execute(
                     f"SELECT idx, format, packing, data FROM frames WHERE idx IN ({', '.join('?' * len(part))})", part):
                 if isinstance(frames_format, str) and isinstance(packing, str) and isinstance(data, bytes):
                     out[int(idx)] = (frames_format, packing, data)
@@ -473,10 +489,45 @@ class ResultStore:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every finished match as a dict (JSON columns decoded), schedule order."""
-        cursor = self.db.execute("SELECT * FROM matches ORDER BY idx")
-        names = [d[0] for d in cursor.description]
+        names, cursor = self.raw_rows()
         for values in cursor:
             yield decode_match(self.path, dict(zip(names, values)))
+
+    def raw_rows(self, after: int | None = None) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
+        """The column names, and every finished match (beyond index ``after``) as its raw values in schedule
+        order, read as they are asked for: a report that keeps the rows it decoded decodes only new ones."""
+        cursor = self._db.execute("SELECT * FROM matches ORDER BY idx") if after is None else \
+            self._db.execute("SELECT * FROM matches WHERE idx > ? ORDER BY idx", (after,))
+        return [d[0] for d in cursor.description], cursor
+
+    def row_keys(self) -> dict[int, tuple[str, float]]:
+        """``{index: (match id, finish time)}`` of every finished match: what tells a kept row from a changed one."""
+        return {idx: (match_id, finished_at) for idx, match_id, finished_at in
+                self._db.execute("SELECT idx, match_id, finished_at FROM matches")}
+
+    def sums_through(self, top: int) -> tuple[Any, ...]:
+        """Count, sum of indices and of finish times of the rows up to index ``top``, as SQLite adds them: equal
+        sums say (all but surely) that no row up to there changed."""
+        return tuple(self._db.execute("SELECT count(*), total(idx), total(finished_at) FROM matches WHERE idx <= ?",
+                                      (top,)).fetchone())
+
+    def deals_of(self, indices: Collection[int]) -> list[dict[str, Any]]:
+        """``{idx, seed, rotation, bots}`` of every finished match that shares a deal with one of ``indices``,
+        a few hundred parameters a statement: an author's logs read only the rows of their own deals, never
+        every match of a ladder of 100,000."""
+        seeds = sorted({seed for (seed,) in self._chunked("SELECT seed FROM matches WHERE idx IN ({})",
+                                                          sorted(indices))})
+        return [decode_match(self.path, {"idx": idx, "seed": seed, "rotation": rotation, "bots": bots})
+                for idx, seed, rotation, bots in self._chunked(
+                    "SELECT idx, seed, rotation, bots FROM matches WHERE seed IN ({})", seeds)]
+
+    def _chunked(self, sql: str, values: list[Any], size: int = 500) -> list[tuple[Any, ...]]:
+        """The rows of ``sql`` (one ``IN ({})``) over ``values``, ``size`` parameters a statement."""
+        out: list[tuple[Any, ...]] = []
+        for at in range(0, len(values), size):
+            part = values[at:at + size]
+            out += self._db.execute(sql.format(", ".join("?" * len(part))), part).fetchall()
+        return out
 
 
 def _seat_list(kind: Callable[[Any], bool]) -> Callable[[Any, int], bool]:

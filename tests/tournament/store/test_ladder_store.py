@@ -70,9 +70,9 @@ def test_kept_ratings_rated_prefix_and_finish_times(output: Path) -> None:
 def test_saved_ratings_land_with_the_callers_transaction(output: Path) -> None:
     store = LadderStore.open(output)
     try:
-        with store.db:
+        with store.transaction():
             store.save_ratings([KeptRating("ann@v2", 30.0, 5.0, 7, 123.0)], 42)
-        with pytest.raises(RuntimeError), store.db:
+        with pytest.raises(RuntimeError), store.transaction():
             store.save_ratings([KeptRating("bob@v1", 1.0, 1.0, 1, 1.0)], 43)
             raise RuntimeError("killed before the match's commit")
     finally:
@@ -89,7 +89,7 @@ def test_saved_ratings_land_with_the_callers_transaction(output: Path) -> None:
 
 def test_retire_and_add_change_the_field_once_each(output: Path) -> None:
     store = ResultStore(output)
-    ladder = LadderStore(store.db)
+    ladder = store.ladder
     try:
         version = ladder.field_version()
         assert ladder.retire("bob", 1000.0) == [1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from arena.server.authors import ServerDB
+from arena.server.store import ServerDB
 
 from .live import ROOT, add_author, cli, write_ladder
 
