@@ -958,7 +958,8 @@ def serve_cmd(results_dir: Path, port: int, host: str) -> None:
     tournament's, the report of the results it names.
     """
     from .site.build import ReportError
-    from .site.serve import LiveReport, listen
+    from .site.listen import serve
+    from .site.serve import LiveReport, create_app
     from .tournament.store import StoreMismatch
 
     if results_dir.suffix in (".yaml", ".yml") and not results_dir.is_dir():
@@ -983,19 +984,7 @@ def serve_cmd(results_dir: Path, port: int, host: str) -> None:
         report.build()
     except (OSError, StoreMismatch, ReportError) as exc:
         raise _report_error(results_dir, exc) from None
-    try:
-        server = listen(report, host, port)
-    except OSError as exc:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    bound_host, bound_port = str(server.server_address[0]), int(server.server_address[1])
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    click.echo(f"serving {report.root} at http://{shown}:{bound_port}/ (Ctrl-C stops)")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve(create_app(report), host, port, lambda url: f"serving {report.root} at {url} (Ctrl-C stops)")
 
 
 if __name__ == "__main__":

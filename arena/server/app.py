@@ -15,8 +15,9 @@ belongs to the organiser. Only the owner (and the organiser's token) may upload 
 a bot, read its logs and check output, or retire it.
 
 Everything outside ``/api`` and the authors' page is the ladder's public report (no bot's stderr in
-it), built into and served from ``OUTPUT/public`` with the same confinement as ``arena serve RESULTS_DIR``
-(:func:`arena.site.serve.resolve`), and rebuilt in a background thread when the store changed.
+it), built into and served from ``OUTPUT/public`` by the same function as ``arena serve RESULTS_DIR``'s
+(:func:`arena.site.serve.report_file`: confined, 404 for any path naming no file there), and rebuilt in a
+background thread when the store changed.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from starlette.routing import Route
 
 from ..bots import BotConfigError, load_bot
 from ..bots.spec import NAME_RE
-from ..site.serve import CHECK_SECONDS, TYPES, LiveReport, resolve
+from ..site.serve import CHECK_SECONDS, HEADERS, TYPES, LiveReport, not_found, report_file
 from ..site.withhold import withheld_in
 from ..tournament.config import TournamentConfig
 from ..tournament.ladder.entries import Entry, entries, retire, retired_line
@@ -396,12 +397,10 @@ def create_app(config: TournamentConfig, queue_size: int = MAX_WAITING, per_minu
             raise ApiError(404, f"no such API: {request.method} {request.url.path}")
         if request.method not in ("GET", "HEAD"):
             return Response("this server changes nothing there", status_code=405, headers={"Allow": "GET, HEAD"})
-        path = resolve(builder.report.root, request.url.path)
-        if path is None and request.url.path in ("/", "/index.html") and not (builder.report.root / "index.html").exists():
+        answer = await report_file(builder.report.root, request)
+        if answer is None and request.url.path in ("/", "/index.html") and not (builder.report.root / "index.html").exists():
             return HTMLResponse(_waiting_page(config.name), headers={**_static_headers(), **PAGE_HEADERS})
-        if path is None:
-            return Response("not in this report", status_code=404)
-        return FileResponse(path, media_type=TYPES.get(path.suffix), headers=_static_headers())
+        return answer or not_found()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -451,4 +450,4 @@ def _waiting_page(name: str) -> str:
 
 
 def _static_headers() -> dict[str, str]:
-    return {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+    return dict(HEADERS)  # what every file of a report is sent with

@@ -1,60 +1,56 @@
-"""``arena serve``: the report of a results directory over HTTP, rebuilt as matches arrive.
+"""``arena serve RESULTS_DIR``: the report of a results directory over HTTP, rebuilt as matches arrive.
 
-Read-only and confined: only GET and HEAD (anything else gets 405), and only files inside
-the report directory, after decoding the path and resolving symlinks (``..``, ``%2e%2e``,
-absolute paths and links pointing out are refused with 404). The report is rebuilt when
-the store changed, looked at on a request at most every ``interval`` seconds; the build
-swaps the whole site in at once, so a request never sees half of one.
+A Starlette app (:func:`create_app`) on uvicorn, as the submission server is (:mod:`.listen`: the server both
+run on, and what a slow or silent client may cost it).
 
-Hostile or broken clients cost little and never stop it serving others
-(:class:`ReportServer`): a connection waits for its request without a thread, in one
-selector, and only a connection whose request has begun to arrive is handed to one of
-``WORKERS`` threads. A client has ``TIMEOUT`` seconds from connecting to send its whole
-request (however steadily it trickles it); then ``TIMEOUT`` seconds to take each piece
-of the answer, and ``TIMEOUT`` plus a second per ``MIN_RATE`` bytes for all of it. At
-most ``MAX_CONNECTIONS`` connections are open at once, the oldest one still waiting for
-its request making room for a new one. A client that goes away or times out is simply
-dropped (one that sends nonsense gets its 400): no traceback, no log line.
+Read-only and confined: only GET and HEAD (anything else gets 405), and only files inside the report directory,
+after decoding the path and resolving symlinks (``..``, ``%2e%2e``, absolute paths and links pointing out are
+refused with 404). A path that names no regular file there (a name too long for the file system, a NUL, a
+directory without index.html, a FIFO, a socket, a file it cannot open) is a 404 too, never a 500.
+:func:`report_file` is that, for the submission server's report as well.
+
+The report is rebuilt when the store changed, looked at on a request at most every ``interval`` seconds, in a
+worker thread: the request that found the change waits for the new report, the others are answered from the
+current one meanwhile. A failed rebuild keeps the last report served. The build swaps the whole site in at
+once, and a file is opened before its answer begins, so an answer never holds half of two reports.
 """
 
 from __future__ import annotations
 
-import errno
-import io
+import email.utils
+import hashlib
 import mimetypes
 import os
-import queue
-import selectors
-import socket
-import sys
+import stat
 import threading
 import time
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
+
+import anyio
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from .build import build_report, default_out
 from .data import RatingHistory, RowCache
+from .listen import MAX_CONNECTIONS, MIN_RATE, TIMEOUT, Limits, Listening
 from ..tournament.store import DB_NAME
 
 CHECK_SECONDS = 2.0
 """How often (at most) a request looks whether the results changed."""
-TIMEOUT = 5.0
-"""Seconds a client has from connecting to send its whole request, and to take each piece of the answer."""
-WORKERS = 16
-"""Threads answering requests: what a report's few pages and polls need, and the most a flood can take."""
-MAX_CONNECTIONS = 256
-"""Open connections (waiting for their request or being answered) at most; far below the usual 1024 files."""
-MIN_RATE = 128 * 1024
-"""Bytes a second a client must take an answer at, at least: it has ``TIMEOUT`` plus a second per
-128 KiB (1 Mbit/s) for the whole answer, so a reader that trickles cannot hold a thread for long."""
 CHUNK = 1 << 16
-"""Bytes of a file sent at once; the client must take each within ``TIMEOUT``."""
-_NO_ROOM = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}  # accept() failing for want of room
+"""Bytes of a file read and sent at once."""
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
          ".css": "text/css; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml"}
+HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+"""Sent with every file of a report: look again each time (it is rebuilt), and take its type as given."""
 
 
 def resolve(root: Path, url: str) -> Path | None:
@@ -69,10 +65,10 @@ def resolve(root: Path, url: str) -> Path | None:
     base = root.resolve()
     try:  # a name longer than the file system takes, a loop of links: no such page, never a traceback
         real = base.joinpath(*parts).resolve()
-        if real != base and base not in real.parents:
-            return None  # a symlink pointing out
         if real.is_dir():
-            real = real / "index.html"
+            real = (real / "index.html").resolve()
+        if base not in real.parents:
+            return None  # a symlink pointing out (a directory's index.html too)
         return real if real.is_file() else None
     except (OSError, RuntimeError):
         return None
@@ -133,265 +129,106 @@ class LiveReport:
             self._building.release()
 
 
-def handler(report: LiveReport) -> type[BaseHTTPRequestHandler]:
-    """The request handler class serving ``report``."""
-
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "arena-report"
-        sys_version = ""
-        server: "ReportServer"
-
-        def setup(self) -> None:
-            """Read the request against its deadline; answer with ``TIMEOUT`` for each write."""
-            super().setup()
-            self.rfile.close()  # the plain reader: it would wait as long as the client liked
-            self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self.server.deadline()))
-
-        def parse_request(self) -> bool:
-            ok = super().parse_request()
-            self.connection.settimeout(self.server.client_timeout)  # the request is in: now the answer
-            return ok
-
-        def do_GET(self) -> None:
-            self._serve(body=True)
-
-        def do_HEAD(self) -> None:
-            self._serve(body=False)
-
-        def __getattr__(self, name: str) -> Any:
-            if name.startswith("do_"):  # any other method: this server changes nothing
-                return self._refuse
-            raise AttributeError(name)
-
-        def _refuse(self) -> None:
-            self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
-            self.send_header("Allow", "GET, HEAD")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def _serve(self, body: bool) -> None:
-            report.refresh()
-            path = resolve(report.root, self.path)
-            handle: BinaryIO | None = None
-            if path is not None:
-                try:
-                    handle = open(path, "rb")  # noqa: SIM115: kept open however the site is swapped meanwhile
-                except OSError:
-                    handle = None
-            if handle is None:
-                self.send_error(HTTPStatus.NOT_FOUND, "not in this report")
-                return
-            with handle:
-                size = os.fstat(handle.fileno()).st_size
-                kind = TYPES.get(path.suffix if path else "") or mimetypes.guess_type(str(path))[0]
-                self.send_response(HTTPStatus.OK)
-                self.send_header("Content-Type", kind or "application/octet-stream")
-                self.send_header("Content-Length", str(size))
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("X-Content-Type-Options", "nosniff")
-                self.end_headers()
-                if body:
-                    self._send_file(handle, time.monotonic() + self.server.client_timeout + size / MIN_RATE)
-
-        def _send_file(self, handle: BinaryIO, due: float) -> None:
-            """Send the file's bytes, all taken by ``due`` and each ``CHUNK`` within ``TIMEOUT``."""
-            timeout = self.server.client_timeout
-            while chunk := handle.read(CHUNK):
-                left = due - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError("answer not taken in time")
-                self.connection.settimeout(min(timeout, left))
-                self.wfile.write(chunk)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # quiet: a page polls every few seconds, and what a bad client did is its own business
-
-    return Handler
+async def report_file(root: Path, request: Request) -> Response | None:
+    """The answer of the report at ``root`` to ``request``: the file it names (:func:`resolve`), opened now, or
+    None when it names no regular file there that can be opened (the caller answers 404: :func:`not_found`)."""
+    scope = request.scope
+    raw = scope.get("raw_path")  # as sent: resolve() decodes it once (the server's decoded path would be twice)
+    target = raw.decode("latin-1") if isinstance(raw, bytes) else quote(str(scope.get("path", "/")))
+    opened = await run_in_threadpool(_open, root, target)
+    if opened is None:
+        return None
+    path, handle, found = opened
+    return OpenFile(handle, found.st_size, found.st_mtime, _kind(path))
 
 
-class _DeadlineReader(io.RawIOBase):
-    """A connection's incoming bytes, all due by ``deadline`` (a ``time.monotonic()``): a client that
-    trickles its request (slow loris) is cut off then, however steadily it trickles. Past the deadline
-    what has already arrived is still read: a request that waited for a busy thread is not late."""
-
-    def __init__(self, sock: socket.socket, deadline: float) -> None:
-        self._sock = sock
-        self._deadline = deadline
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        self._sock.settimeout(max(0.0, self._deadline - time.monotonic()))
-        try:
-            return self._sock.recv_into(buffer)
-        except BlockingIOError:  # past the deadline, with nothing more there
-            raise TimeoutError("request not complete in time") from None
-
-
-class ReportServer(HTTPServer):
-    """An HTTP server with a bounded cost per client (see the module docstring).
-
-    ``serve_forever`` runs the selector: it accepts connections, keeps those whose request has
-    not begun, drops them at their deadline, and queues the others for the worker threads.
-    HTTP/1.0, one request per connection, so a connection never waits in a thread for a second one.
-    """
-
-    request_queue_size = 128
-    """Connections the kernel holds for ``accept`` (a burst of them waits there, not refused)."""
-
-    def __init__(self, address: tuple[str, int], handler_class: type[BaseHTTPRequestHandler], *,
-                 timeout: float = TIMEOUT, workers: int = WORKERS, max_connections: int = MAX_CONNECTIONS,
-                 say: Callable[[str], None] = lambda line: None) -> None:
-        if ":" in address[0]:
-            self.address_family = socket.AF_INET6
-        self.client_timeout = timeout
-        self.workers = workers
-        self.max_connections = max_connections
-        self.say = say
-        self._jobs: "queue.SimpleQueue[tuple[socket.socket, Any, float] | None]" = queue.SimpleQueue()
-        self._threads: list[threading.Thread] = []
-        self._busy = 0  # connections queued for or in a worker
-        self._lock = threading.Lock()
-        self._local = threading.local()  # the deadline of the request a worker is reading
-        self._stop = threading.Event()
-        self._stopped = threading.Event()
-        self._stopped.set()
-        super().__init__(address, handler_class)
-
-    @property
-    def busy(self) -> int:
-        """Connections handed to the worker threads and not yet done with."""
-        return self._busy
-
-    def deadline(self) -> float:
-        """When the request this worker thread is reading must be complete."""
-        return getattr(self._local, "deadline", time.monotonic() + self.client_timeout)
-
-    def serve_forever(self, poll_interval: float = 0.5) -> None:
-        """Serve until ``shutdown`` (even one called before this started, as socketserver does);
-        ``poll_interval`` is how often it looks for that."""
-        self._stopped.clear()
-        self._start_workers()
-        waiting: dict[socket.socket, tuple[Any, float]] = {}  # in order of arrival, so of deadline
-        try:
-            with selectors.DefaultSelector() as selector:
-                self.socket.setblocking(False)
-                selector.register(self.socket, selectors.EVENT_READ)
-                while not self._stop.is_set():
-                    wait = poll_interval
-                    if waiting:
-                        wait = min(wait, max(0.0, next(iter(waiting.values()))[1] - time.monotonic()))
-                    for key, _ in selector.select(wait):
-                        if key.fileobj is self.socket:
-                            self._accept(selector, waiting)
-                        else:
-                            conn: Any = key.fileobj
-                            selector.unregister(conn)
-                            address, deadline = waiting.pop(conn)
-                            with self._lock:
-                                self._busy += 1
-                            self._jobs.put((conn, address, deadline))
-                    now = time.monotonic()
-                    while waiting and next(iter(waiting.values()))[1] <= now:
-                        self._drop_oldest(selector, waiting)
-        finally:
-            for conn in waiting:
-                _close(conn)
-            self._stop.clear()
-            self._stopped.set()
-
-    def shutdown(self) -> None:
-        """Stop ``serve_forever`` (from another thread) and wait until it has."""
-        self._stop.set()
-        self._stopped.wait()
-
-    def server_close(self) -> None:
-        """Close the listening socket and let the worker threads end after their current request."""
-        super().server_close()
-        for _ in self._threads:
-            self._jobs.put(None)
-        self._threads.clear()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that went away or was too slow is dropped quietly; anything else is one line."""
-        exc = sys.exc_info()[1]
-        if isinstance(exc, (ConnectionError, TimeoutError)):
-            return
-        host = client_address[0] if isinstance(client_address, tuple) and client_address else client_address
-        self.say(f"request from {host} failed: {type(exc).__name__}: {exc}")
-
-    def _start_workers(self) -> None:
-        while len(self._threads) < self.workers:
-            thread = threading.Thread(target=self._work, name=f"serve-{len(self._threads)}", daemon=True)
-            thread.start()
-            self._threads.append(thread)
-
-    def _work(self) -> None:
-        """A worker thread: answer queued connections, one request each, until told to stop."""
-        while (job := self._jobs.get()) is not None:
-            conn, address, deadline = job
-            try:
-                self._local.deadline = deadline
-                self.finish_request(conn, address)
-            except Exception:
-                self.handle_error(conn, address)
-            finally:
-                self.shutdown_request(conn)
-                with self._lock:
-                    self._busy -= 1
-
-    def _accept(self, selector: selectors.BaseSelector, waiting: dict[socket.socket, tuple[Any, float]]) -> None:
-        """Take every connection the kernel holds, making room by dropping the oldest waiting ones."""
-        while True:
-            try:
-                conn, address = self.socket.accept()
-            except BlockingIOError:
-                return
-            except OSError as exc:
-                if exc.errno not in _NO_ROOM:
-                    continue  # e.g. the client gave up meanwhile
-                if waiting:
-                    self._drop_oldest(selector, waiting)
-                else:
-                    self._stop.wait(0.05)  # every connection is being answered: let one finish
-                return
-            if len(waiting) + self._busy >= self.max_connections:
-                if not waiting:
-                    _close(conn)  # all of them are being answered: refuse this one
-                    continue
-                self._drop_oldest(selector, waiting)
-            waiting[conn] = (address, time.monotonic() + self.client_timeout)
-            selector.register(conn, selectors.EVENT_READ)
-
-    @staticmethod
-    def _drop_oldest(selector: selectors.BaseSelector, waiting: dict[socket.socket, tuple[Any, float]]) -> None:
-        conn = next(iter(waiting))
-        del waiting[conn]
-        selector.unregister(conn)
-        _close(conn)
-
-
-def _close(conn: socket.socket) -> None:
-    """Close a connection whose client sent nothing (yet), quietly."""
-    try:
-        conn.close()
+def _open(root: Path, target: str) -> tuple[Path, BinaryIO, os.stat_result] | None:
+    path = resolve(root, target)
+    if path is None:
+        return None
+    try:  # opened before anything is answered: a rebuild swapping the site in meanwhile changes nothing of it
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO does not wait for a writer
     except OSError:
-        pass
+        return None
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode):  # replaced by something else since resolve() looked
+        os.close(fd)
+        return None
+    return path, open(fd, "rb", closefd=True), found  # noqa: SIM115: closed by the answer
 
 
-def listen(report: LiveReport, host: str = "127.0.0.1", port: int = 8000, *, timeout: float = TIMEOUT,
-           workers: int = WORKERS, max_connections: int = MAX_CONNECTIONS) -> ReportServer:
+def _kind(path: Path) -> str:
+    return TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+
+
+def not_found() -> Response:
+    return PlainTextResponse("not in this report\n", status_code=404, headers=HEADERS)
+
+
+class OpenFile(Response):
+    """An open file's first ``size`` bytes (its size when it was opened), read ``CHUNK`` at a time in a worker
+    thread; closed however the answer ends (reading stops when the client goes away)."""
+
+    def __init__(self, handle: BinaryIO, size: int, mtime: float, media_type: str,
+                 headers: Mapping[str, str] = HEADERS) -> None:
+        self.handle = handle
+        self.size = size
+        tag = hashlib.md5(f"{mtime}-{size}".encode(), usedforsecurity=False).hexdigest()
+        super().__init__(None, 200, {**headers, "Content-Length": str(size), "ETag": f'"{tag}"',
+                                     "Last-Modified": email.utils.formatdate(mtime, usegmt=True)}, media_type)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            if scope.get("method") == "HEAD" or self.size == 0:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+            async with anyio.create_task_group() as group:
+                async def gone() -> None:  # uvicorn's send() says nothing once the client left: receive() does
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    group.cancel_scope.cancel()
+
+                group.start_soon(gone)
+                left = self.size
+                while left > 0:
+                    chunk = await anyio.to_thread.run_sync(self.handle.read, min(CHUNK, left))
+                    if not chunk:
+                        break  # cut short in place since it was opened (the build never does): the connection ends
+                    left -= len(chunk)
+                    await send({"type": "http.response.body", "body": chunk, "more_body": left > 0})
+                group.cancel_scope.cancel()
+        finally:
+            self.handle.close()
+
+
+def create_app(report: LiveReport) -> Starlette:
+    """The app serving ``report``, looking whether to rebuild it on each request."""
+
+    async def answer(request: Request) -> Response:
+        await run_in_threadpool(report.refresh)
+        return await report_file(report.root, request) or not_found()
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, HTTPException) and exc.status_code == 405:  # and a body it may have is not waited for
+            return Response(status_code=405, headers={"Allow": "GET, HEAD", "Connection": "close"})
+        return not_found()  # an address no route takes (one not starting with /)
+
+    return Starlette(routes=[Route("/{path:path}", answer, methods=["GET", "HEAD"])],
+                     exception_handlers={404: refused, 405: refused})
+
+
+def listen(report: LiveReport, host: str = "127.0.0.1", port: int = 8000, *,
+           limits: Limits | None = None) -> Listening:
     """A server for ``report`` bound to ``host:port`` (not started: call ``serve_forever``)."""
-    return ReportServer((host, port), handler(report), timeout=timeout, workers=workers,
-                        max_connections=max_connections, say=lambda line: report.say(line))
+    return Listening(create_app(report), host, port, limits=limits)
 
 
 def make_server(results_dir: Path, host: str = "127.0.0.1", port: int = 8000, out_dir: Path | None = None,
                 interval: float = CHECK_SECONDS, say: Callable[[str], None] = lambda line: None, *,
-                timeout: float = TIMEOUT, workers: int = WORKERS, max_connections: int = MAX_CONNECTIONS
-                ) -> tuple[ReportServer, LiveReport]:
+                timeout: float = TIMEOUT, max_connections: int = MAX_CONNECTIONS, min_rate: float = MIN_RATE
+                ) -> tuple[Listening, LiveReport]:
     """Build the report, then a server for it (not started: call ``serve_forever``)."""
     report = LiveReport(results_dir, out_dir, interval, say)
     report.build()
-    return listen(report, host, port, timeout=timeout, workers=workers, max_connections=max_connections), report
+    return listen(report, host, port, limits=Limits(timeout, min_rate, max_connections)), report
