@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import arena.cluster  # noqa: E402,F401  registers the Dask executor chosen below
-from arena.execute import DASK, choose  # noqa: E402
+from arena.execute import DASK as DASK_EXECUTOR, choose  # noqa: E402
 from arena.tournament.driver import run_tournament  # noqa: E402
 from tournament import league_config, league_parser  # noqa: E402  (bench/tournament.py)
 
@@ -80,7 +80,7 @@ def main() -> None:
                 out = Path(tmp) / label
                 start = time.perf_counter()
                 summary = run_tournament(dataclasses.replace(config, output=out), out=io.StringIO(),
-                                         workers=2, executor=choose(DASK, address) if way == "dask" else None)
+                                         workers=2, executor=choose(DASK_EXECUTOR, address) if way == "dask" else None)
                 wall = time.perf_counter() - start
                 if summary.played != summary.total or summary.stopped:
                     raise SystemExit(f"{way}: {summary.played} of {summary.total} played; {summary.stopped}")

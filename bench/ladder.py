@@ -161,11 +161,11 @@ def build_store(directory: Path, field: Field, played: list[tuple[ScheduledMatch
     store = ResultStore(directory)
     try:
         store.claim("bench", {"name": "bench", "schedule": "ladder"}, None)
-        store.set_meta("rating", RatingParams().__dict__)
+        store.set_meta("rating", RatingParams().stored())
         store.set_meta("ladder", {"placement_matches": PLACEMENT})
-        with store.db:
-            store.db.executemany("INSERT INTO ladder_bots VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                 [tuple(e.__dict__.values()) for e in field.entries])
+        with store.transaction():  # rows made up as the driver would have stored them
+            store._db.executemany("INSERT INTO ladder_bots VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                  [tuple(e.__dict__.values()) for e in field.entries])
             rows = []
             for match, record in played:
                 stats = json.dumps([{"decisions": 40, "think_ms": 12.0, "max_ms": 1.5, "startup_ms": 20.0}] *
@@ -174,12 +174,12 @@ def build_store(directory: Path, field: Field, played: list[tuple[ScheduledMatch
                              json.dumps(record.places), json.dumps(record.totals), json.dumps(record.forfeited),
                              "target", "[[0]]", "[]", 40, 0.05, stats, "none", f"replays/{match.index:06d}.jsonl.gz",
                              time.time()))
-            store.db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})", rows)
+            store._db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})", rows)
             kept = Kept(model_of(RatingParams()))
             fold = RatingFold(RatingParams(), [], [r for _, r in played], on_rate=lambda r: kept.count(
                 r.index, r.bots, time.time()))
             kept.ratings = fold.ratings
-            kept.save(store.db)
+            kept.save(store.ladder)
     finally:
         store.close()
 
@@ -188,7 +188,7 @@ def storing(directory: Path, schedule: LadderSchedule, field: Field, samples: in
     """Seconds to store each of ``samples`` more matches as the driver does."""
     store = ResultStore(directory)
     try:
-        kept = read(store.db, RatingParams())
+        kept = read(store.ladder, RatingParams())
         fold = RatingFold(RatingParams(), [], initial=kept.ratings, after=kept.through,
                           on_rate=lambda r: kept.count(r.index, r.bots, time.time()))
         kept.ratings = fold.ratings

@@ -4,6 +4,7 @@ from .fold import RatingFold, check_record, deal_key, games, ranks, rate, roster
 from .model import Belief, Rating, RatingModel, exposure, model_of, p_ahead, register
 from .params import DEFAULT_MODEL, METHODS, MODEL_LABELS, MODELS, RatingParams
 
-__all__ = ["Belief", "DEFAULT_MODEL", "METHODS", "MODEL_LABELS", "MODELS", "Rating", "RatingFold", "RatingModel", "RatingParams",
+__all__ = ["Belief", "DEFAULT_MODEL", "METHODS", "MODEL_LABELS", "MODELS", "Rating", "RatingFold", "RatingModel",
+           "RatingParams",
            "check_record", "deal_key", "exposure", "games", "model_of", "p_ahead", "ranks", "rate", "register",
            "roster", "schedule_order"]

@@ -13,10 +13,11 @@ is the one place its library is imported.
 from __future__ import annotations
 
 import math
+from importlib import import_module
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence
 
-from .params import DEFAULT_MODEL, RatingParams
+from .params import RatingParams
 
 
 class Rating(Protocol):
@@ -84,11 +85,6 @@ def register(name: str, make: Callable[[RatingParams], RatingModel]) -> None:
 def model_of(params: RatingParams) -> RatingModel:
     """The model ``params`` chooses, built privately for them (no process-wide setting leaks in or out)."""
     params.validate()
-    _load()
+    if params.model not in _MODELS:  # a bundled model registers itself when its module is first imported,
+        import_module(f"{__package__}.{params.model}_model")  # so a library loads only when its model rates
     return _MODELS[params.model](params)
-
-
-def _load() -> None:
-    """Register the bundled models (imported late: a model's library loads only when it rates)."""
-    if DEFAULT_MODEL not in _MODELS:
-        from . import openskill_model, trueskill_model  # noqa: F401  (each registers itself)

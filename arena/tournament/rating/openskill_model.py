@@ -1,4 +1,6 @@
-"""openskill's Plackett-Luce model (Weng and Lin, 2011) behind the rating seam: the one module that imports ``openskill``.
+"""openskill's Plackett-Luce model (Weng and Lin, 2011) behind the rating seam.
+
+The one module that imports ``openskill``.
 
 A full-ranking model: a table of n seats is n - 1 successive choices of the best of those left,
 so every seat learns from every other in one closed-form step (no message passing, unlike

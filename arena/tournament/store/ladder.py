@@ -153,10 +153,10 @@ class LadderStore:
         as it comes; one change of the field."""
         if replaced:
             self._db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?",
-                            (REPLACED, entry.name, ACTIVE))
+                             (REPLACED, entry.name, ACTIVE))
             self._left([player_key(entry.name, v) for v in replaced], entry.submitted_at)
         self._db.execute("INSERT INTO ladder_bots VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (entry.name, entry.version, entry.digest, entry.path, entry.source, entry.submitted_at,
+                         (entry.name, entry.version, entry.digest, entry.path, entry.source, entry.submitted_at,
                          entry.status))
         self._changed()
 
@@ -167,7 +167,7 @@ class LadderStore:
             versions = [int(row[0]) for row in self._db.execute(
                 "SELECT version FROM ladder_bots WHERE name = ? AND status = ? ORDER BY version", (name, ACTIVE))]
             self._db.execute("UPDATE ladder_bots SET status = ? WHERE name = ? AND status = ?",
-                            (RETIRED, name, ACTIVE))
+                             (RETIRED, name, ACTIVE))
             self._left([player_key(name, v) for v in versions], at)
             self._changed()
         return versions
@@ -185,7 +185,7 @@ class LadderStore:
     def _changed(self) -> None:
         """Count one change of the field, inside the caller's transaction."""
         self._db.execute("INSERT INTO meta VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET "
-                        "value = CAST(value AS INTEGER) + 1", (FIELD_VERSION,))
+                         "value = CAST(value AS INTEGER) + 1", (FIELD_VERSION,))
 
     def field_version(self) -> str | None:
         """The count of changes to the field as stored (None: never changed); compare, do not parse."""
@@ -211,7 +211,7 @@ class LadderStore:
         """Write these players' ratings and the rated prefix; the caller holds the transaction, so they
         land together with the match that changed them."""
         self._db.executemany("INSERT OR REPLACE INTO ladder_ratings VALUES (?, ?, ?, ?, ?, ?)",
-                            [(r.key, r.mu, r.sigma, r.matches, r.last_played, through) for r in ratings])
+                             [(r.key, r.mu, r.sigma, r.matches, r.last_played, through) for r in ratings])
         self._set_meta(THROUGH, through)
 
     def forget_ratings(self) -> int:
@@ -255,10 +255,10 @@ class LadderStore:
             test = " OR ".join(t for t, _ in chunk)
             args = [a for _, values in chunk for a in values]
             rows = self._db.execute(f"SELECT idx, match_id, seed, rotation, bots, places FROM matches WHERE {test}",
-                                   args).fetchall()
+                                    args).fetchall()
             if voided:
                 rows += self._db.execute(f"SELECT idx, match_id, seed, rotation, bots, NULL FROM voided WHERE {test}",
-                                        args).fetchall()
+                                         args).fetchall()
             for idx, match_id, seed, rotation, bots, places in rows:
                 row = decode_match(self.path, {"idx": idx, "bots": bots} if places is None else
                                    {"idx": idx, "bots": bots, "places": places})

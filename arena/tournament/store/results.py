@@ -350,11 +350,12 @@ class ResultStore:
         with self._db:
             self._db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
             self._db.executemany("INSERT OR REPLACE INTO logs VALUES (?, ?, ?)",  # the row above guards doubles
-                                [(scheduled.index, seat, text) for seat, text in enumerate(outcome.logs)])
+                                 [(scheduled.index, seat, text) for seat, text in enumerate(outcome.logs)])
             self._db.execute("INSERT OR REPLACE INTO decision_times VALUES (?, ?)",
-                            (scheduled.index, json.dumps(list(outcome.decision_ms), separators=(",", ":"))))
+                             (scheduled.index, json.dumps(list(outcome.decision_ms), separators=(",", ":"))))
             if outcome.frames is not None:
-                self._db.execute("INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?)", (scheduled.index, *outcome.frames))
+                self._db.execute("INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?)",
+                                 (scheduled.index, *outcome.frames))
             if also is not None:
                 also(self.ladder)
 
@@ -400,7 +401,7 @@ class ResultStore:
             self.check_matches()  # every column of every row, as the other commands read them
         rows = self._db.execute("SELECT idx, match_id, bots, places, replay FROM matches ORDER BY idx") if every_row \
             else self._db.execute("SELECT idx, match_id, bots, places, replay FROM matches WHERE instr(bots, ?) > 0 "
-                                 "ORDER BY idx", (json.dumps(bot),))  # only the rows naming it, as JSON writes it
+                                  "ORDER BY idx", (json.dumps(bot),))  # only the rows naming it, as JSON writes it
         for idx, match_id, bots, places, replay in rows:
             decoded = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
             names, ranks = decoded["bots"], decoded["places"]
