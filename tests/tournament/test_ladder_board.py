@@ -233,6 +233,7 @@ def test_the_refresh_reads_only_new_matches_and_equals_a_whole_read(tmp_path):
     from arena.tournament.config import load_config
     from arena.tournament.driver import run_tournament
     from arena.tournament.ladder.board import StoredEvidence, stored_evidence
+    from arena.tournament.store.ladder import LadderStore
     from tests.tournament.test_ladder import copy_bot, write_ladder
 
     config = load_config(write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob", "carl")]))
@@ -243,11 +244,11 @@ def test_the_refresh_reads_only_new_matches_and_equals_a_whole_read(tmp_path):
         with db:
             db.execute("DELETE FROM matches WHERE idx IN (2, 5)")  # as if they were still in play
         kept = StoredEvidence()
-        kept.read(db)
+        kept.read(LadderStore(db))
         with db:  # they come back after later matches were stored
             db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * len(held[0]))})", held)
-        again = kept.read(db)
-        whole = stored_evidence(db)
+        again = kept.read(LadderStore(db))
+        whole = stored_evidence(LadderStore(db))
         pairs = [("ann@v1", "bob@v1"), ("ann@v1", "carl@v1"), ("bob@v1", "carl@v1")]
         assert [again.of(*p) for p in pairs] == [pytest.approx(whole.of(*p), abs=1e-9) for p in pairs]
         assert sum(whole.of(*p)[0] for p in pairs) > 0

@@ -20,6 +20,7 @@ from arena.tournament.driver import run_tournament
 from arena.tournament.ladder.kept import THROUGH, read
 from arena.tournament.rating import RatingParams, rate
 from arena.tournament.store import ResultStore
+from arena.tournament.store.ladder import LadderStore
 from tests.tournament.test_ladder import copy_bot, write_ladder
 
 import pytest
@@ -60,7 +61,7 @@ def test_a_match_stored_beyond_the_kept_ratings_is_rated_by_the_next_reader(tmp_
     with db:  # as if the run was killed after storing matches 3.. but before their ratings
         db.execute("UPDATE meta SET value = '2' WHERE key = ?", (THROUGH,))
         db.execute("DELETE FROM ladder_ratings")
-    kept = read(db, RatingParams())
+    kept = read(LadderStore(db), RatingParams())
     db.close()
     expected = recomputed(config.output)
     assert kept.through == 5 and kept.changed == {"ann@v1", "bob@v1"}
@@ -68,7 +69,7 @@ def test_a_match_stored_beyond_the_kept_ratings_is_rated_by_the_next_reader(tmp_
     db = sqlite3.connect(config.output / "results.sqlite")
     with db:  # the state a killed run really leaves: the table of match 2, through 2
         db.execute("DELETE FROM meta WHERE key = ?", (THROUGH,))
-    kept = read(db, RatingParams())  # nothing kept: everything is the tail
+    kept = read(LadderStore(db), RatingParams())  # nothing kept: everything is the tail
     db.close()
     assert {k: (r.mu, r.sigma, kept.matches[k]) for k, r in kept.ratings.items()} == expected
     run_tournament(config, out=open(os.devnull, "w"), max_matches=2)  # the driver saves what it rated on start

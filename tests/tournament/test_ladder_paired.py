@@ -22,6 +22,7 @@ from arena.tournament.rating import RatingParams
 from arena.tournament.schedules.matchmaking import LadderSchedule, ladder_match_id, source_of, table_of
 from arena.site.withhold import withheld_in
 from arena.tournament.store import ResultStore, schema
+from arena.tournament.store.ladder import LadderStore
 from tests.tournament.test_ladder import copy_bot, submit, write_ladder
 
 Row = tuple[int, str, str, int, tuple[str, ...], tuple[int, ...]]
@@ -188,7 +189,7 @@ def test_the_board_shows_the_line_everywhere_after_a_run_and_in_arena_leaderboar
     out = tmp_path / "out"
     db = sqlite3.connect(out / "results.sqlite")
     try:
-        (line,) = paired.read(db)
+        (line,) = paired.read(LadderStore(db))
     finally:
         db.close()
     said = line.line()
@@ -246,7 +247,7 @@ def test_the_line_is_the_mean_of_the_tables_differences_with_a_t_interval():
         (30, "L30~20/bob@v2+cid@v1/r0", "d-20", 0, ["bob@v2", c], [1, 2]),
         (31, "L30~20/bob@v2+cid@v1/r1", "d-20", 1, [c, "bob@v2"], [2, 1]),
     ])
-    ann, bob = paired.read(db)
+    ann, bob = paired.read(LadderStore(db))
     values = [0.5, 1.0, -1.0]
     mean = sum(values) / 3
     spread = math.sqrt(sum((v - mean) ** 2 for v in values) / 2)
@@ -263,7 +264,7 @@ def test_the_line_is_the_mean_of_the_tables_differences_with_a_t_interval():
 
 def test_no_replays_no_line():
     db = _store([(0, "L0/ann@v1+bob@v1/r0", "d-0", 0, ["ann@v1", "bob@v1"], [1, 2])])
-    assert paired.read(db) == [] and paired.lines([]) == []
+    assert paired.read(LadderStore(db)) == [] and paired.lines([]) == []
 
 
 def test_a_replays_match_id_names_its_source_and_parses_as_a_ladder_table():

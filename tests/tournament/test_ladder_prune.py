@@ -14,6 +14,7 @@ from arena.cli import main
 from arena.tournament.ladder.entries import LEFT_AT
 from arena.tournament.ladder.lock import run_lock, started
 from arena.tournament.ladder.prune import RECLAIMED, TRASH, _mark
+from arena.tournament.store.ladder import LadderStore
 from tests.tournament.test_ladder import copy_bot, field, run, submit, write_ladder
 
 
@@ -110,8 +111,8 @@ def test_a_killed_prune_is_finished_by_the_next_one_and_breaks_nothing_in_betwee
     new_version(ann, path, "v3")
     folders = paths(out)
     db = sqlite3.connect(out / "results.sqlite")
-    _mark(db, "ann@v1", 1)  # killed after marking v1, before removing anything
-    _mark(db, "ann@v2", 1)  # and after renaming v2 and removing part of it
+    _mark(LadderStore(db), "ann@v1", 1)  # killed after marking v1, before removing anything
+    _mark(LadderStore(db), "ann@v2", 1)  # and after renaming v2 and removing part of it
     db.close()
     trash = folders["ann@v2"].with_name(TRASH + folders["ann@v2"].name)
     os.rename(folders["ann@v2"], trash)
