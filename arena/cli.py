@@ -209,7 +209,7 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
     if seed is None:  # a fixed default would let a bot that knows it recompute the deal (or, from the
         seed = str(secrets.randbelow(2**53))  # match id, look up a small one); 2**53: exact in JSON readers
     match_seed: int | str = int(seed) if seed.lstrip("-").isdigit() else seed
-    from .tournament.schedules.seeds import play_match_id
+    from .match.seeds import play_match_id
 
     job = MatchJob(play_match_id(match_seed), rules, match_seed, tuple(specs),  # the id bots see: never the seed
                    TimeControl(move_ms, startup_ms, bank_ms), backend, limits=Limits(log_bytes=log_bytes),

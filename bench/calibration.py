@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from arena.tournament.confidence import board_order, rank_intervals  # noqa: E402
 from arena.tournament.rating import DEFAULT_MODEL, MODELS, Rating, RatingParams, model_of  # noqa: E402
 from arena.tournament.schedules.round_robin import round_robin  # noqa: E402
-from arena.tournament.schedules.seeds import opaque_match_id  # noqa: E402
+from arena.match.seeds import opaque_match_id  # noqa: E402
 from tests.bots_examples.driver import BOTS, PolicySeat, play  # noqa: E402
 from tests.bots_examples.measure import load_module  # noqa: E402
 

@@ -51,7 +51,7 @@ from arena.tournament.records import MatchRecord  # noqa: E402
 from arena.tournament.schedules.balance import BALANCED, CYCLIC  # noqa: E402
 from arena.tournament.schedules.base import ScheduledMatch  # noqa: E402
 from arena.tournament.schedules.round_robin import round_robin  # noqa: E402
-from arena.tournament.schedules.seeds import opaque_match_id  # noqa: E402
+from arena.match.seeds import opaque_match_id  # noqa: E402
 
 P = 0.95
 PRESET = "standard"
@@ -131,7 +131,7 @@ def ladder_task(job: tuple[str, int, int]) -> tuple[int, int, int, int]:
     """A ladder of the 4-seat copies' field for ``tables`` tables, its matchmaking fed real results."""
     from arena.bots import BotSpec
     from arena.tournament.ladder.entries import Entry
-    from arena.tournament.schedules.matchmaking import LadderSchedule
+    from arena.tournament.ladder.matchmaking import LadderSchedule
 
     seating, master, tables = job
     names = list(FIELDS["copies4"])

@@ -55,7 +55,7 @@ from arena.tournament.ladder.kept import Kept, read  # noqa: E402
 from arena.tournament.rating import RatingFold, RatingParams, model_of, rate  # noqa: E402
 from arena.tournament.records import MatchRecord, record_of  # noqa: E402
 from arena.tournament.schedules.base import ScheduledMatch  # noqa: E402
-from arena.tournament.schedules.matchmaking import LadderSchedule  # noqa: E402
+from arena.tournament.ladder.matchmaking import LadderSchedule  # noqa: E402
 from arena.tournament.store import ResultStore  # noqa: E402
 
 SEATS = (2, 3, 4)

@@ -58,7 +58,7 @@ from arena.bots import BotSpec  # noqa: E402
 from arena.tournament.ladder.entries import ACTIVE, Entry  # noqa: E402
 from arena.tournament.rating import MODELS, Rating, RatingFold, RatingParams, exposure, model_of  # noqa: E402
 from arena.tournament.records import MatchRecord  # noqa: E402
-from arena.tournament.schedules.matchmaking import LadderSchedule  # noqa: E402
+from arena.tournament.ladder.matchmaking import LadderSchedule  # noqa: E402
 from arena.compare.sprt import Plan  # noqa: E402
 
 from tests.bots_examples.measure import load_module  # noqa: E402

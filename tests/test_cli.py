@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.game.replay import FORMAT
-from arena.tournament.schedules.seeds import play_match_id
+from arena.match.seeds import play_match_id
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -40,7 +40,7 @@ from ..match.link import TimeControl
 from ..match.runner import MatchJob, MatchOutcome
 from ..sandbox import Limits
 from ..tournament.schedules.balance import block_order
-from ..tournament.schedules.seeds import deal_seed, opaque_match_id
+from ..match.seeds import deal_seed, opaque_match_id
 
 __all__ = ["ArenaFailure", "CHUNK_DEALS", "DEFAULT_FIELD", "Pair", "Setup", "bundled_field", "deal_jobs", "pairs",
            "table_of"]

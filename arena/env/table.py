@@ -27,7 +27,7 @@ from ..match.faults import BotFault, FaultKind
 from ..match.link import TimeControl, collect_ready, collect_replies
 from ..match.runner import final_places
 from ..sandbox import SandboxError
-from ..tournament.schedules.seeds import play_match_id
+from ..match.seeds import play_match_id
 from .opponents import BotOpponent, CallableOpponent, Opponent
 
 __all__ = ["Table"]

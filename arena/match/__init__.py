@@ -12,7 +12,8 @@ deadline over a channel and turns every transport or protocol failure into a
 :class:`~.runner.MatchOutcome`. Beside them: :mod:`.faults` (what a bot did wrong, in plain
 words), :mod:`.seatlog` (a seat's stderr stamped with decisions), :mod:`.helpermark` (the
 starter kits' fallback lines in that stderr), :mod:`.replay_notes` (the arena's records in a
-replay) and :mod:`.account` (the plain-text account of an outcome or a replay, for the command
+replay), :mod:`.seeds` (deal seeds and the ids bots see, derived from a master seed: one
+match's, a tournament's and ``arena play``'s alike) and :mod:`.account` (the plain-text account of an outcome or a replay, for the command
 line; "report" is only the web site, :mod:`arena.site`). Tournaments (:mod:`arena.tournament`,
 :mod:`arena.cluster`) sit above and only hand jobs in and take outcomes out. Two neighbours
 are deliberately not here: :mod:`arena.authoring` (``arena bot check`` and its diagnoses) is

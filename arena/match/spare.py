@@ -2,7 +2,7 @@
 
 A batch reuses a bot's process from match to match (:func:`.runner.play_batch`), and a batch
 never holds one deal twice. A ladder's batches are cut across the tables in play, one match
-per table, and at most :data:`arena.tournament.schedules.matchmaking.LAG` + 1 tables are in
+per table, and at most :data:`arena.tournament.ladder.matchmaking.LAG` + 1 tables are in
 play: so a worker's batches alternate between the other rotations of the same tables, which
 share their deals, and the tables drawn after them, which do not. Started afresh for every
 batch, a ladder's processes served about half as many matches as a round robin's (whose

@@ -49,7 +49,7 @@ from ..site.withhold import withheld_in
 from ..tournament.config import TournamentConfig
 from ..tournament.ladder.entries import Entry, entries, retire, retired_line
 from ..tournament.ladder.limits import SubmissionLimits
-from ..tournament.schedules.ladder import settings_of
+from ..tournament.ladder.kind import settings_of
 from ..tournament.store import DB_NAME, ResultStore
 from .archive import ArchiveRefused, ArchiveTooLarge, unpack
 from .store import Author, ServerDB

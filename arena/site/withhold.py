@@ -3,7 +3,7 @@
 Every schedule plays a deal under every rotation of one table's seats, each rotation a
 match of its own with the same deal seed (round robin: :mod:`..tournament.schedules.round_robin`;
 sampled tables: :mod:`..tournament.schedules.sampled`; a ladder table, also one cut short
-and completed by a later run under new indices: :mod:`..tournament.schedules.matchmaking`).
+and completed by a later run under new indices: :mod:`..tournament.ladder.matchmaking`).
 Whoever watches one rotation's frames, or reads its seed, knows every card of the
 rotations still to come. So the report shows a match only once every rotation of its deal
 is stored.

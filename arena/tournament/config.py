@@ -43,8 +43,8 @@ from .rating import METHODS, MODELS, RatingParams
 from .schedules.kind import Field, KeyPath, ScheduleKind
 from .evidence import DEFAULT_MARGIN
 from .schedules.balance import BALANCED, CYCLIC
-from .schedules.registry import DEFAULT, NOT_YET, kind_of, kinds, names
-from .schedules.seeds import opaque_match_id
+from .kinds import DEFAULT, NOT_YET, kind_of, kinds, names
+from ..match.seeds import opaque_match_id
 from .seating import refusal, restricted_sizes
 
 FINGERPRINT_FORMAT = 3
@@ -157,7 +157,7 @@ class TournamentConfig:
     path: Path
     """Absolute path of the configuration file."""
     schedule: str = DEFAULT
-    """Which schedule kind decides the tables (:mod:`.schedules.registry`): ``round_robin`` (all of them) by default."""
+    """Which schedule kind decides the tables (:mod:`.kinds`): ``round_robin`` (all of them) by default."""
     schedule_settings: Any = None
     """The schedule kind's own keys, as its :meth:`~.schedules.kind.ScheduleKind.read` returned them
     (None: it has none); each is also read as an attribute of the config (``config.tables``)."""
@@ -591,7 +591,7 @@ class _Reader:
                               f"them, got {_shown(value)}")
 
     def schedule(self, value: Any) -> ScheduleKind:
-        """Which schedule kind (:mod:`.schedules.registry`); a name kept for a schedule to come says so."""
+        """Which schedule kind (:mod:`.kinds`); a name kept for a schedule to come says so."""
         if isinstance(value, str) and value in NOT_YET:
             self.fail(("schedule",), f"{value!r} is not available yet; expected one of {' | '.join(names())}")
         return kind_of(self.choice(("schedule",), value, names()))

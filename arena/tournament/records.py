@@ -15,7 +15,7 @@ from ..match.runner import SeatStats, stats_json, stats_of_json
 
 if TYPE_CHECKING:
     from ..match.runner import MatchOutcome
-    from .schedules.base import ScheduledMatch
+    from .scheduled import ScheduledMatch
 
 
 REPLAY_MARK = "~"

@@ -23,7 +23,7 @@ from arena.game import make_rules  # noqa: E402
 from arena.match import protocol  # noqa: E402
 from arena.match.link import TimeControl  # noqa: E402
 from arena.match.runner import MatchJob, play_match  # noqa: E402
-from arena.tournament.schedules.seeds import play_match_id  # noqa: E402
+from arena.match.seeds import play_match_id  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDER = ROOT / "tests" / "bots" / "recorder.py"

@@ -22,7 +22,7 @@ from arena.match.runner import MatchJob, MatchOutcome, play_batch, play_match
 from arena.sandbox import Limits
 from arena.sandbox.channel import Channel
 from arena.match.seatlog import SeatLog
-from arena.tournament.schedules.seeds import play_match_id
+from arena.match.seeds import play_match_id
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITER = ROOT / "tests" / "bots" / "log_writer.py"

@@ -29,8 +29,8 @@ from arena.tournament.config import load_config
 from arena.tournament.schedules.round_robin import round_robin
 
 from tests.tournament.test_ladder import copy_bot
-from arena.tournament.schedules.build import schedule_of
-from arena.tournament.schedules.matchmaking import table_of
+from arena.tournament.kinds import schedule_of
+from arena.tournament.ladder.matchmaking import table_of
 from arena.tournament.schedules.sampled import sampled
 
 from .synthetic import add_match, synthetic_store

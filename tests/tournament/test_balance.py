@@ -192,7 +192,7 @@ def ladder(names: str, seats: list[int], seating: str = BALANCED):
     from arena.bots import BotSpec
     from arena.tournament.ladder.entries import Entry
     from arena.tournament.rating import RatingParams
-    from arena.tournament.schedules.matchmaking import LadderSchedule
+    from arena.tournament.ladder.matchmaking import LadderSchedule
 
     return LadderSchedule(lambda: [Entry(n, 1, "d", "p", "s", 0.0, "active") for n in names],
                           lambda e: BotSpec(name=e.key, command=("x",)), seats, "standard", 4, RatingParams(), 0,

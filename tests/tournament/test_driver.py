@@ -321,7 +321,7 @@ def test_without_a_seed_a_secret_one_is_drawn_kept_and_reused_on_resume(tmp_path
     finally:
         store.close()
     assert isinstance(drawn, str) and len(drawn) == 32
-    from arena.tournament.schedules.seeds import deal_seed
+    from arena.match.seeds import deal_seed
     stored = rows(a.output)
     assert all(row[2] == deal_seed(drawn, row[1].rsplit("/r", 1)[0]) and drawn not in row[2] for row in stored)
     lines.clear()

@@ -17,7 +17,7 @@ from arena.tournament.driver import publish, run_tournament
 from arena.tournament.ladder.entries import Entry
 from arena.tournament.ladder.lock import run_lock
 from arena.tournament.rating import RatingParams
-from arena.tournament.schedules.matchmaking import LadderSchedule
+from arena.tournament.ladder.matchmaking import LadderSchedule
 from arena.tournament.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]

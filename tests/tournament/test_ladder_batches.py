@@ -18,7 +18,7 @@ from arena.tournament.ladder.entries import Entry
 from arena.tournament.rating import RatingFold, RatingParams
 from arena.tournament.records import MatchRecord
 from arena.tournament.schedules.base import ScheduledMatch
-from arena.tournament.schedules.matchmaking import LAG, LadderSchedule, table_of
+from arena.tournament.ladder.matchmaking import LAG, LadderSchedule, table_of
 
 
 def entries(names: list[str]) -> list[Entry]:

@@ -12,8 +12,8 @@ from arena.bots import BotSpec
 from arena.tournament.ladder.entries import Entry
 from arena.tournament.rating import RatingParams
 from arena.tournament.records import MatchRecord
-from arena.tournament.schedules import fairness
-from arena.tournament.schedules.matchmaking import LadderSchedule
+from arena.tournament.ladder import fairness
+from arena.tournament.ladder.matchmaking import LadderSchedule
 
 
 def key(name: str) -> str:

@@ -19,7 +19,7 @@ from arena.tournament.ladder import paired
 from arena.tournament.ladder.entries import Entry
 from arena.tournament.ladder.tables import Replay
 from arena.tournament.rating import RatingParams
-from arena.tournament.schedules.matchmaking import LadderSchedule, ladder_match_id, source_of, table_of
+from arena.tournament.ladder.matchmaking import LadderSchedule, ladder_match_id, source_of, table_of
 from arena.site.withhold import withheld_in
 from arena.tournament.store import ResultStore, schema
 from arena.tournament.store.ladder import LadderStore

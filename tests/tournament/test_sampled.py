@@ -130,7 +130,7 @@ def test_the_draw_is_pinned_so_stored_tournaments_resume_with_the_same_tables():
 
 
 def test_ids_seeds_and_rotations():
-    from arena.tournament.schedules.seeds import deal_seed
+    from arena.match.seeds import deal_seed
 
     matches = list(sampled(FIFTY[:6], [3], 12, 2, "secret"))
     assert [m.index for m in matches] == list(range(2 * 12 * 3))

@@ -156,7 +156,7 @@ def test_a_size_that_cannot_be_filled_is_refused():
 
 
 def test_a_deal_seed_tells_nothing_of_the_master_seed_or_of_other_tables():
-    from arena.tournament.schedules.seeds import deal_seed
+    from arena.match.seeds import deal_seed
     from arena.tournament.schedules.round_robin import round_robin
 
     master = "a-secret-master-seed"

@@ -19,11 +19,11 @@ from arena.tournament import config as config_module
 from arena.tournament import driver as driver_module
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.driver import run_tournament
-from arena.tournament.schedules import registry
+from arena.tournament import kinds as registry
 from arena.tournament.schedules.base import ScheduledMatch
 from arena.tournament.schedules.fixed import FixedKind
 from arena.tournament.schedules.kind import KeyReader, RunHooks
-from arena.tournament.schedules.seeds import deal_seed
+from arena.match.seeds import deal_seed
 from arena.tournament.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
 """Entering bots into a ladder with ``arena submit``, checked first (the file's starting field is entered
-unchecked by a run: :meth:`..schedules.ladder.LadderRun.enter_field`).
+unchecked by a run: :meth:`.kind.LadderRun.enter_field`).
 
 A submission past the ladder's size limits (:mod:`.limits`) is refused before anything else.
 A submission is checked with ``check_bot`` before anything is written, so a bot that
@@ -18,9 +18,9 @@ from ...bots import BotConfigError, load_bot
 from ...bots.spec import unsandboxed_refusal
 from ...authoring.check import CheckReport, check_bot
 from ...sandbox import resolve_backend
-from ..config import TournamentConfig
 from ..schedules import LADDER
-from ..schedules.ladder import settings_of
+from ..schedules.kind import TournamentConfig
+from .kind import settings_of
 from ..store import DB_NAME, ResultStore
 from .entries import Entered, Entry, NameTaken, enter, entries, playing
 from .limits import refusal

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Collection, Iterable, Sequence
 
-from ..schedules.matchmaking import source_of, table_of
+from .matchmaking import source_of, table_of
 from ..store.ladder import LadderStore, TableRow
 
 

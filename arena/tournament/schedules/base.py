@@ -9,31 +9,10 @@ run) needs no change to the driver, the pool or the store.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Collection, Iterable, Protocol, Sequence
 
 from ..records import MatchRecord
-
-
-@dataclass(frozen=True)
-class ScheduledMatch:
-    """One match of the schedule."""
-
-    index: int
-    """Position in the schedule; ratings are applied in this order."""
-    match_id: str
-    """Stable id: cycle, table and rotation (never the seed: bots see the id)."""
-    seed: str
-    """Deal seed, shared by every rotation of the same table and cycle."""
-    bots: tuple[str, ...]
-    """Bot name per seat."""
-    cycle: int
-    """Cycle number, from 1."""
-    rotation: int
-    """Rotation of the table's seats, 0..n-1."""
-    told: str | None = None
-    """The match id whose wire id the bots get instead of this one's: a ladder's replay of a table tells
-    the original's, so that bots seeding their randomness from it play the deal as they did then."""
+from ..scheduled import ScheduledMatch as ScheduledMatch
 
 
 class Schedule(Protocol):

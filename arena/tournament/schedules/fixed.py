@@ -9,16 +9,13 @@ regroups nothing.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Collection, Iterable, Sequence
+from typing import Collection, Iterable, Sequence
 
 from ...bounds import MAX_SCHEDULE_MATCHES
 from ...sandbox.backends import Backend
 from ..records import MatchRecord
 from .base import Schedule, ScheduledMatch
-from .kind import KeyPath, KeyReader, ScheduleKind
-
-if TYPE_CHECKING:
-    from ..config import TournamentConfig
+from .kind import KeyPath, KeyReader, ScheduleKind, TournamentConfig
 
 
 class FixedSchedule:

@@ -14,19 +14,16 @@ from __future__ import annotations
 
 from itertools import combinations
 from math import comb
-from typing import TYPE_CHECKING, Any, Collection, Iterator, Mapping, Sequence
+from typing import Any, Collection, Iterator, Mapping, Sequence
 
 from ..seating import restricted_sizes
 from . import ROUND_ROBIN
 from .balance import BALANCED, block_order, rotated, seated
 from .base import ScheduledMatch
 from .fixed import FixedKind, refuse_oversize
-from .kind import Field, KeyPath, KeyReader
+from .kind import Field, KeyPath, KeyReader, TournamentConfig
 from .sampled import fields
-from .seeds import deal_seed
-
-if TYPE_CHECKING:
-    from ..config import TournamentConfig
+from ...match.seeds import deal_seed
 
 
 def table_seed(master: int | str, cycle: int, table: Sequence[str]) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...bounds import MAX_SCHEDULE_MATCHES
 from ..seating import restricted_sizes
@@ -29,12 +29,9 @@ from .balance import BALANCED, block_order, rotated, seated
 from .base import ScheduledMatch
 from .draw import draw_tables
 from .fixed import FixedKind, refuse_oversize
-from .kind import Field, KeyReader
-from .seeds import deal_seed
+from .kind import Field, KeyReader, TournamentConfig
+from ...match.seeds import deal_seed
 from .tiebreak import TieBreaker
-
-if TYPE_CHECKING:
-    from ..config import TournamentConfig
 
 
 def split(tables: int, seats: Sequence[int]) -> dict[int, int]:

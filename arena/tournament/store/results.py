@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator
 from ...match.runner import MatchOutcome, stats_json
 from . import schema
 from ..records import MatchRecord, SeatLogRecord, VoidRecord, record_of_row
-from ..schedules.base import ScheduledMatch
+from ..scheduled import ScheduledMatch
 
 if TYPE_CHECKING:
     from .ladder import LadderStore

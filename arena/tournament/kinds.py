@@ -1,4 +1,4 @@
-"""Schedule kinds by name: the one place that lists them.
+"""Schedule kinds by name, the one place that lists them, and the schedule a configuration names.
 
 The config loader looks up the kind a file's ``schedule:`` names, and the driver the
 kind of a loaded config; neither knows which kinds exist. A kind is a
@@ -9,8 +9,14 @@ allowed values and keys are listed to the user.
 
 from __future__ import annotations
 
-from . import ladder, round_robin, sampled
-from .kind import ScheduleKind
+from typing import Mapping
+
+from ..bots import BotSpec
+from ..sandbox.backends import Backend
+from .ladder import kind as ladder
+from .schedules import round_robin, sampled
+from .schedules.base import Schedule, ScheduledMatch
+from .schedules.kind import ScheduleKind, TournamentConfig
 
 _KINDS: dict[str, ScheduleKind] = {k.name: k for k in (round_robin.KIND, sampled.KIND, ladder.KIND)}
 
@@ -46,3 +52,21 @@ def kinds() -> tuple[ScheduleKind, ...]:
 def kind_of(name: str) -> ScheduleKind:
     """The kind registered as ``name``; KeyError for a name no kind has (a loaded config never has one)."""
     return _KINDS[name]
+
+
+def schedule_for(config: TournamentConfig, backend: Backend | None = None) -> Schedule:
+    """The schedule of ``config`` (whose master seed must be resolved), not yet told what is stored;
+    one that builds its bots as they join builds them under ``backend`` (None: ``none``)."""
+    return kind_of(config.schedule).build(config, backend)
+
+
+def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
+    """Every match of ``config``'s schedule in index order (one known in advance), e.g. to replay one alone."""
+    if config.seed is None:
+        raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
+    return kind_of(config.schedule).matches(config)
+
+
+def players_of(config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
+    """Name -> bot for the jobs: the file's bots, or those the schedule meets as it runs (a live map)."""
+    return kind_of(config.schedule).players(config, schedule)

@@ -1,4 +1,5 @@
-"""Deal seeds and match ids derived from the master seed, the same for every schedule kind.
+"""Deal seeds and match ids derived from the master seed, the same for every schedule kind, for
+``arena play`` and for the training environment (so it sits in the match layer, below them all).
 
 A match id never contains its seed: the id is sent to the bots in ``hello``, and a bot
 that knew the seed could recompute every card of the deal with the engine. So both are

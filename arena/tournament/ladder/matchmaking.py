@@ -45,17 +45,17 @@ from collections import Counter, deque
 from typing import TYPE_CHECKING, Callable, Collection, Iterable, Sequence
 
 from ...bots import BotConfigError, BotSpec
-from ..ladder.entries import Entry
+from .entries import Entry
 from ..rating import Rating, RatingFold, RatingParams
 from ..records import REPLAY_MARK, MatchRecord, is_replay
-from .balance import BALANCED, CYCLIC, adjacent, least_imbalanced, rotated, seated, unrotated
-from .base import ScheduledMatch
-from .seeds import deal_seed
+from ..schedules.balance import BALANCED, CYCLIC, adjacent, least_imbalanced, rotated, seated, unrotated
+from ..schedules.base import ScheduledMatch
+from ...match.seeds import deal_seed
 from .fairness import Floor
 from .nearest import RatingIndex
 
 if TYPE_CHECKING:
-    from ..ladder.tables import Replay, StoredTables
+    from .tables import Replay, StoredTables
 
 SpecOf = Callable[[Entry], BotSpec]
 """How an entry becomes the bot that plays under its player key (raises BotConfigError if it cannot)."""

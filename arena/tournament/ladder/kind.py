@@ -25,26 +25,25 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from ...bots import BotSpec
 from ...bounds import MAX_PLACEMENT_MATCHES
 from ...sandbox.backends import Backend
-from ..ladder import board as ladder_board
-from ..ladder import paired as ladder_paired
-from ..ladder.entries import ACTIVE, ActiveField, enter, entries
-from ..ladder.kept import Kept, finished_in, kept_in
-from ..ladder.kept import read as read_kept
-from ..ladder.limits import DEFAULT_MAX_FILES, DEFAULT_MAX_MB, MAX_FILES, MAX_MB, SubmissionLimits
-from ..ladder.limits import KEYS as SUBMISSION_KEYS
-from ..ladder.lock import run_lock
-from ..ladder.snapshot import player_spec, snapshot
+from . import board as ladder_board
+from . import paired as ladder_paired
+from .entries import ACTIVE, ActiveField, enter, entries
+from .kept import Kept, finished_in, kept_in
+from .kept import read as read_kept
+from .limits import DEFAULT_MAX_FILES, DEFAULT_MAX_MB, MAX_FILES, MAX_MB, SubmissionLimits
+from .limits import KEYS as SUBMISSION_KEYS
+from .lock import run_lock
+from .snapshot import player_spec, snapshot
 from ..rating import DEFAULT_MODEL, RatingFold, RatingParams
 from ..records import MatchRecord
 from ..store.ladder import LadderStore
-from . import LADDER
-from .base import Schedule, ScheduledMatch
-from .kind import Field, KeyReader, Players, RunHooks, ScheduleKind
-from ..ladder.tables import StoredTables
+from ..schedules import LADDER
+from ..schedules.base import Schedule, ScheduledMatch
+from ..schedules.kind import Field, KeyReader, Players, RunHooks, ScheduleKind, TournamentConfig
+from .tables import StoredTables
 from .matchmaking import DEFAULT_FLOOR, DEFAULT_REPLAY_TABLES, LadderSchedule
 
 if TYPE_CHECKING:
-    from ..config import TournamentConfig
     from ..store import ResultStore
 
 DEFAULT_PLACEMENT_MATCHES = 5
