@@ -648,7 +648,8 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
             results = read(store, records=False)
             voided, played = results.voided, store.count()
             click.echo(f"ladder: {played} matches played" + (f", {len(voided)} voided" if voided else ""))
-            click.echo(ladder_board.view(ladder_rows(results), show_all, paired.read(store.ladder)), nl=False)
+            click.echo(ladder_board.view(ladder_rows(results), show_all, paired.read(store.ladder),
+                                        results.params.model), nl=False)
             return
         results = read(store)
     finally:

@@ -192,3 +192,17 @@ def test_a_ladder_that_changes_its_rating_model_rates_every_stored_match_anew(tm
     assert len(records) == 9 and set(kept) == set(want) and kept != before
     for key, (mu, sigma, _) in kept.items():
         assert (mu, sigma) == pytest.approx((want[key].mu, want[key].sigma), abs=1e-9)
+
+
+def test_a_ladder_rated_by_openskill_names_it_under_every_board(tmp_path):
+    """The line under a ladder's board says which model ordered it, in the files the run writes and in
+    ``arena leaderboard``, not TrueSkill's name under Plackett-Luce's numbers."""
+    bots = [copy_bot(tmp_path, n) for n in ("ann", "bob")]
+    path = write_ladder(tmp_path, bots, "rating: {model: openskill}\n")
+    run_tournament(load_config(path), out=open(os.devnull, "w"), max_matches=4)
+    rule = "ranked by mu-3σ (conservative Plackett-Luce: mu minus 3 sigma)"
+    out = tmp_path / "out"
+    shown = CliRunner().invoke(main, ["leaderboard", str(out)])
+    assert shown.exit_code == 0, shown.output
+    for text in (shown.output, (out / "ladder.txt").read_text(), (out / "ladder.md").read_text()):
+        assert rule in text and "TrueSkill" not in text

@@ -23,9 +23,9 @@ from typing import Mapping, Sequence
 from ..confidence import interval_text
 from ..evidence import DEFAULT_MARGIN, PairEvidence, sure_text, tier_text
 from ..leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, PLACEMENT, RANKED,
-                           RANKING_NOTE, REPLACED, RETIRED, UNRANKED_NOTE, Confidence, csv_text, markdown_row,
+                           REPLACED, RETIRED, UNRANKED_NOTE, Confidence, csv_text, markdown_row, ranking_rule,
                            number_cell, ranking, rounded, status_of, write_atomic)
-from ..rating import Rating, RatingParams, exposure
+from ..rating import DEFAULT_MODEL, Rating, RatingParams, exposure
 from ..table import aligned
 from .entries import ACTIVE, Entry, entries
 from .kept import read
@@ -45,7 +45,9 @@ CSV_COLUMNS: tuple[str, ...] = ("rank", "bot", "version", "exposure", "mu", "sig
                                 "status", "rank_low", "rank_high", "p_ahead_next", "tier")
 """Column order of ``ladder.csv`` (the confidence columns last, as in ``leaderboard.csv``)."""
 EMPTY = "(no bot entered yet: arena submit LADDER.yaml BOT_DIR)"
-NOTE = f"#: {RANKING_NOTE}; {UNRANKED_NOTE}"
+def note(model: str = DEFAULT_MODEL) -> str:
+    """The line under the board: how it is ordered under ``model``, and what it lists unranked."""
+    return f"#: {ranking_rule(model)}; {UNRANKED_NOTE}"
 """Under the terminal board and ``ladder.md``: what ``#`` and the number mean (the same words as the report's)."""
 
 
@@ -119,13 +121,13 @@ def _cells(board: Sequence[LadderRow]) -> list[list[str]]:
              when(row.last_played), row.status] for row in board]
 
 
-def text(board: Sequence[LadderRow], hidden: int = 0, paired: Sequence[Paired] = ()) -> str:
+def text(board: Sequence[LadderRow], hidden: int = 0, paired: Sequence[Paired] = (), model: str = DEFAULT_MODEL) -> str:
     """The rows given as aligned columns for a terminal; ``hidden``: how many older versions the caller left
     out, said in one line so nobody takes the list for everything; ``paired``: the new versions against
-    their previous ones, a line each under the board."""
+    their previous ones, a line each under the board; ``model``: the rating model the rows come from."""
     lines = aligned([list(TEXT_HEADER)] + _cells(board), LEFT)
     if board:
-        lines.append(NOTE)
+        lines.append(note(model))
         lines.append(CONFIDENCE_NOTE)
     if hidden:
         lines.append(f"({hidden} older version{'s' if hidden > 1 else ''} hidden: "
@@ -136,10 +138,11 @@ def text(board: Sequence[LadderRow], hidden: int = 0, paired: Sequence[Paired] =
     return "\n".join(lines) + "\n"
 
 
-def view(board: Sequence[LadderRow], everything: bool = False, paired: Sequence[Paired] = ()) -> str:
+def view(board: Sequence[LadderRow], everything: bool = False, paired: Sequence[Paired] = (),
+         model: str = DEFAULT_MODEL) -> str:
     """:func:`text` of the current field (or, with ``everything``, of every row)."""
     shown = list(board) if everything else current(board)
-    return text(shown, len(board) - len(shown), paired)
+    return text(shown, len(board) - len(shown), paired, model)
 
 
 def to_json(board: Sequence[LadderRow], paired: Sequence[Paired] = ()) -> str:
@@ -168,29 +171,30 @@ def _md_table(board: Sequence[LadderRow]) -> list[str]:
     return [markdown_row(TEXT_HEADER), align, *(markdown_row(cells) for cells in _cells(board))]
 
 
-def markdown(board: Sequence[LadderRow], paired: Sequence[Paired] = ()) -> str:
+def markdown(board: Sequence[LadderRow], paired: Sequence[Paired] = (), model: str = DEFAULT_MODEL) -> str:
     """``ladder.md``: the current field as the terminal shows it, the new versions against their previous
     ones, then the older versions in a section of their own, so the table on top is who plays now."""
     field, older = current(board), [r for r in board if r.status == REPLACED]
     count = {status: sum(r.status == status for r in field) for status in (RANKED, PLACEMENT, RETIRED)}
     lines = ["# Ladder", "", f"{count[RANKED]} ranked, {count[PLACEMENT]} in placement, {count[RETIRED]} retired. "
-             f"{NOTE}.", "", *_md_table(field), "", CONFIDENCE_NOTE + "."]
+             f"{note(model)}.", "", *_md_table(field), "", CONFIDENCE_NOTE + "."]
     if not board:
         lines += ["", EMPTY]
     if paired:
-        _, *said, note = paired_lines(paired)
-        lines += ["", *(f"- {line}" for line in said), "", note[0].upper() + note[1:] + "."]
+        _, *said, reading = paired_lines(paired)
+        lines += ["", *(f"- {line}" for line in said), "", reading[0].upper() + reading[1:] + "."]
     if older:
         lines += ["", "## Older versions", "", "Replaced by a newer version of the same name: no longer scheduled; "
                   "their matches and ratings stay.", "", *_md_table(older)]
     return "\n".join(lines) + "\n"
 
 
-def write(board: Sequence[LadderRow], directory: Path, paired: Sequence[Paired] = ()) -> None:
+def write(board: Sequence[LadderRow], directory: Path, paired: Sequence[Paired] = (),
+          model: str = DEFAULT_MODEL) -> None:
     """``ladder.json``, ``.csv``, ``.md`` and ``.txt`` beside the usual leaderboard files, each replaced
     atomically, so whoever reads them during a run sees a whole file."""
-    outputs = {JSON_NAME: to_json(board, paired), CSV_NAME: to_csv(board), MARKDOWN_NAME: markdown(board, paired),
-               TEXT_NAME: view(board, paired=paired)}
+    outputs = {JSON_NAME: to_json(board, paired), CSV_NAME: to_csv(board), MARKDOWN_NAME: markdown(board, paired, model),
+               TEXT_NAME: view(board, paired=paired, model=model)}
     for name, content in outputs.items():
         write_atomic(Path(directory) / name, content)
 

@@ -193,7 +193,7 @@ def write_board(config: TournamentConfig, ladder: LadderStore,
                 evidence: ladder_board.StoredEvidence | None = None) -> None:
     """Write the ladder's own board files into its output directory (``evidence``: kept between refreshes)."""
     board = ladder_board.load(ladder, config.rating, settings_of(config).placement_matches, config.margin, evidence)
-    ladder_board.write(board, config.output, ladder_paired.read(ladder))
+    ladder_board.write(board, config.output, ladder_paired.read(ladder), config.rating.model)
 
 
 class BoardRefresh:
