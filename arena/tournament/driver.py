@@ -32,8 +32,7 @@ from .rating import RatingFold
 from .records import record_of
 from .schedules.balance import CYCLIC
 from .schedules.base import Schedule, ScheduledMatch
-from .kinds import players_of, schedule_for
-from .kinds import schedule_of as schedule_of
+from .kinds import players_of, schedule_for, schedule_of as schedule_of
 from .schedules.fixed import FixedSchedule
 from .seating import refusal
 from .settle import SettleGate

@@ -1,7 +1,7 @@
 """``schedule: ladder``: the kind that declares a living ladder's keys and what its runs do differently.
 
 The matchmaking is :class:`.matchmaking.LadderSchedule`; the field, the kept ratings, the
-lock and the board are in :mod:`..ladder`. This module ties them to the two generic places
+lock and the board are its neighbours in this package. This module ties them to the two generic places
 that would otherwise name a ladder: the config loader (its keys: ``placement_matches``,
 ``keep_versions``, ``fairness_floor``, ``replay_tables``, ``submission``, ``unsandboxed_builds``, none of them
 fingerprinted, since each changes only what comes next) and the driver (its hooks, below).
