@@ -629,6 +629,7 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
     from .tournament.ladder import board as ladder_board
     from .tournament.ladder import paired
     from .tournament.leaderboard import text
+    from .tournament.kinds import reading
     from .tournament.schedules import ROUND_ROBIN
     from .tournament.standings import ladder_board as ladder_rows
     from .tournament.standings import read, standings
@@ -640,11 +641,11 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
     except (FileNotFoundError, StoreMismatch) as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        ladder = store.meta("ladder")
-        if ladder is None and show_all:
+        ladder = reading(store).keeps_ratings
+        if not ladder and show_all:
             schedule = str((store.meta("config") or {}).get("schedule", ROUND_ROBIN)).replace("_", "-")
             raise click.ClickException(f"--all applies to ladders only; {output_dir} is a {schedule} tournament")
-        if ladder is not None:  # its ratings are kept in the store: no record is read, however many
+        if ladder:  # its ratings are kept in the store: no record is read, however many
             results = read(store, records=False)
             voided, played = results.voided, store.count()
             click.echo(f"ladder: {played} matches played" + (f", {len(voided)} voided" if voided else ""))

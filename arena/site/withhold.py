@@ -24,6 +24,8 @@ from __future__ import annotations
 from itertools import chain
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from ..tournament.kinds import reading
+
 if TYPE_CHECKING:
     from ..tournament.store import ResultStore
 
@@ -32,10 +34,9 @@ Deal = tuple[str, int, int]
 
 
 def withheld_in(store: ResultStore, rows: Sequence[Mapping[str, Any]]) -> set[int]:
-    """:func:`withheld` of ``rows`` read from ``store``, with its voided matches unless it is a ladder's (a
-    ladder plays a voided rotation again)."""
-    ladder = store.meta("ladder") is not None
-    return withheld(rows, () if ladder else store.voided_deals())
+    """:func:`withheld` of ``rows`` read from ``store``, with its voided matches unless its kind plays a voided
+    rotation again (a ladder does: :attr:`..tournament.schedules.kind.Reading.replays_voided`)."""
+    return withheld(rows, () if reading(store).replays_voided else store.voided_deals())
 
 
 def withheld(rows: Sequence[Mapping[str, Any]], voided: Iterable[Deal] = ()) -> set[int]:

@@ -9,14 +9,17 @@ allowed values and keys are listed to the user.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from ..bots import BotSpec
 from ..sandbox.backends import Backend
 from .ladder import kind as ladder
 from .schedules import round_robin, sampled
 from .schedules.base import Schedule, ScheduledMatch
-from .schedules.kind import ScheduleKind, TournamentConfig
+from .schedules.kind import Reading, ScheduleKind, TournamentConfig
+
+if TYPE_CHECKING:
+    from .store import ResultStore
 
 _KINDS: dict[str, ScheduleKind] = {k.name: k for k in (round_robin.KIND, sampled.KIND, ladder.KIND)}
 
@@ -70,3 +73,13 @@ def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
 def players_of(config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
     """Name -> bot for the jobs: the file's bots, or those the schedule meets as it runs (a live map)."""
     return kind_of(config.schedule).players(config, schedule)
+
+
+def reading(store: ResultStore) -> Reading:
+    """The one question a reader of ``store`` asks its kind: what its results are to it
+    (:class:`.schedules.kind.Reading`). The kind is the one its stored configuration names; a store
+    begun before ``schedule`` was stored, or with no run yet, is the default kind's, and so is one
+    of a kind not registered here."""
+    config = store.meta("config")
+    name = config.get("schedule", DEFAULT) if isinstance(config, dict) else DEFAULT
+    return _KINDS.get(str(name), _KINDS[DEFAULT]).reading(store.meta)

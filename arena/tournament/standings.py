@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from .evidence import DEFAULT_MARGIN, PairEvidence
+from .kinds import reading
 from .ladder.board import LadderRow, rows as board_rows, stored_evidence
 from .ladder.kept import Kept, read as read_kept
 from .leaderboard import Leaderboard, Tally, build
@@ -61,7 +62,7 @@ class Results:
 def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results:
     """The :class:`Results` of ``store``; ``records``: read every finished match (a ladder's board needs none,
     however many); ``kept``: a ladder's kept ratings (the report rates every match itself)."""
-    ladder = store.meta("ladder")
+    kind = reading(store)
     params = RatingParams(**(store.meta("rating") or {}))
     entries = store.ladder.entries()
     settle = store.meta("settle")
@@ -71,12 +72,12 @@ def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results
                    records=store.records() if records else [],
                    voided=store.voided(),
                    total=store.meta("total"),
-                   ladder=ladder is not None,
+                   ladder=kind.keeps_ratings,
                    entries=entries,
                    left={e.key: e.status for e in entries if e.status != ACTIVE},
-                   placement=int(ladder["placement_matches"]) if ladder is not None else 0,
-                   kept=read_kept(store.ladder, params) if ladder is not None and kept else None,
-                   evidence=stored_evidence(store.ladder) if ladder is not None and kept else None,
+                   placement=kind.placement,
+                   kept=read_kept(store.ladder, params) if kind.keeps_ratings and kept else None,
+                   evidence=stored_evidence(store.ladder) if kind.keeps_ratings and kept else None,
                    margin=float(margin) if isinstance(margin, (int, float)) and margin > 0 else DEFAULT_MARGIN)
 
 

@@ -162,3 +162,43 @@ def test_the_driver_and_the_loader_branch_on_no_kind(module) -> None:
              and node.module and node.module.split(".")[-1] in {"ladder", "sampled", "matchmaking", "round_robin"}]
     assert taken == []
     assert "ladder" not in source.lower()  # not even in a docstring: the kind that keeps ratings is a kind
+
+
+def test_a_reader_asks_the_stored_kind_what_its_results_are(tmp_path, every_pair):
+    """``kinds.reading``: a round robin's, a plug-in kind's and a store with no run yet read as a schedule
+    known in advance; a ladder's store keeps its ratings, with its placement, and plays voided rotations
+    again. The readers ask this, never a kind's own meta key."""
+    from arena.tournament.schedules.kind import Reading
+    from tests.tournament.test_ladder import copy_bot, write_ladder
+
+    run_tournament(load_config(write(tmp_path, "schedule: every_pair\npair_rounds: 1\n")), out=io.StringIO())
+    plain = tmp_path / "plain"
+    run_tournament(load_config(write(tmp_path, "", name="plain")), out=io.StringIO(), max_matches=2)
+    ladder = load_config(write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob")]))
+    run_tournament(ladder, out=io.StringIO(), max_matches=2)
+    (tmp_path / "empty").mkdir()
+    answers = {}
+    for name, directory in (("pairs", tmp_path / "pairs"), ("plain", plain), ("ladder", ladder.output)):
+        store = ResultStore(directory, readonly=True)
+        try:
+            answers[name] = registry.reading(store)
+        finally:
+            store.close()
+    fresh = ResultStore(tmp_path / "empty")
+    try:
+        answers["empty"] = registry.reading(fresh)
+    finally:
+        fresh.close()
+    assert answers == {"pairs": Reading(), "plain": Reading(), "empty": Reading(),
+                       "ladder": Reading(keeps_ratings=True, placement=2, replays_voided=True)}
+
+
+@pytest.mark.parametrize("name", ["arena/cli.py", "arena/tournament/standings.py", "arena/site/withhold.py"])
+def test_the_readers_name_no_kinds_meta_key(name) -> None:
+    """The boards, ``arena leaderboard`` and the report ask the kind (``kinds.reading``), so a ladder's meta key
+    is the ladder kind's business alone."""
+    tree = ast.parse((ROOT / name).read_text())
+    asked = [ast.unparse(node) for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute) and node.func.attr == "meta"
+             and any(isinstance(a, ast.Constant) and a.value == "ladder" for a in node.args)]
+    assert asked == []

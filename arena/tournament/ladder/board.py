@@ -193,8 +193,8 @@ def write(board: Sequence[LadderRow], directory: Path, paired: Sequence[Paired] 
           model: str = DEFAULT_MODEL) -> None:
     """``ladder.json``, ``.csv``, ``.md`` and ``.txt`` beside the usual leaderboard files, each replaced
     atomically, so whoever reads them during a run sees a whole file."""
-    outputs = {JSON_NAME: to_json(board, paired), CSV_NAME: to_csv(board), MARKDOWN_NAME: markdown(board, paired, model),
-               TEXT_NAME: view(board, paired=paired, model=model)}
+    outputs = {JSON_NAME: to_json(board, paired), CSV_NAME: to_csv(board),
+               MARKDOWN_NAME: markdown(board, paired, model), TEXT_NAME: view(board, paired=paired, model=model)}
     for name, content in outputs.items():
         write_atomic(Path(directory) / name, content)
 

@@ -20,7 +20,7 @@ import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ...bots import BotSpec
 from ...bounds import MAX_PLACEMENT_MATCHES
@@ -39,12 +39,15 @@ from ..records import MatchRecord
 from ..store.ladder import LadderStore
 from ..schedules import LADDER
 from ..schedules.base import Schedule, ScheduledMatch
-from ..schedules.kind import Field, KeyReader, Players, RunHooks, ScheduleKind, TournamentConfig
+from ..schedules.kind import Field, KeyReader, Players, Reading, RunHooks, ScheduleKind, TournamentConfig
 from .tables import StoredTables
 from .matchmaking import DEFAULT_FLOOR, DEFAULT_REPLAY_TABLES, LadderSchedule
 
 if TYPE_CHECKING:
     from ..store import ResultStore
+
+META_KEY = "ladder"
+"""The ``meta`` key a ladder's run writes: its placement (read back by :meth:`Ladder.reading`)."""
 
 DEFAULT_PLACEMENT_MATCHES = 5
 """Matches a ladder entry plays before the leaderboard ranks it."""
@@ -151,6 +154,12 @@ class Ladder(ScheduleKind):
     def describe(self, options: Any) -> dict[str, Any]:
         return {"schedule": self.name, "tables": None}  # as ladders begun before kinds declared their part
 
+    def reading(self, meta: Callable[[str], Any]) -> Reading:
+        """Kept ratings, its placement and voided rotations played again, once a run has said so in ``meta``
+        (a store only submitted to has no run's yet, and no match)."""
+        kept = meta(META_KEY)
+        return Reading() if kept is None else Reading(True, int(kept["placement_matches"]), True)
+
     def matches(self, config: TournamentConfig) -> list[ScheduledMatch]:
         raise ValueError("a ladder draws its tables as it runs: it has no schedule known in advance")
 
@@ -248,7 +257,7 @@ class LadderRun(RunHooks):
         return notes
 
     def meta(self) -> dict[str, Any]:
-        return {"bots": [], "ladder": {"placement_matches": settings_of(self.config).placement_matches}}
+        return {"bots": [], META_KEY: {"placement_matches": settings_of(self.config).placement_matches}}
 
     def fold(self, schedule: Schedule, records: Sequence[MatchRecord]) -> RatingFold:
         """A fold from the ratings kept in the store, which it keeps up to date as it rates."""

@@ -131,6 +131,22 @@ class Players:
     """Matches a player plays before it is ranked."""
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What a kind's stored results are to those who read them (the boards, ``arena leaderboard``, the
+    report): the one question a reader asks (:func:`..kinds.reading`), so that none of them names a kind.
+    These defaults are a schedule known in advance's."""
+
+    keeps_ratings: bool = False
+    """Its ratings are kept in the store as it rates, and its own board is made from them (a ladder's,
+    read without a record however many), instead of every stored record being rated."""
+    placement: int = 0
+    """Matches a player plays before the board ranks it."""
+    replays_voided: bool = False
+    """A voided rotation is played again under a new index, so a voided match settles no deal (the
+    report withholds a deal until every rotation of it is stored)."""
+
+
 class RunHooks:
     """What a run asks its schedule kind beyond the schedule itself. These defaults do nothing:
     the file's bots are the players, and ratings are folded from the stored records."""
@@ -240,6 +256,10 @@ class ScheduleKind(abc.ABC):
 
     def publish(self, config: TournamentConfig, store: ResultStore) -> None:
         """Write its own files (:attr:`board_files`) beside the leaderboard's."""
+
+    def reading(self, meta: Callable[[str], Any]) -> Reading:
+        """What its results are to their readers, from the store's ``meta`` keys its runs wrote."""
+        return Reading()
 
     def refuse_rating(self, params: RatingParams) -> str | None:
         """Why it cannot rate with ``params`` (the config's ``rating.method`` error), or None."""
