@@ -382,6 +382,11 @@ class _Run:
         self.last_look = now
         info = self.client.scheduler_info(n_workers=-1) if _takes_n_workers(self.client) else \
             self.client.scheduler_info()
+        # a client that lost the scheduler while asking answers from what it last knew, or from nothing once it
+        # has given up (no "workers" at all): that is the scheduler's end, not the workers'
+        self._connected()
+        if "workers" not in info:
+            raise PoolFailure(f"lost the Dask scheduler at {self.address} (it did not say who works for it)")
         present = {addr: int(w.get("nthreads", 1)) for addr, w in info.get("workers", {}).items()}
         new = [a for a in present if a not in self.good and a not in self.refused]
         if new:
