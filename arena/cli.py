@@ -599,7 +599,7 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
                                  executor=executor, until_settled=until_settled)
     except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning, PoolFailure) as exc:
         raise click.ClickException(str(exc)) from None
-    own = config.kind.board_files  # a schedule kind's own board, shown instead of the leaderboard
+    own = config.kind.hooks.board_files  # a schedule kind's own board, shown instead of the leaderboard
     if own:
         click.echo((config.output / own[0]).read_text(), nl=False)
     else:

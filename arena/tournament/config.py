@@ -65,8 +65,8 @@ GENERIC_KEYS = ("seed", "time", "sandbox", "workers", "executor", "matches_per_p
 
 def top_keys() -> tuple[str, ...]:
     """Allowed top-level keys, in documentation order: the generic ones and those of every schedule kind."""
-    shape = [key for kind in kinds() for key in kind.shape_keys]
-    settings = [key for kind in kinds() for key in kind.setting_keys]
+    shape = [key for kind in kinds() for key in kind.keys.shape]
+    settings = [key for kind in kinds() for key in kind.keys.settings]
     return tuple(dict.fromkeys((*LEAD_KEYS, *shape, *GENERIC_KEYS, *settings)))
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
@@ -475,17 +475,14 @@ class _Reader:
         tell_opponents = self.boolean(("tell_opponents",), data.get("tell_opponents", False))
         rating = self.rating(data.get("rating"))
         margin = self.settle(data.get("settle"))
-        refused = schedule.refuse_rating(rating)
-        if refused:
-            self.fail(("rating", "method"), refused)
         limits = self.limits(data.get("limits"))
         log_bytes = self.required_int(("log_bytes",), data.get("log_bytes", Limits().log_bytes), 0, MAX_LOG_BYTES)
         limits = dataclasses.replace(limits, log_bytes=log_bytes)
         output = self.output(data.get("output"), name)
-        bots = self.bots(data["bots"], schedule.least_bots())
-        if schedule.builds_up_front:  # the file's bots are the players: they must fill every table size
+        bots = self.bots(data["bots"], schedule.keys.least_bots)
+        if schedule.hooks.builds_up_front:  # the file's bots are the players: they must fill every table size
             self.players(data, bots, seats, rules.preset)
-        settings = schedule.check(self, Field(data, bots, seats, rules, cycles), settings)
+        settings = schedule.check(self, Field(data, bots, seats, rules, cycles, rating), settings)
         return TournamentConfig(name=name, rules=rules, seats=seats, cycles=cycles, seed=seed, time=time_control,
                                 sandbox=sandbox, workers=workers, matches_per_process=per_process,
                                 fault_policy=fault_policy, max_faults=max_faults, tell_opponents=tell_opponents,
@@ -603,9 +600,9 @@ class _Reader:
             if kind is chosen:
                 settings = kind.read(self, data)
                 continue
-            for key in kind.keys:
-                if key in data and key not in chosen.keys:
-                    self.fail((key,), f"only used with schedule: {kind.name}{kind.only_note}; remove it, or add "
+            for key in kind.keys.all:
+                if key in data and key not in chosen.keys.all:
+                    self.fail((key,), f"only used with schedule: {kind.name}{kind.keys.only_note}; remove it, or add "
                                       f"schedule: {kind.name}", at_key=True)
         return settings
 

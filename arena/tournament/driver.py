@@ -32,7 +32,7 @@ from .rating import RatingFold
 from .records import record_of
 from .schedules.balance import CYCLIC
 from .schedules.base import Schedule, ScheduledMatch
-from .kinds import players_of, schedule_for, schedule_of as schedule_of
+from .kinds import schedule_for, schedule_of as schedule_of
 from .schedules.fixed import FixedSchedule
 from .seating import refusal
 from .settle import SettleGate
@@ -84,9 +84,9 @@ def resolve_seating(config: TournamentConfig, store: ResultStore) -> TournamentC
     """The config with the seating its output directory was begun with: a tournament stored before balanced
     seatings (its stored configuration names none) goes on with one cyclic order per table, so that a
     resume plays exactly the matches it would have played; every other one is balanced, and so is a kind
-    whose seating may change between runs (``seating`` in :attr:`.ScheduleKind.unbound`)."""
+    whose seating may change between runs (``seating`` in :attr:`.Keys.unbound`)."""
     stored = store.meta("config")
-    if isinstance(stored, dict) and "seating" not in stored and "seating" not in config.kind.unbound:
+    if isinstance(stored, dict) and "seating" not in stored and "seating" not in config.kind.keys.unbound:
         return dataclasses.replace(config, seating=CYCLIC)
     return config
 
@@ -177,11 +177,11 @@ def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | Non
     """The leaderboard files from everything stored, by the one standings path (:mod:`.standings`, as
     ``arena leaderboard`` and the report read it; ``fold``: its ratings, if it saw all of it). A schedule
     that keeps its ratings in the store is rated by those, and its kind writes its own files beside these
-    (:meth:`.ScheduleKind.publish`)."""
+    (:meth:`.RunHooks.publish`)."""
     results = read_results(store)
     board = standings(results, fold.ratings if fold is not None and fold.complete and results.kept is None else None)
     write_files(board, config.output)
-    config.kind.publish(config, store)
+    config.kind.hooks.publish(config, store)
     return board
 
 
@@ -216,13 +216,13 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
 
     Refuses (:class:`BotsChanged`) to resume when a bot's files changed since stored
     matches were played, unless ``accept_bot_changes``. An open-ended schedule runs until interrupted
-    or ``max_matches``; the schedule kind's guard (:meth:`.ScheduleKind.run_guard`, a lock that refuses a
+    or ``max_matches``; the schedule kind's guard (:meth:`.RunHooks.guard`, a lock that refuses a
     second run) is held throughout.
     ``executor`` (else the file's ``executor``): play on that registered executor instead of local worker
     processes (:mod:`arena.execute.registry`; ``arena run``'s options choose one by name);
     :class:`PoolFailure` says how to install it when its dependency is missing.
     ``until_settled``: stop once every adjacent pair of the board is ordered with at least this
-    probability, at the end of a unit of the schedule (:meth:`.ScheduleKind.settle_unit`: whole cycles by default),
+    probability, at the end of a unit of the schedule (:attr:`.ScheduleKind.settle`: whole cycles by default),
     or at the schedule's end or ``max_matches``, whichever comes first.
     """
     if executor is not None:
@@ -230,7 +230,7 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
     if config.executor is not None:
         registered(config.executor.name).require()
     check_output(config.output)  # before the guard, which may hold a lock file in it
-    with config.kind.run_guard(config):
+    with config.kind.hooks.guard(config):
         return _run(config, out, workers, say, accept_bot_changes, max_matches, hours, report, until_settled,
                     report is not None if frames is None else frames)
 
@@ -249,7 +249,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
          accept_bot_changes: bool, max_matches: int | None, hours: float | None = None,
          report: ReportFactory | None = None, until_settled: float | None = None, frames: bool = False) -> RunSummary:
     kind = config.kind
-    up_front = kind.builds_up_front  # else the file's bots are only a starting field, built as they join
+    up_front = kind.hooks.builds_up_front  # else the file's bots are only a starting field, built as they join
     why = refusal(config.bots, config.rules.preset, config.seats) if up_front else None  # load_config refuses it too
     if why:
         raise BotConfigError(f"tournament {config.path.name}: {why}")
@@ -272,7 +272,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         longer = extension(store, config.fingerprint(), config.describe(), schedule.matches) \
             if isinstance(schedule, FixedSchedule) else None  # more cycles or tables: checked, written below
         if longer is None:
-            store.claim(config.fingerprint(), config.describe(), schedule.total, kind.unbound)
+            store.claim(config.fingerprint(), config.describe(), schedule.total, kind.keys.unbound)
         hooks = kind.hooks(config, store)
         notes = hooks.enter_field(accept_bot_changes)
         if longer is not None:  # after the bots' check, so a refused resume leaves the store as it was
@@ -306,7 +306,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             why = "resolved by each of the executor's workers, which is refused if it lacks it"
         tell(f"tournament {config.name} (results in {config.output}): {size}, {len(done)} already stored{voids}, "
              f"{to_play} on {place}; sandbox {sandbox} ({why})")
-        specs = players_of(config, schedule)
+        specs = hooks.players(schedule)
         progress = Progress(schedule.total, len(done), stream)
         live = hooks.fold(schedule, records)  # a schedule that keeps ratings in the store starts from them
         issued: dict[int, ScheduledMatch] = {}  # handed to the pool, not come back yet
@@ -321,7 +321,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             return None if max_matches is None else max_matches - played - len(issued)
         evidence = evidence_of(records)  # every pair's deals, for the stop rule
         gate = None if until_settled is None else SettleGate(
-            schedule, until_settled, kind.settle_unit, kind.settle_name, lambda: live.ratings, playing,
+            schedule, until_settled, kind.settle.unit, kind.settle.name, lambda: live.ratings, playing,
             lambda: len(issued), lambda: len(done) + played + voided, evidence, config.margin)
         jobs = _jobs(gate or schedule, live, issued, lambda s: _job(config, s, specs, sandbox, frames), room, tell)
         interrupted = False

@@ -9,9 +9,8 @@ allowed values and keys are listed to the user.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
-from ..bots import BotSpec
 from ..sandbox.backends import Backend
 from .ladder import kind as ladder
 from .schedules import round_robin, sampled
@@ -68,11 +67,6 @@ def schedule_of(config: TournamentConfig) -> list[ScheduledMatch]:
     if config.seed is None:
         raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
     return kind_of(config.schedule).matches(config)
-
-
-def players_of(config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
-    """Name -> bot for the jobs: the file's bots, or those the schedule meets as it runs (a live map)."""
-    return kind_of(config.schedule).players(config, schedule)
 
 
 def reading(store: ResultStore) -> Reading:

@@ -3,7 +3,7 @@
 A run that stops "when the order is sure" must stop at the same match however many workers
 play it, or the same file and seed would give different tournaments. So the schedule is handed
 out one *unit* at a time (a cycle of a round robin, a table of a ladder: the kind says which,
-:meth:`.ScheduleKind.settle_unit`), and at each unit's end the gate waits until every match handed
+:attr:`.ScheduleKind.settle`), and at each unit's end the gate waits until every match handed
 out is back and rated. Only then does it ask whether every adjacent pair of the board is either
 ordered or within the margin (``settle: {margin}``) by confidence sequences that hold at every look
 at once, all pairs together with error at most 1 - P (:mod:`.evidence`); if so it hands out nothing

@@ -22,7 +22,7 @@ from arena.tournament.driver import run_tournament
 from arena.tournament import kinds as registry
 from arena.tournament.schedules.base import ScheduledMatch
 from arena.tournament.schedules.fixed import FixedKind
-from arena.tournament.schedules.kind import KeyReader, RunHooks
+from arena.tournament.schedules.kind import KeyReader, Keys, RunHooks
 from arena.match.seeds import deal_seed
 from arena.tournament.store import ResultStore
 
@@ -36,7 +36,14 @@ class PairSettings:
 
 
 class CountingHooks(RunHooks):
-    """Default hooks that also count the matches they are told were stored."""
+    """Default hooks that also count the matches they are told were stored, and hold a guard."""
+
+    @classmethod
+    @contextmanager
+    def guard(cls, config: TournamentConfig) -> Iterator[None]:
+        EVERY_PAIR.guarded.append("held")
+        yield
+        EVERY_PAIR.guarded.append("released")
 
     def stored(self) -> None:
         EVERY_PAIR.stored += 1
@@ -46,7 +53,8 @@ class EveryPair(FixedKind):
     """Every pair of bots meets once per round at one table of two, each meeting its own deal."""
 
     name = "every_pair"
-    shape_keys = ("pair_rounds",)
+    keys = Keys(shape=("pair_rounds",))
+    hooks = CountingHooks
 
     def __init__(self) -> None:
         self.stored = 0
@@ -64,15 +72,6 @@ class EveryPair(FixedKind):
         meetings = [(r, pair) for r in range(1, config.pair_rounds + 1) for pair in combinations(names, 2)]
         return [ScheduledMatch(i, f"p{r}/{'+'.join(pair)}", deal_seed(config.seed, f"p{r}/{'+'.join(pair)}"), pair, r, 0)
                 for i, (r, pair) in enumerate(meetings)]
-
-    @contextmanager
-    def run_guard(self, config: TournamentConfig) -> Iterator[None]:
-        self.guarded.append("held")
-        yield
-        self.guarded.append("released")
-
-    def hooks(self, config: TournamentConfig, store: ResultStore) -> RunHooks:
-        return CountingHooks(config, store)
 
 
 EVERY_PAIR = EveryPair()
@@ -202,3 +201,19 @@ def test_the_readers_name_no_kinds_meta_key(name) -> None:
              and isinstance(node.func, ast.Attribute) and node.func.attr == "meta"
              and any(isinstance(a, ast.Constant) and a.value == "ladder" for a in node.args)]
     assert asked == []
+
+
+def test_a_kind_is_a_narrow_interface_with_one_optional_hooks_object() -> None:
+    """What a kind must know of (its keys, reading and checking them, its fingerprint, its matches, its
+    schedule, its board's field, what its results are to readers, where it settles) stays about ten
+    members; what a run does beyond playing is one hooks class, which a plain kind does not supply and the
+    ladder does."""
+    from arena.tournament.ladder.kind import LadderRun
+    from arena.tournament.schedules.kind import ScheduleKind
+
+    members = sorted(n for n in dir(ScheduleKind) if not n.startswith("_"))
+    assert members == ["build", "check", "describe", "field", "hooks", "keys", "matches", "name", "read",
+                       "reading", "settle"]
+    assert registry.kind_of("round_robin").hooks is RunHooks and registry.kind_of("sampled").hooks is RunHooks
+    assert registry.kind_of("ladder").hooks is LadderRun
+    assert not LadderRun.builds_up_front and LadderRun.board_files  # built as they join; a board of its own

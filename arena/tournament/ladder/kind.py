@@ -39,7 +39,8 @@ from ..records import MatchRecord
 from ..store.ladder import LadderStore
 from ..schedules import LADDER
 from ..schedules.base import Schedule, ScheduledMatch
-from ..schedules.kind import Field, KeyReader, Players, Reading, RunHooks, ScheduleKind, TournamentConfig
+from ..schedules.kind import (Field, KeyReader, Keys, Players, Reading, RunHooks, ScheduleKind, Settling,
+                             TournamentConfig)
 from .tables import StoredTables
 from .matchmaking import DEFAULT_FLOOR, DEFAULT_REPLAY_TABLES, LadderSchedule
 
@@ -83,121 +84,6 @@ def settings_of(config: TournamentConfig) -> LadderSettings:
     return settings
 
 
-class Ladder(ScheduleKind):
-    """``schedule: ladder``."""
-
-    name = LADDER
-    setting_keys = ("placement_matches", "keep_versions", "fairness_floor", "replay_tables", "submission",
-                    "unsandboxed_builds")
-    builds_up_front = False
-    board_files = ("ladder.txt", "ladder.md", "ladder.json", "ladder.csv")
-
-    def refuse_rating(self, params: RatingParams) -> str | None:
-        """Its kept ratings are updated match by match: no method that waits for a deal's rotations."""
-        if params.method != "match":
-            return f"expected match: a ladder keeps its ratings match by match, got {params.method}"
-        return None
-
-    def settle_unit(self, scheduled: ScheduledMatch) -> int:
-        """A table: its rotations are consecutive matches, so its first index names it. A ladder runs
-        without end, and may stop after any table."""
-        return scheduled.index - scheduled.rotation
-
-    def settle_name(self, scheduled: ScheduledMatch) -> str:
-        return f"the table of match {scheduled.match_id}"
-
-    def read(self, reader: KeyReader, data: Mapping[str, Any]) -> LadderSettings:
-        placement = reader.required_int(("placement_matches",),
-                                        data.get("placement_matches", DEFAULT_PLACEMENT_MATCHES), 0,
-                                        MAX_PLACEMENT_MATCHES)
-        floor = data.get("fairness_floor", DEFAULT_FLOOR)
-        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor < 1:
-            reader.fail(("fairness_floor",), f"must be a number from 0 (nobody below the median) up to, not "
-                                             f"including, 1 (no floor), got {floor!r}; the default is {DEFAULT_FLOOR}")
-        keep = reader.boolean(("keep_versions",), data.get("keep_versions", False))
-        section = reader.section(("submission",), data.get("submission"), SUBMISSION_KEYS)
-        submission = SubmissionLimits(
-            reader.required_int(("submission", "max_mb"), section.get("max_mb", DEFAULT_MAX_MB), 1, MAX_MB),
-            reader.required_int(("submission", "max_files"), section.get("max_files", DEFAULT_MAX_FILES), 1,
-                                MAX_FILES))
-        replays = reader.required_int(("replay_tables",), data.get("replay_tables", DEFAULT_REPLAY_TABLES), 0,
-                                      MAX_REPLAY_TABLES)
-        return LadderSettings(placement, float(floor), keep, submission, replay_tables=replays)
-
-    def least_bots(self) -> int:
-        return 0  # bots are submitted while it runs
-
-    def check(self, reader: KeyReader, field: Field, options: Any) -> LadderSettings:
-        """A ladder snapshots each bot's directory, so its starting field must be bot directories, each
-        wholly described by its files: an ``image`` for docker comes from its bot.yaml, as a submitted
-        bot's does, not from the ladder file (which its snapshots would not carry)."""
-        entries = field.data.get("bots") or []
-        for index, bot in enumerate(field.bots):
-            if bot.directory is None:
-                reader.fail(("bots", index), f"a ladder runs copies of bot directories; {bot.name} is not one "
-                                             "(give a bot directory path)")
-            entry = entries[index] if index < len(entries) else None
-            if isinstance(entry, Mapping) and "image" in entry:
-                reader.fail(("bots", index, "image"), f"a ladder runs copies of bot directories, which carry "
-                                                      f"their own image: set image: in {bot.name}'s bot.yaml "
-                                                      "instead of the ladder file")
-        unsandboxed = reader.boolean(("unsandboxed_builds",), field.data.get("unsandboxed_builds", False))
-        return LadderSettings(options.placement_matches, options.fairness_floor, options.keep_versions,
-                              options.submission, unsandboxed, options.replay_tables)
-
-    unbound = ("bots", "seating")
-    """The file's bots are a starting field, entered once by name and then played from snapshots, so
-    editing one (and submitting it as a new version) or adding one to the list must not refuse the run.
-    ``seating``: a ladder begun before balanced seatings takes them from its next table on (it has no
-    schedule decided in advance to keep; a table cut short is completed in its own seating)."""
-
-    def describe(self, options: Any) -> dict[str, Any]:
-        return {"schedule": self.name, "tables": None}  # as ladders begun before kinds declared their part
-
-    def reading(self, meta: Callable[[str], Any]) -> Reading:
-        """Kept ratings, its placement and voided rotations played again, once a run has said so in ``meta``
-        (a store only submitted to has no run's yet, and no match)."""
-        kept = meta(META_KEY)
-        return Reading() if kept is None else Reading(True, int(kept["placement_matches"]), True)
-
-    def matches(self, config: TournamentConfig) -> list[ScheduledMatch]:
-        raise ValueError("a ladder draws its tables as it runs: it has no schedule known in advance")
-
-    def build(self, config: TournamentConfig, backend: Backend | None) -> Schedule:
-        if config.seed is None:
-            raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
-        settings = settings_of(config)
-        output, params = config.output, config.rating
-        own = {str(Path(b.directory).resolve()) for b in config.bots if b.directory}  # the organiser's choice
-        build = functools.partial(player_spec, backend=backend, exempt=own,
-                                  unsandboxed_builds=settings.unsandboxed_builds)
-        return LadderSchedule(ActiveField(output), build, config.seats, config.rules.preset,
-                              config.seed, params, settings.placement_matches, settings.fairness_floor,
-                              lambda: kept_in(output, params), lambda: finished_in(output), StoredTables(output),
-                              settings.replay_tables, config.matches_per_process, config.seating)
-
-    def players(self, config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
-        """Its entries as the schedule meets them (a live map)."""
-        if isinstance(schedule, LadderSchedule):
-            return schedule.specs
-        return super().players(config, schedule)
-
-    def run_guard(self, config: TournamentConfig) -> AbstractContextManager[None]:
-        return run_lock(config.output)
-
-    def hooks(self, config: TournamentConfig, store: ResultStore) -> LadderRun:
-        return LadderRun(config, store)
-
-    def field(self, config: TournamentConfig, store: ResultStore) -> Players:
-        """Its player keys, with the ratings kept in the store; replaced and retired versions ranked after."""
-        field = entries(store.ladder)
-        return Players([e.key for e in field], read_kept(store.ladder, config.rating).ratings,
-                       {e.key: e.status for e in field if e.status != ACTIVE}, settings_of(config).placement_matches)
-
-    def publish(self, config: TournamentConfig, store: ResultStore) -> None:
-        write_board(config, store.ladder)
-
-
 def write_board(config: TournamentConfig, ladder: LadderStore,
                 evidence: ladder_board.StoredEvidence | None = None) -> None:
     """Write the ladder's own board files into its output directory (``evidence``: kept between refreshes)."""
@@ -225,9 +111,20 @@ class BoardRefresh:
 
 
 class LadderRun(RunHooks):
-    """One run of a ladder: its starting field, kept ratings, active field and board refresh."""
+    """One run of a ladder: its starting field, kept ratings, active field and board refresh. Its bots are
+    built as they join (from snapshots), one run at a time holds the lock, and it writes its own board."""
 
+    builds_up_front = False
+    board_files = ("ladder.txt", "ladder.md", "ladder.json", "ladder.csv")
     live_report = True
+
+    @classmethod
+    def guard(cls, config: TournamentConfig) -> AbstractContextManager[None]:
+        return run_lock(config.output)
+
+    @classmethod
+    def publish(cls, config: TournamentConfig, store: ResultStore) -> None:
+        write_board(config, store.ladder)
 
     def __init__(self, config: TournamentConfig, store: ResultStore) -> None:
         super().__init__(config, store)
@@ -259,6 +156,12 @@ class LadderRun(RunHooks):
     def meta(self) -> dict[str, Any]:
         return {"bots": [], META_KEY: {"placement_matches": settings_of(self.config).placement_matches}}
 
+    def players(self, schedule: Schedule) -> Mapping[str, BotSpec]:
+        """Its entries as the schedule meets them (a live map)."""
+        if isinstance(schedule, LadderSchedule):
+            return schedule.specs
+        return super().players(schedule)
+
     def fold(self, schedule: Schedule, records: Sequence[MatchRecord]) -> RatingFold:
         """A fold from the ratings kept in the store, which it keeps up to date as it rates."""
         kept = self.kept = read_kept(self.store.ladder, self.config.rating)
@@ -286,6 +189,104 @@ class LadderRun(RunHooks):
     def playing(self) -> frozenset[str] | None:
         """Its active entries, not its replaced or retired ones."""
         return self.active.keys()
+
+
+class ByTable(Settling):
+    """A ladder settles by the table: its rotations are consecutive matches, so its first index names it.
+    A ladder runs without end, and may stop after any table."""
+
+    def unit(self, scheduled: ScheduledMatch) -> int:
+        return scheduled.index - scheduled.rotation
+
+    def name(self, scheduled: ScheduledMatch) -> str:
+        return f"the table of match {scheduled.match_id}"
+
+
+class Ladder(ScheduleKind):
+    """``schedule: ladder``."""
+
+    name = LADDER
+    keys = Keys(settings=("placement_matches", "keep_versions", "fairness_floor", "replay_tables", "submission",
+                          "unsandboxed_builds"),
+                unbound=("bots", "seating"), least_bots=0)
+    """``least_bots`` 0: bots are submitted while it runs. ``unbound``: the file's bots are a starting field,
+    entered once by name and then played from snapshots, so editing one (and submitting it as a new version)
+    or adding one to the list must not refuse the run; ``seating``: a ladder begun before balanced seatings
+    takes them from its next table on (it has no schedule decided in advance to keep; a table cut short is
+    completed in its own seating)."""
+    settle = ByTable()
+    hooks = LadderRun
+
+    def read(self, reader: KeyReader, data: Mapping[str, Any]) -> LadderSettings:
+        placement = reader.required_int(("placement_matches",),
+                                        data.get("placement_matches", DEFAULT_PLACEMENT_MATCHES), 0,
+                                        MAX_PLACEMENT_MATCHES)
+        floor = data.get("fairness_floor", DEFAULT_FLOOR)
+        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor < 1:
+            reader.fail(("fairness_floor",), f"must be a number from 0 (nobody below the median) up to, not "
+                                             f"including, 1 (no floor), got {floor!r}; the default is {DEFAULT_FLOOR}")
+        keep = reader.boolean(("keep_versions",), data.get("keep_versions", False))
+        section = reader.section(("submission",), data.get("submission"), SUBMISSION_KEYS)
+        submission = SubmissionLimits(
+            reader.required_int(("submission", "max_mb"), section.get("max_mb", DEFAULT_MAX_MB), 1, MAX_MB),
+            reader.required_int(("submission", "max_files"), section.get("max_files", DEFAULT_MAX_FILES), 1,
+                                MAX_FILES))
+        replays = reader.required_int(("replay_tables",), data.get("replay_tables", DEFAULT_REPLAY_TABLES), 0,
+                                      MAX_REPLAY_TABLES)
+        return LadderSettings(placement, float(floor), keep, submission, replay_tables=replays)
+
+    def check(self, reader: KeyReader, field: Field, options: Any) -> LadderSettings:
+        """A ladder snapshots each bot's directory, so its starting field must be bot directories, each
+        wholly described by its files: an ``image`` for docker comes from its bot.yaml, as a submitted
+        bot's does, not from the ladder file (which its snapshots would not carry). Its kept ratings are
+        updated match by match: no rating method that waits for a deal's rotations."""
+        if field.rating.method != "match":
+            reader.fail(("rating", "method"),
+                        f"expected match: a ladder keeps its ratings match by match, got {field.rating.method}")
+        entries = field.data.get("bots") or []
+        for index, bot in enumerate(field.bots):
+            if bot.directory is None:
+                reader.fail(("bots", index), f"a ladder runs copies of bot directories; {bot.name} is not one "
+                                             "(give a bot directory path)")
+            entry = entries[index] if index < len(entries) else None
+            if isinstance(entry, Mapping) and "image" in entry:
+                reader.fail(("bots", index, "image"), f"a ladder runs copies of bot directories, which carry "
+                                                      f"their own image: set image: in {bot.name}'s bot.yaml "
+                                                      "instead of the ladder file")
+        unsandboxed = reader.boolean(("unsandboxed_builds",), field.data.get("unsandboxed_builds", False))
+        return LadderSettings(options.placement_matches, options.fairness_floor, options.keep_versions,
+                              options.submission, unsandboxed, options.replay_tables)
+
+    def describe(self, options: Any) -> dict[str, Any]:
+        return {"schedule": self.name, "tables": None}  # as ladders begun before kinds declared their part
+
+    def reading(self, meta: Callable[[str], Any]) -> Reading:
+        """Kept ratings, its placement and voided rotations played again, once a run has said so in ``meta``
+        (a store only submitted to has no run's yet, and no match)."""
+        kept = meta(META_KEY)
+        return Reading() if kept is None else Reading(True, int(kept["placement_matches"]), True)
+
+    def matches(self, config: TournamentConfig) -> list[ScheduledMatch]:
+        raise ValueError("a ladder draws its tables as it runs: it has no schedule known in advance")
+
+    def build(self, config: TournamentConfig, backend: Backend | None) -> Schedule:
+        if config.seed is None:
+            raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
+        settings = settings_of(config)
+        output, params = config.output, config.rating
+        own = {str(Path(b.directory).resolve()) for b in config.bots if b.directory}  # the organiser's choice
+        build = functools.partial(player_spec, backend=backend, exempt=own,
+                                  unsandboxed_builds=settings.unsandboxed_builds)
+        return LadderSchedule(ActiveField(output), build, config.seats, config.rules.preset,
+                              config.seed, params, settings.placement_matches, settings.fairness_floor,
+                              lambda: kept_in(output, params), lambda: finished_in(output), StoredTables(output),
+                              settings.replay_tables, config.matches_per_process, config.seating)
+
+    def field(self, config: TournamentConfig, store: ResultStore) -> Players:
+        """Its player keys, with the ratings kept in the store; replaced and retired versions ranked after."""
+        field = entries(store.ladder)
+        return Players([e.key for e in field], read_kept(store.ladder, config.rating).ratings,
+                       {e.key: e.status for e in field if e.status != ACTIVE}, settings_of(config).placement_matches)
 
 
 KIND = Ladder()

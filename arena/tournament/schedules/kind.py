@@ -2,12 +2,12 @@
 
 A kind is one value of ``schedule:`` in a tournament file. It owns its keys (names, defaults,
 checks and their messages), its part of the fingerprint, how its :class:`.base.Schedule` is
-built, and the hooks a run calls (:class:`RunHooks`). Every default here is what a schedule
-known in advance wants (round robin, sampled): the file's bots are the players, built before
-the first match and checked for changes on a resume, and the hooks do nothing. A kind that
-differs (one that keeps ratings as it rates, with a field entered while it runs) overrides
-what differs. :mod:`.registry` maps names to kinds; adding a kind is a module and a
-:func:`.registry.register` call.
+built, and what its results are to their readers: eleven members. What a *run* of it does
+differently is one optional hooks object (:class:`RunHooks`, which the ladder supplies). Every
+default here is what a schedule known in advance wants (round robin, sampled): the file's bots
+are the players, built before the first match and checked for changes on a resume, and the hooks
+do nothing. A kind that differs overrides what differs. :mod:`..kinds` maps names to kinds;
+adding a kind is a module and a :func:`..kinds.register` call.
 """
 
 from __future__ import annotations
@@ -102,6 +102,29 @@ class KeyReader(Protocol):
 
 
 @dataclass(frozen=True)
+class Keys:
+    """The top-level keys a kind reads, as the loader needs them declared before it reads any."""
+
+    shape: tuple[str, ...] = ()
+    """Keys that decide which matches are played (fingerprinted); listed after ``schedule`` among the
+    allowed keys."""
+    settings: tuple[str, ...] = ()
+    """Keys that change no match already decided; listed after ``bots``."""
+    only_note: str = ""
+    """Said after "only used with schedule: NAME" when a file of another kind gives one of its keys."""
+    unbound: tuple[str, ...] = ()
+    """Parts of the stored configuration (:meth:`.config.TournamentConfig.describe`) that may change between
+    runs of one output directory: a run with only these changed rebinds it instead of being refused."""
+    least_bots: int = 2
+    """The fewest bots the file may list (``bots: null`` is allowed when 0)."""
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        """Every top-level key it reads."""
+        return self.shape + self.settings
+
+
+@dataclass(frozen=True)
 class Field:
     """What the loader has read when a kind checks its keys against the bots (:meth:`ScheduleKind.check`)."""
 
@@ -115,6 +138,8 @@ class Field:
     """The rules, with every option set."""
     cycles: int
     """How many times the schedule is played."""
+    rating: RatingParams
+    """How its results are rated (a kind may refuse a method, naming ``rating.method``)."""
 
 
 @dataclass
@@ -147,14 +172,42 @@ class Reading:
     report withholds a deal until every rotation of it is stored)."""
 
 
-class RunHooks:
-    """What a run asks its schedule kind beyond the schedule itself. These defaults do nothing:
-    the file's bots are the players, and ratings are folded from the stored records."""
+class Settling:
+    """The unit at whose end ``arena run --until settled`` may stop (:mod:`..settle`), never decreasing in
+    schedule order. Here the cycle, so a run stops after whole cycles."""
 
+    def unit(self, scheduled: ScheduledMatch) -> int:
+        return scheduled.cycle
+
+    def name(self, scheduled: ScheduledMatch) -> str:
+        """The unit of ``scheduled`` in words, for the run's last line."""
+        return f"cycle {scheduled.cycle}"
+
+
+class RunHooks:
+    """What a run of a kind does beyond playing its schedule: the one optional object a kind supplies
+    (:attr:`ScheduleKind.hooks`). Its class says what holds before any run (whether the file's bots are
+    built up front, the guard held throughout, its own board files); an instance is one run on one store.
+    These defaults do nothing: the file's bots are the players, and ratings are folded from the stored
+    records."""
+
+    builds_up_front: bool = True
+    """The file's bots are the players, built before the first match (else the schedule builds its own)."""
+    board_files: tuple[str, ...] = ()
+    """Files of its own it writes beside the usual leaderboard files at publish."""
     live_report: bool = False
     """The web report is rebuilt now and then while the run plays (a run that goes on for weeks)."""
     keep: Callable[[LadderStore], None] | None = None
     """Called in the transaction that stores a match: writes ratings the kind keeps in the store."""
+
+    @classmethod
+    def guard(cls, config: TournamentConfig) -> ContextManager[None]:
+        """Held for the whole run, before the store is opened (a lock refusing a second run of the same output)."""
+        return nullcontext()
+
+    @classmethod
+    def publish(cls, config: TournamentConfig, store: ResultStore) -> None:
+        """Write its own files (:attr:`board_files`) beside the leaderboard's."""
 
     def __init__(self, config: TournamentConfig, store: ResultStore) -> None:
         self.config = config
@@ -167,6 +220,10 @@ class RunHooks:
     def meta(self) -> dict[str, Any]:
         """Meta keys stored with the results, which the leaderboard and the report read."""
         return {"bots": [b.name for b in self.config.bots]}
+
+    def players(self, schedule: Schedule) -> Mapping[str, BotSpec]:
+        """Name -> bot for the jobs: the file's bots."""
+        return {b.name: b for b in self.config.bots}
 
     def fold(self, schedule: Schedule, records: Sequence[MatchRecord]) -> RatingFold:
         """The rating fold of this run, with every stored record in it."""
@@ -191,36 +248,19 @@ class ScheduleKind(abc.ABC):
 
     name: str = ""
     """The value of ``schedule:`` that chooses it."""
-    shape_keys: tuple[str, ...] = ()
-    """Top-level keys it reads that decide which matches are played (fingerprinted);
-    listed after ``schedule`` among the allowed keys."""
-    setting_keys: tuple[str, ...] = ()
-    """Top-level keys it reads that change no match already decided; listed after ``bots``."""
-    only_note: str = ""
-    """Said after "only used with schedule: NAME" when a file of another kind gives one of its keys."""
-    builds_up_front: bool = True
-    """The file's bots are the players, built before the first match (else the schedule builds its own)."""
-    board_files: tuple[str, ...] = ()
-    """Files of its own it writes beside the usual leaderboard files at publish."""
-    unbound: tuple[str, ...] = ()
-    """Parts of the stored configuration (:meth:`.config.TournamentConfig.describe`) that may change between
-    runs of one output directory: a run with only these changed rebinds it instead of being refused."""
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        """Every top-level key it reads."""
-        return self.shape_keys + self.setting_keys
+    keys: Keys = Keys()
+    """The top-level keys it reads."""
+    hooks: type[RunHooks] = RunHooks
+    """What its runs do beyond playing the schedule (the default: nothing)."""
+    settle: Settling = Settling()
+    """Where ``arena run --until settled`` may stop: whole cycles by default."""
 
     def read(self, reader: KeyReader, data: Mapping[str, Any]) -> Any:
         """Its keys checked one by one, as its own settings object (None: it has none)."""
         return None
 
-    def least_bots(self) -> int:
-        """The fewest bots the file may list (``bots: null`` is allowed when 0)."""
-        return 2
-
     def check(self, reader: KeyReader, field: Field, options: Any) -> Any:
-        """Its settings checked against the bots, seats and rules; the settings, completed if need be."""
+        """Its settings checked against the bots, seats, rules and rating; the settings, completed if need be."""
         return options
 
     def describe(self, options: Any) -> dict[str, Any]:
@@ -238,39 +278,10 @@ class ScheduleKind(abc.ABC):
         what it builds the bots joining it under (None: ``none``). :class:`.fixed.FixedKind` builds
         one of :meth:`matches`."""
 
-    def players(self, config: TournamentConfig, schedule: Schedule) -> Mapping[str, BotSpec]:
-        """Name -> bot for the jobs: the file's bots."""
-        return {b.name: b for b in config.bots}
-
-    def run_guard(self, config: TournamentConfig) -> ContextManager[None]:
-        """Held for the whole run (a lock refusing a second run of the same output)."""
-        return nullcontext()
-
-    def hooks(self, config: TournamentConfig, store: ResultStore) -> RunHooks:
-        """The hooks of one run on ``store``."""
-        return RunHooks(config, store)
-
     def field(self, config: TournamentConfig, store: ResultStore) -> Players:
         """Who the leaderboard lists, from what is stored."""
         return Players([b.name for b in config.bots])
 
-    def publish(self, config: TournamentConfig, store: ResultStore) -> None:
-        """Write its own files (:attr:`board_files`) beside the leaderboard's."""
-
     def reading(self, meta: Callable[[str], Any]) -> Reading:
         """What its results are to their readers, from the store's ``meta`` keys its runs wrote."""
         return Reading()
-
-    def refuse_rating(self, params: RatingParams) -> str | None:
-        """Why it cannot rate with ``params`` (the config's ``rating.method`` error), or None."""
-        return None
-
-    def settle_unit(self, scheduled: ScheduledMatch) -> int:
-        """The unit at whose end ``arena run --until settled`` may stop (:mod:`..settle`), never
-        decreasing in schedule order: here the cycle, so a run stops after whole cycles."""
-        return scheduled.cycle
-
-    def settle_name(self, scheduled: ScheduledMatch) -> str:
-        """The unit of ``scheduled`` in words, for the run's last line."""
-        return f"cycle {scheduled.cycle}"
-

@@ -29,7 +29,7 @@ from .balance import BALANCED, block_order, rotated, seated
 from .base import ScheduledMatch
 from .draw import draw_tables
 from .fixed import FixedKind, refuse_oversize
-from .kind import Field, KeyReader, TournamentConfig
+from .kind import Field, KeyReader, Keys, TournamentConfig
 from ...match.seeds import deal_seed
 from .tiebreak import TieBreaker
 
@@ -108,8 +108,7 @@ class Sampled(FixedKind):
     """``schedule: sampled``: ``tables`` (required) tables per cycle, fingerprinted."""
 
     name = SAMPLED
-    shape_keys = ("tables",)
-    only_note = " (a round robin plays every table)"
+    keys = Keys(shape=("tables",), only_note=" (a round robin plays every table)")
 
     def read(self, reader: KeyReader, data: Mapping[str, Any]) -> SampledSettings:
         if "tables" not in data:
