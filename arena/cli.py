@@ -626,10 +626,10 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
 def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
     """Print the leaderboard of a tournament OUTPUT_DIR (or of the tournament or ladder file CONFIG), also while
     it runs."""
-    from .tournament.ladder import board as ladder_board
-    from .tournament.ladder import paired
-    from .tournament.leaderboard import text
     from .tournament.kinds import reading
+    from .tournament.ladder import paired
+    from .tournament.ladder.board import LadderBoard
+    from .tournament.render import Board
     from .tournament.schedules import ROUND_ROBIN
     from .tournament.standings import ladder_board as ladder_rows
     from .tournament.standings import read, standings
@@ -645,20 +645,22 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
         if not ladder and show_all:
             schedule = str((store.meta("config") or {}).get("schedule", ROUND_ROBIN)).replace("_", "-")
             raise click.ClickException(f"--all applies to ladders only; {output_dir} is a {schedule} tournament")
+        board: Board
         if ladder:  # its ratings are kept in the store: no record is read, however many
             results = read(store, records=False)
-            voided, played = results.voided, store.count()
-            click.echo(f"ladder: {played} matches played" + (f", {len(voided)} voided" if voided else ""))
-            click.echo(ladder_board.view(ladder_rows(results), show_all, paired.read(store.ladder),
-                                        results.params.model), nl=False)
-            return
-        results = read(store)
+            voided = results.voided
+            heading = f"ladder: {store.count()} matches played"
+            board = LadderBoard(ladder_rows(results), paired.read(store.ladder), results.params.model)
+        else:
+            results = read(store)
+            voided = results.voided
+            of = "" if results.total is None else f" of {results.total}"  # an open-ended schedule has no total
+            heading = f"{len(results.records)}{of} matches finished"
+            board = standings(results)
     finally:
         store.close()
-    voided = results.voided
-    of = "" if results.total is None else f" of {results.total}"  # an open-ended schedule has no total
-    click.echo(f"{len(results.records)}{of} matches finished" + (f", {len(voided)} voided" if voided else ""))
-    click.echo(text(standings(results)))
+    click.echo(heading + (f", {len(voided)} voided" if voided else ""))
+    click.echo(board.terminal(show_all), nl=False)
 
 
 def _ladder(config_file: Path) -> Any:

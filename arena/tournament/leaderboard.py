@@ -15,11 +15,8 @@ first. The number they rank by is labelled :data:`EXPOSURE_LABEL` everywhere.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -30,7 +27,7 @@ from .confidence import interval_text, rank_intervals
 from .evidence import BOARD_P, DEFAULT_MARGIN, MIN_DEALS, PairEvidence, judge, sure_text, tier_text, tiers
 from .rating import DEFAULT_MODEL, MODEL_LABELS, Rating, exposure, roster, schedule_order
 from .records import MatchRecord, VoidRecord, is_replay
-from .table import aligned
+from .render import Table, csv_text, markdown_row, write
 
 FAULT_ORDER: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
 """Known fault kinds in protocol order; faults are listed in this order, unknown kinds after, sorted."""
@@ -203,6 +200,14 @@ class Leaderboard:
     """Voided matches, in schedule order: not rated, not in any count above."""
     model: str = DEFAULT_MODEL
     """The rating model that rated it (:data:`.rating.MODELS`)."""
+
+    def files(self) -> dict[str, str]:
+        """Its files (:func:`files`): a :class:`.render.Board`."""
+        return files(self)
+
+    def terminal(self, everything: bool = False) -> str:
+        """Its standings for a terminal (:func:`text`); it keeps no rows apart."""
+        return text(self)
 
     def pair(self, bot: str, opponent: str) -> HeadToHead | None:
         """The head-to-head line of ``bot`` against ``opponent``, or None if they never met."""
@@ -470,8 +475,10 @@ def _statuses(lb: Leaderboard) -> bool:
     return any(s.status != RANKED for s in lb.standings)
 
 
-def _header(lb: Leaderboard) -> list[str]:
-    return list(TEXT_HEADER) + (["status"] if _statuses(lb) else [])
+def _table(lb: Leaderboard) -> Table:
+    """Its cells: bot, faults and status read better left-aligned."""
+    header = list(TEXT_HEADER) + (["status"] if _statuses(lb) else [])
+    return Table(header, _rows(lb), {1, len(TEXT_HEADER) - 1, len(header) - 1})
 
 
 def _rows(lb: Leaderboard) -> list[list[str]]:
@@ -513,9 +520,7 @@ def text(lb: Leaderboard, voided: bool = True) -> str:
 
     Then, with ``voided`` and if there are any, the line of :func:`voided_summary`.
     """
-    header = _header(lb)
-    left = {1, len(TEXT_HEADER) - 1, len(header) - 1}  # bot, faults and status read better left-aligned
-    lines = aligned([header] + _rows(lb), left)
+    lines = _table(lb).text()
     lines.append(TIMES_NOTE)
     lines.append(CONFIDENCE_NOTE)
     lines.append(f"{lb.matches} matches; {ranking_note(lb)}")
@@ -549,14 +554,6 @@ def to_json(lb: Leaderboard) -> dict[str, Any]:
     }
 
 
-def csv_text(rows: Iterable[Sequence[object]]) -> str:
-    """``rows`` as CSV text, one line each (the ladder's ``ladder.csv`` is written the same way)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerows(rows)
-    return out.getvalue()
-
-
 def _csv_cell(value: float | None) -> object:
     return "" if value is None else rounded(value)
 
@@ -588,24 +585,10 @@ def voided_csv(lb: Leaderboard) -> str:
     return csv_text(rows)
 
 
-def _md_cell(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("|", "\\|")
-
-
-def markdown_row(cells: Sequence[str]) -> str:
-    """One Markdown table row, its cells escaped (the ladder's ``ladder.md`` is written the same way)."""
-    return "| " + " | ".join(_md_cell(cell) for cell in cells) + " |"
-
-
 def markdown(lb: Leaderboard) -> str:
     """``leaderboard.md``: the standings table, a head-to-head matrix in rank order, then any voided matches."""
     voids = f"; {len(lb.voided)} voided, not rated (listed at the end)" if lb.voided else ""
-    header = _header(lb)
-    lines = ["# Leaderboard", "", f"{lb.matches} matches{voids}; {ranking_note(lb)}.", ""]
-    lines.append(markdown_row(header))
-    lines.append("|" + "|".join("---:" if col not in (1, len(TEXT_HEADER) - 1, len(header) - 1) else "---"
-                                for col in range(len(header))) + "|")
-    lines.extend(markdown_row(row) for row in _rows(lb))
+    lines = ["# Leaderboard", "", f"{lb.matches} matches{voids}; {ranking_note(lb)}.", "", *_table(lb).markdown()]
     lines += ["", TIMES_NOTE, "", CONFIDENCE_NOTE]
     names = [s.bot for s in lb.standings]
     lookup = {(h.bot, h.opponent): h for h in lb.head_to_head}
@@ -629,38 +612,17 @@ def markdown(lb: Leaderboard) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_atomic(path: Path, content: str) -> None:
-    """Write via a temp file in the same directory, then ``os.replace``: readers see old or new, never half."""
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.chmod(temp, 0o644)  # mkstemp makes 0600; leaderboards are meant to be read by others
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(content)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def write_files(lb: Leaderboard, directory: str | os.PathLike[str]) -> list[Path]:
-    """Write the five leaderboard files into ``directory`` (created if missing); returns their paths."""
-    target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
-    outputs = {
+def files(lb: Leaderboard) -> dict[str, str]:
+    """The five leaderboard files by name."""
+    return {
         JSON_NAME: json.dumps(to_json(lb), indent=2, sort_keys=True, ensure_ascii=False) + "\n",
         CSV_NAME: standings_csv(lb),
         MARKDOWN_NAME: markdown(lb),
         HEAD_TO_HEAD_NAME: head_to_head_csv(lb),
         VOIDED_NAME: voided_csv(lb),
     }
-    paths = []
-    for name, content in outputs.items():
-        path = target / name
-        write_atomic(path, content)
-        paths.append(path)
-    return paths
+
+
+def write_files(lb: Leaderboard, directory: str | os.PathLike[str]) -> list[Path]:
+    """Write the five leaderboard files into ``directory`` (created if missing); returns their paths."""
+    return write(lb, directory)

@@ -11,7 +11,6 @@ import pytest
 import trueskill
 
 from arena.match.runner import SeatStats
-from arena.tournament import leaderboard
 from arena.tournament.leaderboard import HeadToHead, Leaderboard, build, text, write_files
 from arena.tournament.rating import RatingParams, rate
 from arena.tournament.records import MatchRecord, VoidRecord
@@ -209,20 +208,6 @@ def test_rewrite_is_byte_identical(board: Leaderboard, tmp_path: Path) -> None:
     first = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     write_files(build(RECORDS, RATINGS, BOTS), tmp_path)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == first
-
-
-def test_failed_write_keeps_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    target = tmp_path / "leaderboard.json"
-    target.write_text("old", encoding="utf-8")
-
-    def broken(src: str, dst: str) -> None:
-        raise OSError("disk gone")
-
-    monkeypatch.setattr(os, "replace", broken)
-    with pytest.raises(OSError, match="disk gone"):
-        leaderboard.write_atomic(target, "new")
-    assert target.read_text(encoding="utf-8") == "old"
-    assert os.listdir(tmp_path) == ["leaderboard.json"]
 
 
 def test_no_negative_zero(tmp_path: Path) -> None:

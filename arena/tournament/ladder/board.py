@@ -23,10 +23,11 @@ from typing import Mapping, Sequence
 from ..confidence import interval_text
 from ..evidence import DEFAULT_MARGIN, PairEvidence, sure_text, tier_text
 from ..leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, PLACEMENT, RANKED,
-                           REPLACED, RETIRED, UNRANKED_NOTE, Confidence, csv_text, markdown_row, ranking_rule,
-                           number_cell, ranking, rounded, status_of, write_atomic)
+                           REPLACED, RETIRED, UNRANKED_NOTE, Confidence, ranking_rule, number_cell, ranking, rounded,
+                           status_of)
 from ..rating import DEFAULT_MODEL, Rating, RatingParams, exposure
-from ..table import aligned
+from ..render import Table, csv_text
+from ..render import write as write_board
 from .entries import ACTIVE, Entry, entries
 from .kept import read
 from ..store.ladder import LadderStore
@@ -113,19 +114,19 @@ def current(board: Sequence[LadderRow]) -> list[LadderRow]:
     return [row for row in board if row.status != REPLACED]
 
 
-def _cells(board: Sequence[LadderRow]) -> list[list[str]]:
+def _table(board: Sequence[LadderRow]) -> Table:
     """A row's place is its own (replaced rows are never ranked), so it is the same whether or not the
     older versions are shown."""
-    return [[tier_text(row.rank, row.tier, row.tier_shared), row.name, f"v{row.version}", number_cell(row.exposure, 2),
+    return Table(TEXT_HEADER, [[tier_text(row.rank, row.tier, row.tier_shared), row.name, f"v{row.version}", number_cell(row.exposure, 2),
              interval_text(row.rank_interval), sure_text(row.p_ahead_next), str(row.matches),
-             when(row.last_played), row.status] for row in board]
+             when(row.last_played), row.status] for row in board], LEFT)
 
 
 def text(board: Sequence[LadderRow], hidden: int = 0, paired: Sequence[Paired] = (), model: str = DEFAULT_MODEL) -> str:
     """The rows given as aligned columns for a terminal; ``hidden``: how many older versions the caller left
     out, said in one line so nobody takes the list for everything; ``paired``: the new versions against
     their previous ones, a line each under the board; ``model``: the rating model the rows come from."""
-    lines = aligned([list(TEXT_HEADER)] + _cells(board), LEFT)
+    lines = _table(board).text()
     if board:
         lines.append(note(model))
         lines.append(CONFIDENCE_NOTE)
@@ -166,18 +167,13 @@ def to_csv(board: Sequence[LadderRow]) -> str:
     return csv_text(rows)
 
 
-def _md_table(board: Sequence[LadderRow]) -> list[str]:
-    align = "|" + "|".join("---" if c in LEFT else "---:" for c in range(len(TEXT_HEADER))) + "|"
-    return [markdown_row(TEXT_HEADER), align, *(markdown_row(cells) for cells in _cells(board))]
-
-
 def markdown(board: Sequence[LadderRow], paired: Sequence[Paired] = (), model: str = DEFAULT_MODEL) -> str:
     """``ladder.md``: the current field as the terminal shows it, the new versions against their previous
     ones, then the older versions in a section of their own, so the table on top is who plays now."""
     field, older = current(board), [r for r in board if r.status == REPLACED]
     count = {status: sum(r.status == status for r in field) for status in (RANKED, PLACEMENT, RETIRED)}
     lines = ["# Ladder", "", f"{count[RANKED]} ranked, {count[PLACEMENT]} in placement, {count[RETIRED]} retired. "
-             f"{note(model)}.", "", *_md_table(field), "", CONFIDENCE_NOTE + "."]
+             f"{note(model)}.", "", *_table(field).markdown(), "", CONFIDENCE_NOTE + "."]
     if not board:
         lines += ["", EMPTY]
     if paired:
@@ -185,18 +181,33 @@ def markdown(board: Sequence[LadderRow], paired: Sequence[Paired] = (), model: s
         lines += ["", *(f"- {line}" for line in said), "", reading[0].upper() + reading[1:] + "."]
     if older:
         lines += ["", "## Older versions", "", "Replaced by a newer version of the same name: no longer scheduled; "
-                  "their matches and ratings stay.", "", *_md_table(older)]
+                  "their matches and ratings stay.", "", *_table(older).markdown()]
     return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class LadderBoard:
+    """A ladder's board as a :class:`..render.Board`: its rows (every version), the new versions against
+    their previous ones, and the rating model the rows come from."""
+
+    rows: Sequence[LadderRow]
+    paired: Sequence[Paired] = ()
+    model: str = DEFAULT_MODEL
+
+    def files(self) -> dict[str, str]:
+        """``ladder.json``, ``.csv``, ``.md`` and ``.txt`` (the current field, as :meth:`terminal` shows it)."""
+        return {JSON_NAME: to_json(self.rows, self.paired), CSV_NAME: to_csv(self.rows),
+                MARKDOWN_NAME: markdown(self.rows, self.paired, self.model), TEXT_NAME: self.terminal()}
+
+    def terminal(self, everything: bool = False) -> str:
+        """:func:`view`: the current field, or with ``everything`` every version."""
+        return view(self.rows, everything, self.paired, self.model)
 
 
 def write(board: Sequence[LadderRow], directory: Path, paired: Sequence[Paired] = (),
           model: str = DEFAULT_MODEL) -> None:
-    """``ladder.json``, ``.csv``, ``.md`` and ``.txt`` beside the usual leaderboard files, each replaced
-    atomically, so whoever reads them during a run sees a whole file."""
-    outputs = {JSON_NAME: to_json(board, paired), CSV_NAME: to_csv(board),
-               MARKDOWN_NAME: markdown(board, paired, model), TEXT_NAME: view(board, paired=paired, model=model)}
-    for name, content in outputs.items():
-        write_atomic(Path(directory) / name, content)
+    """``ladder.json``, ``.csv``, ``.md`` and ``.txt`` beside the usual leaderboard files (:func:`..render.write`)."""
+    write_board(LadderBoard(board, paired, model), directory)
 
 
 def load(ladder: LadderStore, params: RatingParams, placement: int, margin: float = DEFAULT_MARGIN,

@@ -1,0 +1,74 @@
+"""One renderer interface for both boards: the leaderboard and a ladder's board are each a ``render.Board``,
+published by one writer and printed by one call, their tables drawn by one rule in every format."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import trueskill
+
+from arena.tournament import render
+from arena.tournament.ladder.board import LadderBoard, LadderRow
+from arena.tournament.leaderboard import build
+from arena.tournament.records import MatchRecord
+
+HOSTILE = "a|b\\c"
+"""A bot name with a Markdown cell separator and a backslash in it."""
+
+
+def boards() -> dict[str, render.Board]:
+    ratings = {HOSTILE: trueskill.Rating(30.0, 2.0), "plain": trueskill.Rating(20.0, 3.0)}
+    record = MatchRecord(0, "m0", (HOSTILE, "plain"), (1, 2), (3, 9), (False, False), ())
+    rows = [LadderRow(HOSTILE, 1, 24.0, 30.0, 2.0, 1, None, "ranked", 1, (1, 1), None, 1),
+            LadderRow("plain", 2, 11.0, 20.0, 3.0, 1, None, "ranked", 2, (2, 2), None, 2),
+            LadderRow("plain", 1, 5.0, 20.0, 5.0, 0, None, "replaced")]
+    return {"leaderboard": build([record], ratings, [HOSTILE, "plain"]), "ladder": LadderBoard(rows)}
+
+
+@pytest.mark.parametrize("kind", ["leaderboard", "ladder"])
+def test_every_board_is_published_by_one_writer_and_printed_by_one_call(kind: str, tmp_path: Path) -> None:
+    board = boards()[kind]
+    files = board.files()
+    paths = render.write(board, tmp_path / "out")
+    assert sorted(p.name for p in paths) == sorted(files) == sorted(os.listdir(tmp_path / "out"))  # no temp left
+    assert {p.name: p.read_text(encoding="utf-8") for p in paths} == files
+    shown = board.terminal()
+    assert shown.endswith("\n") and HOSTILE in shown
+    markdown = next(content for name, content in files.items() if name.endswith(".md"))
+    assert "| a\\|b\\\\c |" in markdown  # escaped, the same way on both boards
+    assert HOSTILE not in markdown.replace("a\\|b\\\\c", "")
+
+
+def test_the_two_boards_draw_their_tables_by_one_rule() -> None:
+    """Names left, numbers right, two spaces between columns, no trailing spaces; in Markdown the same
+    columns left-aligned as in the terminal."""
+    table = render.Table(["#", "bot", "score"], [["1", "long-name", "3.5"], ["10", "b", "12.25"]], {1})
+    assert table.text() == [" #  bot        score", " 1  long-name    3.5", "10  b          12.25"]
+    assert table.markdown() == ["| # | bot | score |", "|---:|---|---:|", "| 1 | long-name | 3.5 |",
+                                "| 10 | b | 12.25 |"]
+    for shown in (board.terminal(everything=True) for board in boards().values()):
+        assert all(line == line.rstrip() for line in shown.splitlines())
+
+
+def test_a_ladder_board_keeps_its_replaced_versions_apart_on_the_terminal_only() -> None:
+    ladder = boards()["ladder"]
+    assert ladder.terminal().count("plain") == 1 and "1 older version hidden" in ladder.terminal()
+    assert ladder.terminal(everything=True).count("plain") == 2
+    assert ladder.files()["ladder.csv"].count("plain") == 2  # the files always hold every version
+    assert ladder.files()["ladder.txt"] == ladder.terminal()
+
+
+def test_failed_write_keeps_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "leaderboard.json"
+    target.write_text("old", encoding="utf-8")
+
+    def broken(src: str, dst: str) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(OSError, match="disk gone"):
+        render.write_atomic(target, "new")
+    assert target.read_text(encoding="utf-8") == "old"
+    assert os.listdir(tmp_path) == ["leaderboard.json"]
