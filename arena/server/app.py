@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import shutil
 import sys
 import tempfile
@@ -45,6 +44,7 @@ from starlette.routing import Route
 from ..bots import BotConfigError, load_bot
 from ..bots.spec import NAME_RE
 from ..site.serve import CHECK_SECONDS, HEADERS, TYPES, LiveReport, not_found, report_file
+from ..site.templating import render
 from ..site.withhold import withheld_in
 from ..tournament.config import TournamentConfig
 from ..tournament.ladder.entries import Entry, entries, retire, retired_line
@@ -437,16 +437,7 @@ PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self
 def _waiting_page(name: str) -> str:
     """What ``/`` answers before the first match is stored (and so before the first report): the ladder is up,
     waiting, and bots are submitted on the authors' page."""
-    title = html.escape(f"Ladder {name}")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            "<meta http-equiv=\"refresh\" content=\"15\">"
-            f"<title>{title}</title><link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"report.css\">"
-            f"</head><body><main><h1>{title}</h1>"
-            "<p>The ladder is running and waiting for its first match: its leaderboard appears here once a match "
-            "is stored (this page looks again every 15 seconds).</p>"
-            "<p>Authors: <a href=\"submit.html\">submit a bot</a> with the token the organiser gave you.</p>"
-            "</main></body></html>\n")
+    return render("waiting.html", title=f"Ladder {name}")
 
 
 def _static_headers() -> dict[str, str]:
