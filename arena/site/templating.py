@@ -24,7 +24,11 @@ __all__ = ["Markup", "faults_text", "fmt", "render", "row_rank"]
 
 def _escaped(value: Any) -> Markup:
     """Every ``{{ value }}``: HTML the code made stays as it is, anything else is escaped."""
-    return value if isinstance(value, Markup) else Markup(escape(str(value), quote=True))
+    if isinstance(value, Markup):
+        return value
+    if type(value) is int:  # most cells: a count, an index, a seat; digits need no escaping
+        return Markup(int.__repr__(value))
+    return Markup(escape(str(value), quote=True))
 
 
 def fmt(value: float | None, digits: int = 2) -> str:
@@ -46,7 +50,7 @@ def row_rank(row: dict[str, Any]) -> str:
 
 
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
-                          autoescape=True, finalize=_escaped, keep_trailing_newline=True,
+                          autoescape=True, finalize=_escaped, keep_trailing_newline=True, auto_reload=False,
                           undefined=jinja2.StrictUndefined)
 _ENV.globals.update(fmt=fmt, bot_link=_bot_link, faults_text=faults_text, row_rank=row_rank,
                     interval_text=interval_text, sure_text=sure_text)
