@@ -14,13 +14,10 @@ import re
 from typing import Any, Sequence
 from urllib.parse import quote
 
-from ..tournament.confidence import interval_text
-from ..tournament.evidence import sure_text, tier_text
 from ..tournament.leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, UNRANKED_NOTE,
                                       ranking_rule)
 from ..tournament.rating import DEFAULT_MODEL
-from . import data, svg
-from .svg import esc
+from . import svg
 from .templating import Markup, faults_text, fmt, render, row_rank
 
 FAULT_DETAILS = 500
@@ -83,14 +80,6 @@ def summary_js(summary: dict[str, Any], version: str) -> str:
     so that a rebuild need not write again the page of a bot that did not play."""
     return script_json("ARENA_SUMMARY", {"version": version, "progress": progress_text(summary),
                                          "bots": summary["bots"]})
-
-
-def layout(title: str, body: str, summary: dict[str, Any], version: str, depth: int = 0,
-           scripts: Sequence[str] = (), shared: bool = False) -> str:
-    """A whole page: head, navigation, heading facts, ``body`` (HTML); assets and links relative to ``depth``.
-    ``shared``: the facts that change with every match (and the version) are filled in by report.js from
-    :data:`SUMMARY_JS`, so the page changes only with what it shows itself (a bot page)."""
-    return _page("base.html", title, summary, version, depth, scripts, shared, body=Markup(body))
 
 
 def _page(template: str, title: str, summary: dict[str, Any], version: str, depth: int = 0,

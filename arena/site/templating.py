@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from ..tournament.confidence import interval_text
 from ..tournament.evidence import sure_text, tier_text
+from ..tournament.leaderboard import faults_text, number_cell
 
 __all__ = ["Markup", "faults_text", "fmt", "render", "row_rank"]
 
@@ -32,16 +33,12 @@ def _escaped(value: Any) -> Markup:
 
 
 def fmt(value: float | None, digits: int = 2) -> str:
-    """A number for a table cell; ``-`` for none."""
-    return "-" if value is None else f"{round(value, digits) + 0.0:.{digits}f}"
+    """A number for a table cell, as every board prints it (``-`` for none)."""
+    return number_cell(value, digits)
 
 
 def _bot_link(bot: str, page: str, up: str = "") -> Markup:
     return Markup(f'<a href="{up}bots/{_escaped(page)}.html">{_escaped(bot)}</a>')
-
-
-def faults_text(faults: dict[str, int]) -> str:
-    return " ".join(f"{kind}:{count}" for kind, count in faults.items()) or "-"
 
 
 def row_rank(row: dict[str, Any]) -> str:

@@ -22,8 +22,12 @@ def test_a_value_is_escaped_wherever_a_template_writes_it() -> None:
 def test_only_html_the_code_made_is_written_as_it_is() -> None:
     summary = {"name": HOSTILE, "ladder": False, "preset": "standard", "matches": 1, "total": None, "voided": 0,
                "bots": 1}
-    page = pages.layout(HOSTILE, "<p>made here</p>", summary, "v1")
-    assert "<p>made here</p>" in page and "<script>" not in page  # the body was Markup, the names were not
+    matrix = {"bots": [HOSTILE, "b"], "pages": ["h", "b"], "cells": [[None, {"shared": 1, "ahead": 1, "behind": 0, "level": 0}],
+                                                   [{"shared": 1, "ahead": 0, "behind": 1, "level": 0}, None]],
+              "omitted": 0}
+    page = pages.headtohead_page(matrix, summary, "v1")
+    assert "<svg" in page and "<script>" not in page  # the chart was Markup, the names were not
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#x27;" in page
 
 
 def test_every_page_frame_is_the_base_template() -> None:
