@@ -79,7 +79,7 @@ def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistor
     def write(relative: str, text: str) -> None:
         (target / relative).write_text(text, encoding="utf-8")
 
-    write("index.html", pages.index_page(rows, summary, version))
+    write("index.html", pages.index_page(rows, summary, version, data.ladder_board(snapshot, computed.board)))
     write("headtohead.html", pages.headtohead_page(data.head_to_head(computed.board), summary, version))
     write("faults.html", pages.faults_page(faults, rows, summary, version, public))
     written = (MatchChunks() if kept is None else kept.chunks).write(shown, target, reuse)

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..tournament.evidence import DEFAULT_MARGIN
-from ..tournament.leaderboard import RANKED, Leaderboard, Tally
+from ..tournament.ladder.board import LadderBoard
+from ..tournament.leaderboard import RANKED, Leaderboard, Tally, standing_json
 from ..tournament.rating import Rating, RatingFold, RatingParams, model_of, schedule_order
 from ..tournament.records import MatchRecord, VoidRecord, is_replay, record_of_row
 from ..tournament.standings import Results, read, standings
@@ -360,22 +361,24 @@ def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Compute
 
 
 def leaderboard_rows(board: Leaderboard) -> list[dict[str, Any]]:
-    """One dict per bot in board order: the standing, its page, faults both by kind and in all, and its
-    status (a ladder's entries: ``placement``, ``replaced``, ``retired``; empty when ranked); ``rank``
-    is None for a player not ranked."""
-    return [{
-        "status": "" if s.status == RANKED else s.status,
-        "rank": s.rank, "bot": s.bot, "page": safe_name(s.bot),
-        "exposure": _round(s.exposure), "mu": _round(s.mu), "sigma": _round(s.sigma),
-        "matches": s.matches, "wins": s.wins,
-        "average_place": _round(s.average_place), "average_total": _round(s.average_total),
-        "faults": dict(s.faults), "fault_count": sum(s.faults.values()), "forfeits": s.forfeits,
-        "voided": s.voided, "mean_ms": _round(s.mean_ms), "max_ms": _round(s.max_ms),
-        "startup_ms": _round(s.startup_ms),
-        "rank_interval": None if s.rank_interval is None else list(s.rank_interval),
-        "p_ahead_next": _round(s.p_ahead_next),
-        "tier": s.tier, "tier_shared": s.tier_shared,
-    } for s in board.standings]
+    """One dict per bot in board order: its row of ``leaderboard.json`` (:func:`..leaderboard.standing_json`),
+    with its page, its faults in all, whether it shares its tier, and its status only when not ranked (a
+    ladder's entries: ``placement``, ``replaced``, ``retired``); ``rank`` is None for a player not ranked."""
+    return [{**standing_json(s), "status": "" if s.status == RANKED else s.status, "page": safe_name(s.bot),
+             "fault_count": sum(s.faults.values()), "tier_shared": s.tier_shared} for s in board.standings]
+
+
+def ladder_board(snapshot: Snapshot, board: Leaderboard) -> LadderBoard | None:
+    """A ladder's own board (entries by name and version, when each last played) from the report's
+    leaderboard of ``snapshot``, drawn by the same :class:`..render.Table` as ``arena leaderboard``; None for
+    a tournament."""
+    if not snapshot.ladder:
+        return None
+    last: dict[str, float] = {}
+    for row in snapshot.rows:
+        for bot in row["bots"]:
+            last[bot] = max(last.get(bot, 0.0), float(row["finished_at"]))
+    return LadderBoard.of(board, last)
 
 
 def head_to_head(board: Leaderboard, limit: int = MAX_HEAD_TO_HEAD) -> dict[str, Any]:

@@ -16,7 +16,9 @@ from urllib.parse import quote
 
 from ..tournament.leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, UNRANKED_NOTE,
                                       ranking_rule)
+from ..tournament.ladder.board import LadderBoard, note as ladder_note
 from ..tournament.rating import DEFAULT_MODEL
+from ..tournament.render import Board
 from . import svg
 from .templating import Markup, faults_text, fmt, render, row_rank
 
@@ -104,8 +106,15 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], up: str = "") -> str:
     return render("leaderboard_table.html", head=LEADERBOARD_HEAD, rows=rows, up=up)
 
 
-def index_page(rows: Sequence[dict[str, Any]], summary: dict[str, Any], version: str) -> str:
-    """The leaderboard: small however many matches were played (the match list is a page of its own)."""
+def board_table(board: Board, everything: bool = False) -> str:
+    """Any board's main table (:meth:`..render.Board.table`) as HTML: the cells a terminal shows."""
+    return render("board_table.html", table=board.table(everything))
+
+
+def index_page(rows: Sequence[dict[str, Any]], summary: dict[str, Any], version: str,
+               ladder: LadderBoard | None = None) -> str:
+    """The leaderboard: small however many matches were played (the match list is a page of its own).
+    ``ladder``: a ladder's own board, its current field shown first as ``arena leaderboard`` prints it."""
     unranked = any(r["rank"] is None for r in rows)
     rule = ranking_rule(summary.get("model", DEFAULT_MODEL))
     order = rule[0].upper() + rule[1:] + ("; " + UNRANKED_NOTE if unranked else "")
@@ -113,8 +122,11 @@ def index_page(rows: Sequence[dict[str, Any]], summary: dict[str, Any], version:
     shown = ranked[:svg.MAX_INTERVAL_ROWS]
     more = f" Only the best {len(shown)} of {len(ranked)} ranked bots are drawn." if len(shown) < len(ranked) else ""
     chart = svg.rank_intervals_chart(shown, len(ranked)) if ranked else ""
+    field = Markup(board_table(ladder)) if ladder is not None else ""
+    hidden = 0 if ladder is None else len(ladder.rows) - len(ladder.table().rows)
     return _page("index.html", "Leaderboard", summary, version, table=Markup(leaderboard_table(rows)), rows=rows,
-                 order=order, confidence_note=CONFIDENCE_NOTE, ranked=ranked, more=more, chart=Markup(chart))
+                 order=order, confidence_note=CONFIDENCE_NOTE, ranked=ranked, more=more, chart=Markup(chart),
+                 ladder=field, ladder_note=ladder_note(summary.get("model", DEFAULT_MODEL)), hidden=hidden)
 
 
 def headtohead_page(matrix: dict[str, Any], summary: dict[str, Any], version: str) -> str:

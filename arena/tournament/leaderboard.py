@@ -209,6 +209,10 @@ class Leaderboard:
         """Its standings for a terminal (:func:`text`); it keeps no rows apart."""
         return text(self)
 
+    def table(self, everything: bool = False) -> Table:
+        """The standings' cells (:func:`_table`), as the terminal and ``leaderboard.md`` draw them."""
+        return _table(self)
+
     def pair(self, bot: str, opponent: str) -> HeadToHead | None:
         """The head-to-head line of ``bot`` against ``opponent``, or None if they never met."""
         for line in self.head_to_head:
@@ -529,21 +533,24 @@ def text(lb: Leaderboard, voided: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
+def standing_json(s: Standing) -> dict[str, Any]:
+    """One standing as ``leaderboard.json`` holds it, floats rounded to 3 decimals: the machine row the report's
+    table is made from too, so the file and the page never disagree."""
+    return {"rank": s.rank, "bot": s.bot, "exposure": rounded(s.exposure), "mu": rounded(s.mu),
+            "sigma": rounded(s.sigma), "matches": s.matches, "wins": s.wins,
+            "average_place": rounded(s.average_place), "average_total": rounded(s.average_total),
+            "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided,
+            "mean_ms": rounded(s.mean_ms), "max_ms": rounded(s.max_ms), "startup_ms": rounded(s.startup_ms),
+            "status": s.status, "rank_interval": None if s.rank_interval is None else list(s.rank_interval),
+            "p_ahead_next": rounded(s.p_ahead_next), "tier": s.tier}
+
+
 def to_json(lb: Leaderboard) -> dict[str, Any]:
     """Machine-readable form of the board: floats rounded to 3 decimals."""
     return {
         "matches": lb.matches,
         "rating_model": lb.model,
-        "standings": [
-            {"rank": s.rank, "bot": s.bot, "exposure": rounded(s.exposure), "mu": rounded(s.mu),
-             "sigma": rounded(s.sigma), "matches": s.matches, "wins": s.wins,
-             "average_place": rounded(s.average_place), "average_total": rounded(s.average_total),
-             "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided,
-             "mean_ms": rounded(s.mean_ms), "max_ms": rounded(s.max_ms), "startup_ms": rounded(s.startup_ms),
-             "status": s.status, "rank_interval": None if s.rank_interval is None else list(s.rank_interval),
-             "p_ahead_next": rounded(s.p_ahead_next), "tier": s.tier}
-            for s in lb.standings
-        ],
+        "standings": [standing_json(s) for s in lb.standings],
         "head_to_head": [
             {"bot": h.bot, "opponent": h.opponent, "shared": h.shared, "ahead": h.ahead,
              "behind": h.behind, "level": h.level}

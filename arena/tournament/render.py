@@ -1,7 +1,8 @@
 """One renderer interface for every board: the leaderboard and a ladder's own board.
 
 A board is a :class:`Board`: the files it is published as (by name, one per format: JSON, CSV,
-Markdown, and a ladder's text) and what a terminal shows of it. :func:`write` publishes any board,
+Markdown, and a ladder's text), what a terminal shows of it, and its main table's cells, which the
+report draws as HTML (``arena/site/templates/board_table.html``). :func:`write` publishes any board,
 each file replaced atomically; ``arena leaderboard`` prints any board's :meth:`Board.terminal`.
 Inside a board, its table of cells is one :class:`Table`, drawn as aligned terminal columns or as a
 Markdown table by the same rule (names left, numbers right), and its machine rows are
@@ -30,6 +31,9 @@ class Board(Protocol):
     def terminal(self, everything: bool = False) -> str:
         """What a terminal shows, its notes under the rows; ``everything``: the rows it keeps apart too (a
         ladder's replaced versions)."""
+
+    def table(self, everything: bool = False) -> "Table":
+        """Its main table's cells, the same the terminal, the Markdown file and the report draw."""
 
 
 @dataclass(frozen=True)

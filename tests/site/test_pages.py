@@ -337,6 +337,22 @@ def test_a_ladders_report_marks_the_versions_that_left_the_field(tmp_path):
     assert '<span class="status">replaced</span>' in row["ann@v1"]
     assert '<span class="status">retired</span>' in row["cy@v1"]
     assert "status" not in row["bob@v1"]
+    # the current field first, cell for cell as `arena leaderboard` prints it from the ratings the ladder kept
+    from arena.tournament.ladder.board import LadderBoard
+    from arena.tournament.standings import ladder_board, read
+    from arena.tournament.store import ResultStore
+
+    drawn = index.split('<table class="board drawn">', 1)[1].split("</table>", 1)[0]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", line) for line in drawn.split("<tr>")[2:]]
+    store = ResultStore(tmp_path / "out", readonly=True)
+    try:
+        kept = LadderBoard(ladder_board(read(store)))
+    finally:
+        store.close()
+    assert cells == [list(r) for r in kept.table().rows]
+    assert sorted(r[1:3] for r in cells) == [["ann", "v2"], ["bob", "v1"], ["cy", "v1"]]
+    assert "ann" in [r[1] for r in cells] and ["ann", "v1"] not in [r[1:3] for r in cells]  # replaced: below
+    assert "1 older version below" in index
 
 
 def test_the_leaderboard_page_shows_how_sure_the_ranking_is(site):

@@ -166,7 +166,8 @@ def report_board(out: Path) -> tuple[list[str], list[tuple[str, str, str]]]:
     """The report's leaderboard page: its column titles and its (rank, player, status) rows, top to bottom."""
     from arena.site.build import build_report
 
-    page = (build_report(out, out / "report") / "index.html").read_text()
+    whole = (build_report(out, out / "report") / "index.html").read_text()
+    page = whole.split('<table class="board sortable">', 1)[1]  # every version (the current field is above it)
     head = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<th[^>]*>(.*?)</th>", page)]
     found = []
     for row in re.findall(r"<tr>(<td.*?)</tr>", page):
@@ -202,6 +203,9 @@ def test_the_terminal_the_files_and_the_report_rank_a_ladder_alike(tmp_path):
 
     head, shown = report_board(out)
     assert shown == [(rank, player, "" if status == "ranked" else status) for rank, player, status in terminal]
+    field = (out / "report" / "index.html").read_text().split('<table class="board drawn">', 1)[1].split("</table>")[0]
+    drawn = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in field.split("<tr>")[2:]]
+    assert [(r[0], f"{r[1]}@{r[2]}", r[-1]) for r in drawn] == [t for t in terminal if t[2] != "replaced"]
     assert "mu-3σ" in head and "rating" not in " ".join(head)
     assert everything.output.splitlines()[1].split()[3] == "mu-3σ"
     note = "ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name"

@@ -72,3 +72,30 @@ def test_failed_write_keeps_old_file_and_no_temp(tmp_path: Path, monkeypatch: py
         render.write_atomic(target, "new")
     assert target.read_text(encoding="utf-8") == "old"
     assert os.listdir(tmp_path) == ["leaderboard.json"]
+
+
+
+@pytest.mark.parametrize("kind", ["leaderboard", "ladder"])
+def test_every_board_offers_the_cells_its_terminal_and_markdown_draw(kind: str) -> None:
+    """The report draws a board's :meth:`~render.Board.table`: the same cells its terminal form and its Markdown
+    file show."""
+    board = boards()[kind]
+    table = board.table()
+    assert board.terminal().splitlines()[:len(table.rows) + 1] == table.text()
+    markdown = next(content for name, content in board.files().items() if name.endswith(".md"))
+    assert "\n".join(table.markdown()) in markdown
+    assert len(board.table(everything=True).rows) == (3 if kind == "ladder" else 2)
+
+
+def test_a_ladder_board_from_the_leaderboard_of_its_versions_keeps_every_number() -> None:
+    """The report makes a ladder's board from the leaderboard it rated (keys ``NAME@vK``): name and version
+    apart, ratings, order, intervals and status as they were, the last match's time from the rows."""
+    ratings = {"ann@v2": trueskill.Rating(30.0, 2.0), "bob@v1": trueskill.Rating(20.0, 3.0)}
+    record = MatchRecord(0, "m0", ("ann@v2", "bob@v1"), (1, 2), (3, 9), (False, False), ())
+    leaderboard = build([record], ratings, ["ann@v2", "bob@v1"])
+    ladder = LadderBoard.of(leaderboard, {"ann@v2": 1_780_000_000.0})
+    assert [(r.name, r.version, r.rank, r.mu, r.sigma, r.rank_interval, r.status) for r in ladder.rows] == [
+        (s.bot.split("@v")[0], int(s.bot.split("@v")[1]), s.rank, s.mu, s.sigma, s.rank_interval, s.status)
+        for s in leaderboard.standings]
+    assert [r.last_played for r in ladder.rows] == [1_780_000_000.0, None]
+    assert ladder.table().rows[0][7] == "2026-05-28 20:26" and ladder.table().rows[1][7] == "-"

@@ -23,8 +23,8 @@ from typing import Mapping, Sequence
 from ..confidence import interval_text
 from ..evidence import DEFAULT_MARGIN, PairEvidence, sure_text, tier_text
 from ..leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, PLACEMENT, RANKED,
-                           REPLACED, RETIRED, UNRANKED_NOTE, Confidence, ranking_rule, number_cell, ranking, rounded,
-                           status_of)
+                           REPLACED, RETIRED, UNRANKED_NOTE, Confidence, Leaderboard, ranking_rule, number_cell, player_parts,
+                           ranking, rounded, status_of)
 from ..rating import DEFAULT_MODEL, Rating, RatingParams, exposure
 from ..render import Table, csv_text
 from ..render import write as write_board
@@ -202,6 +202,22 @@ class LadderBoard:
     def terminal(self, everything: bool = False) -> str:
         """:func:`view`: the current field, or with ``everything`` every version."""
         return view(self.rows, everything, self.paired, self.model)
+
+    def table(self, everything: bool = False) -> Table:
+        """The current field's cells (with ``everything``, every version's), as :meth:`terminal` draws them."""
+        return _table(list(self.rows) if everything else current(self.rows))
+
+    @classmethod
+    def of(cls, board: Leaderboard, last: Mapping[str, float]) -> "LadderBoard":
+        """The ladder's board from the leaderboard of its player keys (``NAME@vK``), as the report rates it:
+        the same ratings, order, intervals and tiers, an entry's name and version apart (``last``: when each
+        key's last match finished). A key that is not a version (a bot of a tournament) is version 0."""
+        rows = []
+        for s in board.standings:
+            name, version = player_parts(s.bot)
+            rows.append(LadderRow(name, version, s.exposure, s.mu, s.sigma, s.matches, last.get(s.bot), s.status,
+                                  s.rank, s.rank_interval, s.p_ahead_next, s.tier, s.tier_shared))
+        return cls(rows, model=board.model)
 
 
 def write(board: Sequence[LadderRow], directory: Path, paired: Sequence[Paired] = (),
