@@ -5,6 +5,7 @@ report ranks all three and holds no line any of them wrote on stderr."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from arena.server.archive import pack
@@ -60,7 +61,9 @@ def test_a_third_author_submits_through_the_page_and_all_three_are_ranked(page: 
         wait_for("the public report of all 24 matches", rebuilt, 120)
         status, index, _ = api(server.url, None, "GET", "/")
         assert status == 200 and all(f"{n}@v1" in index for n in ("ann", "bob", "cid"))
-        assert "placement" not in index  # each played its placement matches: ranked, not listed
+        # each played its placement matches: ranked, not listed with a status after the ranked rows
+        assert '<span class="status">' not in index and ">placement</td>" not in index
+        assert all(re.search(rf'<tr><td data-v="\d">\d</td><td data-v="{n}@v1">', index) for n in ("ann", "bob", "cid"))
         for path in ("/faults.html", "/matches.html", "/bots/cid@v1.html"):
             status, text, _ = api(server.url, None, "GET", path)
             assert status == 200 and "writes this to stderr" not in text, path
