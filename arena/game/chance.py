@@ -9,6 +9,19 @@ deals and reproducible replays rely on.
 from __future__ import annotations
 
 import random
+from typing import Any, Protocol
+
+DEAL, FLIP, DRAW, PENALTY = "deal", "flip", "draw", "penalty"
+"""Where a card the deck gives goes: a seat's hand at the deal, the discard pile's first card, a seat's
+hand held after drawing from the pile, a wrong claim's penalty slot. Every card leaves the deck one of
+these ways, a reshuffled pile's too, each uniformly from the cards left in it."""
+
+
+class ChanceWatcher(Protocol):
+    """Told, after the card is placed, of every card the deck gives (:data:`DEAL` ...): the referee's luck
+    meter. The match state it is handed is the whole truth, so it is never reachable from a seat's view."""
+
+    def drawn(self, match: Any, kind: str, seat: int, card: int) -> None: ...
 
 
 class Chance:

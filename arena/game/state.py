@@ -14,7 +14,7 @@ from itertools import combinations
 from typing import Any, Hashable, Iterable, Mapping
 
 from . import scoring
-from .chance import Chance
+from .chance import DEAL, DRAW, FLIP, PENALTY, Chance, ChanceWatcher
 from .errors import IllegalAction
 from .events import Event
 from .rules import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -122,8 +122,11 @@ class Match:
     waiting: set[int]
     window_origin: int
     window_then_advance: bool
+    watcher: ChanceWatcher | None = None
+    """Told of every card the deck gives (the referee's luck meter, :mod:`arena.luck`); never seen by a seat."""
 
-    def __init__(self, rules: Rules, players: int, seed: int | str, chance: Chance | None = None) -> None:
+    def __init__(self, rules: Rules, players: int, seed: int | str, chance: Chance | None = None,
+                 watcher: ChanceWatcher | None = None) -> None:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {players}")
         self.rules = rules
@@ -156,6 +159,8 @@ class Match:
         self._cache_version = -1
 
         self.starter, self.dealer = ruleset.first_seats(self.chance.first_seat(players), players)
+        if watcher is not None:
+            self.watcher = watcher
         self._deal()
 
     # ----------------------------------------------------------------- queries
@@ -350,6 +355,8 @@ class Match:
         assert card is not None  # draw is legal only when a card can be drawn
         self.known[card] = 1 << seat
         self.held, self.held_from, self.phase = card, "deck", DRAWN
+        if self.watcher is not None:
+            self.watcher.drawn(self, DRAW, seat, card)
         self._emit({"type": "draw", "seat": seat, "deck": len(self.deck)}, ("card", self.codes[card], 1 << seat))
 
     def _do_take(self, seat: int, act: Action) -> None:
@@ -525,6 +532,8 @@ class Match:
         self.known[card] = 0
         self.hands[seat].append(card)
         self._reoccupy(seat)
+        if self.watcher is not None:
+            self.watcher.drawn(self, PENALTY, seat, card)
         self._emit({"type": "penalty", "seat": seat, "slot": len(self.hands[seat]) - 1},
                    ("card", self.codes[card], 0))
 
@@ -578,12 +587,18 @@ class Match:
         self.deck = self.chance.deal(self.round_no, list(range(len(self.codes))))
         self.known = [0] * len(self.codes)
         self.hands = [[] for _ in range(n)]
+        watcher = self.watcher
         for _ in range(HAND_SIZE):  # seat 0 first: each seat's cards depend on seed and round only
-            for hand in self.hands:
-                hand.append(self.deck.pop())
+            for seat, hand in enumerate(self.hands):
+                card = self.deck.pop()
+                hand.append(card)
+                if watcher is not None:
+                    watcher.drawn(self, DEAL, seat, card)
         self._occ = [tuple(range(len(hand))) for hand in self.hands]
         self.discard = []
         self._to_discard(self.deck.pop())
+        if watcher is not None:
+            watcher.drawn(self, FLIP, self.dealer, self.discard[-1])
         self.turn = 0
         self.reshuffles = 0
         self.cabo = None

@@ -201,13 +201,15 @@ class PolicySeat(Seat):
 
 
 def play(seats: Sequence[Seat], preset: str, seed: int | str, options: dict[str, Any] | None = None,
-         match_id: str | None = None, copy_json: bool = True) -> Match:
+         match_id: str | None = None, copy_json: bool = True,
+         make_match: Callable[[Rules, int, int | str], Match] = Match) -> Match:
     """Play one match to the end; return the finished engine match.
 
-    ``copy_json`` sends every message through a JSON round trip, as over a pipe."""
+    ``copy_json`` sends every message through a JSON round trip, as over a pipe; ``make_match`` makes the
+    engine's match (a luck meter watching it, say)."""
     rules = make_rules(preset, options or {})
     n = len(seats)
-    match = Match(rules, n, seed)
+    match = make_match(rules, n, seed)
     mid = match_id or f"m-{seed}"
     for seat, bot in enumerate(seats):
         bot.hello(hello(rules, n, seat, mid))
