@@ -15,7 +15,7 @@ error (bootstrap over matches or deals):
   the same seat against the same three family opponents: the deals a verdict needs scale with
   ``var(x) / mean(x)^2`` of the paired difference ``x``, printed for the plain place difference (what compare
   tests), the plain points difference and the luck-corrected points difference;
-* the meter's cost: seconds per match in process, plain and metered, best of 3 side by side, and against a
+* the meter's cost: seconds per match in process, plain and metered, best of 5 alternated, and against a
   match of four bundled heuristic bots over real pipes.
 
     .venv/bin/python bench/luck.py [--matches 300] [--deals 300]
@@ -47,6 +47,8 @@ from tests.bots_examples.driver import BOTS, BotProc, PolicySeat, ProcSeat, play
 
 SEATS = 4
 BOOTSTRAP = 400
+REPEATS = 5
+"""Runs of each way the cost is timed by, alternated; the fastest counts."""
 MODEL = load()
 
 
@@ -174,12 +176,14 @@ def main() -> None:
                                "family")
         field(preset, args.matches, lambda rng: [classes[STRENGTHS.index(0.2)]] * SEATS, "equals")
         ratios[preset] = paired(preset, args.deals)
-        few = 10
-        plain = min(seconds_per_match(preset, few, None) for _ in range(3))
-        watched = min(seconds_per_match(preset, few, MODEL) for _ in range(3))
-        piped = min(piped_seconds(preset, 3) for _ in range(3))
+        few, plains, watches, pipes = 10, [], [], []
+        for _ in range(REPEATS):  # alternated, so that a busy spell slows both ways alike
+            plains.append(seconds_per_match(preset, few, None))
+            watches.append(seconds_per_match(preset, few, MODEL))
+            pipes.append(piped_seconds(preset, 3))
+        plain, watched, piped = min(plains), min(watches), min(pipes)
         costs.append((watched - plain) / piped)
-        print(f"{preset} cost: per match, best of 3: {plain * 1000:.1f} ms in process, {watched * 1000:.1f} ms "
+        print(f"{preset} cost: per match, best of {REPEATS}: {plain * 1000:.1f} ms in process, {watched * 1000:.1f} ms "
               f"metered ({watched / plain - 1:+.2f}); {piped * 1000:.0f} ms over pipes (four bundled heuristic "
               f"bots): the meter adds {(watched - plain) / piped:.3f} of a piped match", flush=True)
     print(f"luck: variance removed = {shares['standard']:.3f} (standard), {shares['espanola']:.3f} (espanola)")

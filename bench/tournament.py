@@ -1,10 +1,11 @@
-"""Tournament throughput with 1 and 2 workers, and the cost of the tournament machinery.
+"""Tournament throughput with 1 and 2 workers, and the cost of the tournament machinery and of the luck meter.
 
-Plays the league's field (tournaments/league.yaml) three ways in one run: the
+Plays the league's field (tournaments/league.yaml) four ways in one run: the
 scheduled jobs played directly, batch after batch with ``play_batch`` as the workers
-do (no pool, storage, rating or progress), then ``run_tournament`` with 1 worker and
-with 2 workers into fresh output directories. Last line:
-``tournament: speedup2 = S, machinery = M%``.
+do (no pool, storage, rating or progress), the same without the referee's luck meter
+(``MatchJob.luck`` off), then ``run_tournament`` with 1 worker and
+with 2 workers into fresh output directories. Last lines:
+``tournament: speedup2 = S, machinery = M%`` and ``tournament: luck meter = L% of a match``.
 """
 
 from __future__ import annotations
@@ -63,11 +64,12 @@ def main() -> None:
 
         best: dict[str, tuple[float, float]] = {}  # way -> (wall, cpu) of its fastest run
         for repeat in range(args.repeats):  # the best of each: short runs on a shared machine are noisy
-            for way in ("1", "direct", "2"):
+            for way in ("1", "direct", "unmetered", "2"):
                 cpu0, start = cpu_seconds(), time.perf_counter()
-                if way == "direct":
+                if way in ("direct", "unmetered"):
                     for run in batches(schedule, {s.index for s in schedule}, config.matches_per_process):
-                        for _ in play_batch([_job(config, scheduled, specs, backend.name) for scheduled in run]):
+                        jobs = [_job(config, scheduled, specs, backend.name) for scheduled in run]
+                        for _ in play_batch([dataclasses.replace(j, luck=way == "direct") for j in jobs]):
                             pass
                 else:
                     out = Path(tmp) / f"r{repeat}w{way}"
@@ -87,6 +89,9 @@ def main() -> None:
               f"{cores} cores leave room for a 2-worker speed-up of about {min(2.0, cores / busy):.2f}")
         machinery = max(0.0, (one - direct) / one)
         print(f"tournament: speedup2 = {one / two:.2f}, machinery = {100 * machinery:.1f}%")
+        unmetered = best["unmetered"][0]
+        print(f"direct without the luck meter {n / unmetered:.2f} matches/s (best of {args.repeats})")
+        print(f"tournament: luck meter = {100 * (direct - unmetered) / unmetered:.1f}% of a match")
 
 
 if __name__ == "__main__":

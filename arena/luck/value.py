@@ -1,14 +1,15 @@
 """The fixed value function ``V`` the luck terms are measured with: the part of a seat's match total that a
 few features of the true hands predict.
 
-``V(seat) = w . x``, where ``x`` are features of the true state (the seat's effective sum: its cards, the cards
-still to be dealt to it at the deck's mean, less what a held card improves on its worst; its card count; how
-far above or below the lowest other hand it is; whether it holds a power card it just drew) and ``w`` one weight vector per preset and table size. A luck
-term is ``w . (x(actual) - E[x])``, so over a match a seat's luck is ``w . D``, ``D`` the sum of its feature
-deltas: ``bench/fit_values.py`` fits ``w`` offline, on self-play of the bundled bots, as the least-squares
-regression of match totals on ``D`` (the ``w`` whose terms remove the most variance from the totals) and ships
-it as a versioned file. The file's hash is the model's identity: it is stored with every measured match, and a
-model is never fitted on the results it judges.
+``V(seat) = w . x``, where ``x`` are features of the true state (the seat's effective sum: its cards, the
+cards still to be dealt to it at the deck's mean, less what a held card improves on its worst; its card count;
+how far above or below the lowest other hand it is; whether it holds a power card it just drew) and ``w`` one
+weight vector per preset and table size. A luck term is ``w . (x(actual) - E[x])``, so over a match a seat's
+luck is ``w . D``, ``D`` the sum of its feature deltas (a card dealt or given as a penalty moves the effective
+sums alone: :mod:`.meter`). ``bench/fit_values.py`` fits ``w`` offline, on self-play of the bundled bots, as
+the least-squares regression of round scores on each round's ``D`` (the ``w`` whose terms remove the most
+variance from them), and ships it as a versioned file. The file's hash is the model's identity: it is stored
+with every measured match, and a model is never fitted on the results it judges.
 """
 
 from __future__ import annotations

@@ -20,7 +20,9 @@ from ..bots.launch import launch_spec
 from ..game.registry import DEFAULT_GAME, game_named
 from ..game.framepack import packed_frames
 from ..game.replay import Notes
-from ..game.seam import GameRules
+from ..game.seam import GameRules, GameState
+from ..luck import LUCK_DIGITS, metered_match, model_label
+from ..luck.meter import Meter
 from ..sandbox import Backend, Limits, SandboxError, resolve_backend
 from . import protocol
 from .faults import FAULT_POLICIES, BotFault, Fault, FaultKind
@@ -67,6 +69,9 @@ class MatchJob:
     frames: bool = False
     """Make the viewer's frames of the match too (:attr:`MatchOutcome.frames`): a tournament that will have a
     report asks for them, so that its report copies them instead of rebuilding every match."""
+    luck: bool = True
+    """Measure each seat's luck with the referee's meter (:mod:`arena.luck`) as the match is played: what the
+    cards gave it over expectation (:attr:`MatchOutcome.luck`); a game without a value function is unmetered."""
     per_process: int = 0
     """The most matches one bot process may serve (``matches_per_process``): a process kept from an earlier
     batch (:mod:`.spare`) is taken only within it; 0: none is taken."""
@@ -148,6 +153,11 @@ class MatchOutcome:
     from sending ``act`` to reading the reply, to 0.1 ms; None where the bot did not choose (the
     fallback policy did). Kept here, not in the replay: a replayed match gives the same replay bytes,
     and times never repeat. Empty in an outcome from before times were kept."""
+    luck: tuple[float, ...] = ()
+    """Per seat, the points the cards gave it over expectation (positive: more points than expected, worse in
+    Cabo), summed over every card of the match (:mod:`arena.luck`); empty when the match was not measured."""
+    luck_model: str = ""
+    """The value function that measured :attr:`luck` (:func:`arena.luck.model_label`); empty when not measured."""
     frames: tuple[str, str, bytes] | None = field(default=None, repr=False)
     """The viewer's frames of the match when the job asked for them: (frames format, packing, packed bytes),
     made from :attr:`replay` and :attr:`decision_ms` as a report would make them (:mod:`arena.game.framepack`);
@@ -165,6 +175,7 @@ class MatchOutcome:
             "faults": [f.to_json() for f in self.faults],
             "stats": [stats_json(s) for s in self.stats],
             "logs": list(self.logs),
+            **({"luck": [round(v, LUCK_DIGITS) for v in self.luck], "luck_model": self.luck_model} if self.luck else {}),
         }
 
 
@@ -192,7 +203,9 @@ class _Table:
         self.job = job
         self.players = len(job.bots)
         self.game = game_named(job.game)
-        self.match = self.game.new_match(job.rules, self.players, job.seed)
+        metered = metered_match(job.game, job.rules, self.players, job.seed) if job.luck else None
+        self.meter: Meter | None = metered[1] if metered else None
+        self.match: GameState = metered[0] if metered else self.game.new_match(job.rules, self.players, job.seed)
         self.links: list[BotLink | None] = list(carried) or [None] * self.players
         self.serves = list(serves) or [1] * self.players
         """Per seat, matches a process started now may serve (this one included): its CPU allowance."""
@@ -495,4 +508,6 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
         seconds=time.perf_counter() - started, play_seconds=play_seconds, stats=stats, sandbox=backend, replay=replay,
         logs=tuple(log.text() for log in table.logs),
         decision_ms=decision_ms, frames=packed_frames(text, decision_ms) if job.frames else None,
+        luck=() if table.meter is None else tuple(round(v, LUCK_DIGITS) for v in table.meter.luck),
+        luck_model="" if table.meter is None else model_label(table.meter.model),
     ), kept

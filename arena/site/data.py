@@ -107,12 +107,13 @@ class RowCache:
                      if keys.get(idx) == (kept[1]["match_id"], kept[1]["finished_at"])}
             names, cursor = store.raw_rows()
         at = names.index("idx")
+        luck = store.luck(after=top if same else None)
         added: dict[int, tuple[tuple[Any, ...], dict[str, Any], MatchRecord]] = {}
         for values in cursor:
             if values[at] in known:
                 continue
             row = decode_match(store.path, dict(zip(names, values)))
-            added[values[at]] = (values, row, record_of_row(row))
+            added[values[at]] = (values, row, record_of_row(row, luck.get(values[at], ())))
         if same:
             kept = {**known, **added} if added else known
         else:

@@ -20,7 +20,7 @@ from ..tournament.ladder.board import LadderBoard, note as ladder_note
 from ..tournament.rating import DEFAULT_MODEL
 from ..tournament.render import Board
 from . import svg
-from .templating import Markup, faults_text, fmt, render, row_rank
+from .templating import Markup, faults_text, fmt, luck_cell, render, row_rank
 
 FAULT_DETAILS = 500
 """faults.html details at most the latest this many faults (all are counted in its table)."""
@@ -96,7 +96,7 @@ LEADERBOARD_HEAD = (("rank", "rank", "num"), ("bot", "bot", "text"), ("mu", "mu 
                     ("exposure", EXPOSURE_LABEL, "num"), ("rank_interval", INTERVAL_LABEL, "num"),
                     ("p_ahead_next", AHEAD_LABEL, "num"), ("matches", "matches", "num"), ("wins", "wins", "num"),
                     ("average_place", "avg place", "num"), ("average_total", "avg total", "num"),
-                    ("forfeits", "forfeits", "num"), ("fault_count", "faults", "num"),
+                    ("luck", "luck", "num"), ("forfeits", "forfeits", "num"), ("fault_count", "faults", "num"),
                     ("mean_ms", "ms/decision", "num"), ("max_ms", "max ms", "num"),
                     ("startup_ms", "start ms", "num"))
 
@@ -167,6 +167,7 @@ def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Se
     facts = [("rank", rank), ("mu ± 3σ", f'{fmt(row["mu"])} ± {fmt(3 * row["sigma"])}'),
              (EXPOSURE_LABEL, fmt(row["exposure"])), ("matches", str(row["matches"])), ("wins", str(row["wins"])),
              ("average place", fmt(row["average_place"])), ("average total", fmt(row["average_total"])),
+             ("luck (points per match over the expected cards)", luck_cell(row.get("luck"))),
              ("forfeits", str(row["forfeits"])), ("faults", faults_text(row["faults"])),
              ("voided matches", str(row["voided"])), ("ms per decision", fmt(row["mean_ms"], 1)),
              ("slowest decision (ms)", fmt(row["max_ms"], 1)), ("start-up (ms)", fmt(row["startup_ms"], 1))]

@@ -18,9 +18,9 @@ from markupsafe import Markup
 
 from ..tournament.confidence import interval_text
 from ..tournament.evidence import sure_text, tier_text
-from ..tournament.leaderboard import faults_text, number_cell
+from ..tournament.leaderboard import faults_text, luck_cell, number_cell
 
-__all__ = ["Markup", "faults_text", "fmt", "render", "row_rank"]
+__all__ = ["Markup", "faults_text", "fmt", "luck_cell", "render", "row_rank"]
 
 
 def _escaped(value: Any) -> Markup:
@@ -49,7 +49,7 @@ def row_rank(row: dict[str, Any]) -> str:
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
                           autoescape=True, finalize=_escaped, keep_trailing_newline=True, auto_reload=False,
                           undefined=jinja2.StrictUndefined)
-_ENV.globals.update(fmt=fmt, bot_link=_bot_link, faults_text=faults_text, row_rank=row_rank,
+_ENV.globals.update(fmt=fmt, bot_link=_bot_link, faults_text=faults_text, luck_cell=luck_cell, row_rank=row_rank,
                     interval_text=interval_text, sure_text=sure_text)
 _ENV.filters["v"] = lambda value: "" if value is None else value  # a cell's sort key: none sorts last
 

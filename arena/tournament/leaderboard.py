@@ -41,7 +41,7 @@ VOIDED_NAME = "voided.csv"
 STANDING_COLUMNS: tuple[str, ...] = ("rank", "bot", "exposure", "mu", "sigma", "matches", "wins",
                                      "average_place", "average_total", "forfeits", "faults", "voided",
                                      "mean_ms", "max_ms", "startup_ms", "status", "rank_low", "rank_high",
-                                     "p_ahead_next", "tier")
+                                     "p_ahead_next", "tier", "luck")
 """Column order of ``leaderboard.csv`` (the confidence columns last, so that readers of the older
 columns by position still read them)."""
 HEAD_TO_HEAD_COLUMNS: tuple[str, ...] = ("bot", "opponent", "shared", "ahead", "behind", "level")
@@ -166,6 +166,9 @@ class Standing:
     (:func:`.evidence.tiers`); its own rank when it shares a tier with nobody; None when not ranked."""
     tier_shared: bool = False
     """Whether others share its tier (the board shows ``2=``)."""
+    luck: float | None = None
+    """Points per match the cards gave it over expectation, over its measured matches (:mod:`arena.luck`;
+    positive: more points than expected, worse luck in Cabo); None when none was measured."""
 
 
 @dataclass(frozen=True)
@@ -295,6 +298,8 @@ class Tally:
         self.wins: dict[str, int] = {}
         self.place_sum: dict[str, int] = {}
         self.total_sum: dict[str, int] = {}
+        self.luck_sum: dict[str, float] = {}
+        self.luck_count: dict[str, int] = {}
         self.forfeits: dict[str, int] = {}
         self.faults: dict[str, dict[str, int]] = {}
         self.pairs: dict[tuple[str, str], list[int]] = {}  # (bot, opponent) -> [shared, ahead, behind, level]
@@ -305,7 +310,8 @@ class Tally:
     def _meet(self, name: str) -> None:
         if name not in self.played:
             self.played[name] = self.rated[name] = self.wins[name] = 0
-            self.place_sum[name] = self.total_sum[name] = self.forfeits[name] = 0
+            self.place_sum[name] = self.total_sum[name] = self.forfeits[name] = self.luck_count[name] = 0
+            self.luck_sum[name] = 0.0
             self.faults[name] = {}
             self.timing[name] = _Timing()
 
@@ -324,6 +330,9 @@ class Tally:
             self.place_sum[bot] += place
             self.total_sum[bot] += record.totals[seat]
             self.forfeits[bot] += int(bool(record.forfeited[seat]))
+            if record.luck:
+                self.luck_sum[bot] += record.luck[seat]
+                self.luck_count[bot] += 1
             for other_seat, other in enumerate(record.bots):
                 if other_seat == seat:
                     continue
@@ -341,7 +350,7 @@ class Tally:
         """A copy that later :meth:`add` calls to either leave the other alone."""
         other = Tally()
         other.matches = self.matches
-        for name in ("played", "rated", "wins", "place_sum", "total_sum", "forfeits"):
+        for name in ("played", "rated", "wins", "place_sum", "total_sum", "forfeits", "luck_sum", "luck_count"):
             setattr(other, name, dict(getattr(self, name)))
         other.faults = {bot: dict(kinds) for bot, kinds in self.faults.items()}
         other.pairs = {pair: list(counts) for pair, counts in self.pairs.items()}
@@ -369,6 +378,7 @@ class Tally:
         wins, place_sum, total_sum = {**zero.wins, **self.wins}, {**zero.place_sum, **self.place_sum}, \
             {**zero.total_sum, **self.total_sum}
         forfeits, rated = {**zero.forfeits, **self.forfeits}, {**zero.rated, **self.rated}
+        luck_sum, luck_count = {**zero.luck_sum, **self.luck_sum}, {**zero.luck_count, **self.luck_count}
         void = tuple(sorted(voided, key=lambda v: (v.index, v.match_id)))
         void_counts = {name: sum(name in v.bots for v in void) for name in names}
 
@@ -398,6 +408,7 @@ class Tally:
                 p_ahead_next=confidence.ahead.get(name),
                 tier=confidence.tiers.get(name),
                 tier_shared=name in confidence.shared,
+                luck=luck_sum[name] / luck_count[name] if luck_count[name] else None,
             )
             for rank, name in order
         )
@@ -440,6 +451,11 @@ def number_cell(value: float | None, digits: int) -> str:
     return "-" if value is None else f"{round(value, digits) + 0.0:.{digits}f}"  # + 0.0: never print -0.00
 
 
+def luck_cell(value: float | None) -> str:
+    """A luck cell, signed (``+2.1``: the cards gave 2.1 points more than expected), ``-`` when not measured."""
+    return "-" if value is None else f"{round(value, 1) + 0.0:+.1f}"
+
+
 def rounded(value: float | None) -> float | None:
     """A float as the JSON and CSV files hold it: 3 decimals, never ``-0.0``."""
     return None if value is None else round(value, 3) + 0.0
@@ -456,10 +472,13 @@ CONFIDENCE_NOTE = (f"{INTERVAL_LABEL}: the ranks the bot holds in 95% of draws o
                    "2=: a tier, bots shown within the margin of each other")
 """Under every board: what the two confidence columns mean (docs/tournaments.md, "How sure is this ranking")."""
 TEXT_HEADER: tuple[str, ...] = ("rank", "bot", EXPOSURE_LABEL, "mu", "sigma", INTERVAL_LABEL, AHEAD_LABEL, "matches",
-                                "wins", "avg place", "avg total", "forfeits", "ms/move", "max ms", "start ms",
-                                "faults")
+                                "wins", "avg place", "avg total", "luck", "forfeits", "ms/move", "max ms",
+                                "start ms", "faults")
 """Column titles of the terminal and Markdown tables (a ladder's add ``status``: :func:`_header`)."""
-TIMES_NOTE = ("ms/move: mean time per decision (act sent to reply read); max ms: the slowest; "
+LUCK_NOTE = ("luck: points per match the cards gave the bot over the expected cards (+: more points, worse "
+             "luck; the referee's measure, docs/tournaments.md \"Luck and skill\")")
+"""Under every board (the leaderboard's with its timing note, a ladder's on its own line): what luck means."""
+TIMES_NOTE = (f"{LUCK_NOTE}; ms/move: mean time per decision (act sent to reply read); max ms: the slowest; "
               "start ms: mean time from process start to ready")
 """Under the terminal and Markdown tables: what the timing columns measure."""
 
@@ -489,7 +508,7 @@ def _rows(lb: Leaderboard) -> list[list[str]]:
     extra = _statuses(lb)
     return [[standing_rank_text(s), s.bot, number_cell(s.exposure, 2), number_cell(s.mu, 2), number_cell(s.sigma, 2),
              interval_text(s.rank_interval), sure_text(s.p_ahead_next), str(s.matches), str(s.wins),
-             number_cell(s.average_place, 2), number_cell(s.average_total, 2),
+             number_cell(s.average_place, 2), number_cell(s.average_total, 2), luck_cell(s.luck),
              str(s.forfeits), number_cell(s.mean_ms, 1), number_cell(s.max_ms, 1), number_cell(s.startup_ms, 1),
              faults_text(s.faults)] + ([s.status] if extra else [])
             for s in lb.standings]
@@ -542,7 +561,7 @@ def standing_json(s: Standing) -> dict[str, Any]:
             "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided,
             "mean_ms": rounded(s.mean_ms), "max_ms": rounded(s.max_ms), "startup_ms": rounded(s.startup_ms),
             "status": s.status, "rank_interval": None if s.rank_interval is None else list(s.rank_interval),
-            "p_ahead_next": rounded(s.p_ahead_next), "tier": s.tier}
+            "p_ahead_next": rounded(s.p_ahead_next), "tier": s.tier, "luck": rounded(s.luck)}
 
 
 def to_json(lb: Leaderboard) -> dict[str, Any]:
@@ -573,7 +592,7 @@ def standings_csv(lb: Leaderboard) -> str:
                  s.forfeits, faults_text(s.faults, ";") if s.faults else "", s.voided, _csv_cell(s.mean_ms),
                  _csv_cell(s.max_ms), _csv_cell(s.startup_ms), s.status,
                  *(("", "") if s.rank_interval is None else s.rank_interval), _csv_cell(s.p_ahead_next),
-                 "" if s.tier is None else s.tier)
+                 "" if s.tier is None else s.tier, _csv_cell(s.luck))
                 for s in lb.standings)
     return csv_text(rows)
 

@@ -7,6 +7,8 @@ drift apart one column at a time, and the terminal and the web page would rate d
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -50,6 +52,8 @@ class MatchRecord:
     """``(seat, fault kind)`` for every fault in the match."""
     stats: tuple[SeatStats, ...] = ()
     """Per seat, its bot's reply and start-up times (for the leaderboard's timing columns)."""
+    luck: tuple[float, ...] = ()
+    """Per seat, the points the cards gave it over expectation (:mod:`arena.luck`); empty: not measured."""
 
 
 def record_of(scheduled: ScheduledMatch, outcome: MatchOutcome) -> MatchRecord:
@@ -57,16 +61,17 @@ def record_of(scheduled: ScheduledMatch, outcome: MatchOutcome) -> MatchRecord:
     faults = tuple((f.seat, str(f.to_json()["kind"])) for f in outcome.faults)
     stats = tuple(stats_of_json(stats_json(s)) for s in outcome.stats)  # rounded as stored
     return MatchRecord(scheduled.index, scheduled.match_id, tuple(outcome.bots), tuple(outcome.places),
-                       tuple(outcome.totals), tuple(outcome.forfeited), faults, stats)
+                       tuple(outcome.totals), tuple(outcome.forfeited), faults, stats,
+                       tuple(float(v) for v in json.loads(json.dumps(list(outcome.luck)))))  # as stored
 
 
-def record_of_row(row: Mapping[str, Any]) -> MatchRecord:
+def record_of_row(row: Mapping[str, Any], luck: tuple[float, ...] = ()) -> MatchRecord:
     """The record of a stored row of ``matches`` whose JSON columns are decoded and checked
-    (:func:`~.store.decode_match`): the one conversion from the stored form."""
+    (:func:`~.store.decode_match`), with its stored ``luck``: the one conversion from the stored form."""
     return MatchRecord(int(row["idx"]), str(row["match_id"]), tuple(row["bots"]), tuple(row["places"]),
                        tuple(row["totals"]), tuple(row["forfeited"]),
                        tuple((int(f["seat"]), str(f["kind"])) for f in row["faults"]),
-                       tuple(stats_of_json(s) for s in row["stats"]))
+                       tuple(stats_of_json(s) for s in row["stats"]), luck)
 
 
 VoidRecord = Voided

@@ -21,7 +21,7 @@ from typing import Mapping
 
 from .evidence import DEFAULT_MARGIN, PairEvidence
 from .kinds import reading
-from .ladder.board import LadderRow, rows as board_rows, stored_evidence
+from .ladder.board import LadderRow, StoredEvidence, rows as board_rows, stored_evidence
 from .ladder.kept import Kept, read as read_kept
 from .leaderboard import Leaderboard, Tally, build
 from .rating import Rating, RatingParams, model_of, rate
@@ -53,8 +53,9 @@ class Results:
     """A ladder's ``placement_matches``: an active entry with fewer matches is listed, not ranked."""
     kept: Kept | None = None
     """A ladder's ratings kept in the store (read with ``kept``), brought up to every stored match."""
-    evidence: PairEvidence | None = None
-    """A ladder's pairs' deal differences over every stored match (read with ``kept``), for its own board."""
+    evidence: StoredEvidence | None = None
+    """A ladder's pairs' deal differences and entries' luck over every stored match (read with ``kept``), for
+    its own board."""
     margin: float = DEFAULT_MARGIN
     """Places per match within which bots are shown in one tier (``settle: {margin}``, kept in ``meta``)."""
 
@@ -108,6 +109,7 @@ def ladder_board(results: Results) -> list[LadderRow]:
     if results.kept is None:
         raise ValueError("a ladder's board is made from its kept ratings: read the results with kept=True")
     kept = results.kept
-    evidence = results.evidence if results.evidence is not None else PairEvidence()
+    stored = results.evidence
     return board_rows(results.entries, kept.ratings, kept.matches, kept.last, results.placement,
-                      kept.model.fresh(), evidence, results.margin)
+                      kept.model.fresh(), stored.evidence if stored is not None else PairEvidence(), results.margin,
+                      stored.luck() if stored is not None else None)

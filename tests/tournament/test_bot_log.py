@@ -84,6 +84,7 @@ def test_a_store_from_before_logs_opens_says_so_and_resumes(tmp_path):
         db.execute("DROP TABLE ladder_ratings")
         db.execute("DROP TABLE decision_times")
         db.execute("DROP TABLE frames")
+        db.execute("DROP TABLE luck")
         db.execute("DELETE FROM matches WHERE idx = 1")
         db.execute("UPDATE matches SET stats = json_array(json_remove(json_extract(stats, '$[0]'), '$.startup_ms'),"
                    " json_remove(json_extract(stats, '$[1]'), '$.startup_ms'))")
@@ -99,7 +100,7 @@ def test_a_store_from_before_logs_opens_says_so_and_resumes(tmp_path):
     assert (summary.skipped, summary.played) == (1, 1)
     db = sqlite3.connect(config.output / "results.sqlite")
     try:
-        assert schema.version(db) == schema.VERSION == 6
+        assert schema.version(db) == schema.VERSION == 7
         assert db.execute("SELECT idx, seat FROM logs ORDER BY idx, seat").fetchall() == [(1, 0), (1, 1)]
     finally:
         db.close()

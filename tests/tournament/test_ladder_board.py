@@ -49,14 +49,15 @@ def test_text_prints_the_rows_given_ranks_only_ranked_ones_and_says_what_is_hidd
     assert cells(shown) == [("1", "ann", "v2", "ranked"), ("2", "bob", "v1", "ranked"),
                             ("-", "cid", "v1", "placement"), ("-", "dan", "v1", "retired")]
     assert shown.splitlines()[0].split() == ["#", "bot", "version", "mu-3σ", "95%", "rank", "P(>next)", "matches",
-                                             "last", "played", "(UTC)", "status"]
+                                             "luck", "last", "played", "(UTC)", "status"]
     assert shown.splitlines()[1].split()[3:7] == ["21.23", "1-2", "0.88", "12"]
     assert shown.splitlines()[2].split()[3:6] == ["15.50", "1-2", "9"]  # the last ranked row: P(>next) blank
     assert shown.splitlines()[3].split()[3:6] == ["2.10", "-", "1"]  # in placement: no interval, no P
-    assert shown.splitlines()[-3] == ("#: ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name; "
+    assert shown.splitlines()[-4] == ("#: ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name; "
                                       "entries in placement and versions that left the field (replaced, retired) are "
                                       "listed after the ranked ones, unranked")
-    assert shown.splitlines()[-2].startswith("95% rank: the ranks the bot holds in 95% of draws")
+    assert shown.splitlines()[-3].startswith("95% rank: the ranks the bot holds in 95% of draws")
+    assert shown.splitlines()[-2].startswith("luck: points per match the cards gave the bot")
     assert shown.splitlines()[-1] == "(2 older versions hidden: --all shows them)"
     everything = view(BOARD, everything=True)
     assert cells(everything)[3:5] == [("-", "ann", "v1", "replaced"), ("-", "bob", "v0", "replaced")]
@@ -70,13 +71,13 @@ def test_text_prints_the_rows_given_ranks_only_ranked_ones_and_says_what_is_hidd
 def test_csv_holds_every_row_with_iso_times_and_an_empty_rank_when_unranked():
     rows = list(csv.reader(io.StringIO(to_csv(BOARD))))
     assert rows[0] == ["rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played", "status",
-                       "rank_low", "rank_high", "p_ahead_next", "tier"]
+                       "rank_low", "rank_high", "p_ahead_next", "tier", "luck"]
     assert rows[1] == ["1", "ann", "2", "21.235", "30.0", "2.922", "12", "2026-11-30T12:00:00Z", "ranked",
-                       "1", "2", "0.877", ""]
-    assert rows[2][-4:] == ["1", "2", "", ""]
+                       "1", "2", "0.877", "", ""]
+    assert rows[2][-5:] == ["1", "2", "", "", ""]
     assert rows[2][7] == "2026-11-30T12:01:01Z"
     assert [r[0] for r in rows[1:]] == ["1", "2", "", "", "", ""]
-    assert rows[5] == ["", "bob", "0", "0.5", "20.0", "6.5", "0", "", "replaced", "", "", "", ""]
+    assert rows[5] == ["", "bob", "0", "0.5", "20.0", "6.5", "0", "", "replaced", "", "", "", "", ""]
     assert len(rows) == 1 + len(BOARD)
 
 
@@ -87,7 +88,7 @@ def test_markdown_shows_the_current_field_then_the_older_versions_in_their_own_s
     assert lines[2].startswith("2 ranked, 1 in placement, 1 retired")
     top, older = md.split("## Older versions")
     assert "| 1 | ann | v2 | 21.23 | 1-2 | 0.88 | 12 |" in top and "| 2 | bob | v1 | 15.50 | 1-2 |  | 9 |" in top
-    assert "| - | dan | v1 | 14.00 | - |  | 8 | 2026-11-30 11:59 | retired |" in top
+    assert "| - | dan | v1 | 14.00 | - |  | 8 | - | 2026-11-30 11:59 | retired |" in top
     assert "P(>next): how sure it is ahead of the next ranked row" in top
     assert "| replaced |" not in top
     assert "| - | ann | v1 | 18.00 |" in older and "| - | bob | v0 |" in older and "ranked" not in older
@@ -252,9 +253,12 @@ def test_the_refresh_reads_only_new_matches_and_equals_a_whole_read(tmp_path):
         with db:  # they come back after later matches were stored
             db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * len(held[0]))})", held)
         again = kept.read(LadderStore(db))
-        whole = stored_evidence(LadderStore(db))
+        stored = stored_evidence(LadderStore(db))
+        whole = stored.evidence
         pairs = [("ann@v1", "bob@v1"), ("ann@v1", "carl@v1"), ("bob@v1", "carl@v1")]
         assert [again.of(*p) for p in pairs] == [pytest.approx(whole.of(*p), abs=1e-9) for p in pairs]
         assert sum(whole.of(*p)[0] for p in pairs) > 0
+        # the entries' luck likewise: the refresh's means are the whole read's, the two late matches in
+        assert kept.luck() == pytest.approx(stored.luck()) and set(stored.luck()) == {"ann@v1", "bob@v1", "carl@v1"}
     finally:
         db.close()

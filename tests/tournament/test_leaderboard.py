@@ -11,7 +11,7 @@ import pytest
 import trueskill
 
 from arena.match.runner import SeatStats
-from arena.tournament.leaderboard import HeadToHead, Leaderboard, build, text, write_files
+from arena.tournament.leaderboard import HeadToHead, Leaderboard, build, markdown, text, write_files
 from arena.tournament.rating import RatingParams, rate
 from arena.tournament.records import MatchRecord, VoidRecord
 
@@ -59,6 +59,31 @@ def test_standings_every_column(board: Leaderboard) -> None:
     assert board.matches == 3
 
 
+def test_luck_is_the_mean_over_the_measured_matches_in_every_format(tmp_path: Path) -> None:
+    """A bot's luck is the mean of its seats' luck over the matches that were measured (a record without luck,
+    from before the meter, counts in no mean); terminal, Markdown, CSV and JSON all show it, signed."""
+    import dataclasses
+
+    measured = [dataclasses.replace(RECORDS[0], luck=(1.5, -2.0, 4.25)), RECORDS[1],
+                dataclasses.replace(RECORDS[2], luck=(-1.0, 0.5, -3.0))]
+    lb = build(measured, RATINGS, BOTS)
+    luck = {s.bot: s.luck for s in lb.standings}
+    assert luck == {"a": pytest.approx(1.0), "b": pytest.approx(-2.5), "c": pytest.approx(1.625), "d": None}
+    drawn = lb.table()
+    at = list(drawn.header).index("luck")
+    assert {row[1]: row[at] for row in drawn.rows} == {"b": "-2.5", "a": "+1.0", "c": "+1.6", "d": "-"}
+    assert all(f" {cell} " in text(lb) for cell in ("-2.5", "+1.0", "+1.6"))  # what the terminal prints
+    assert "| 1 | b | 25.00 | 28.00 | 1.00 | 1-3 |  | 3 | 2 | 1.67 | 16.00 | -2.5 |" in markdown(lb)
+    files = write_files(lb, tmp_path)
+    assert files
+    data = json.loads((tmp_path / "leaderboard.json").read_text())
+    assert {r["bot"]: r["luck"] for r in data["standings"]} == {"a": 1.0, "b": -2.5, "c": 1.625, "d": None}
+    with open(tmp_path / "leaderboard.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    assert {r["bot"]: r["luck"] for r in table} == {"a": "1.0", "b": "-2.5", "c": "1.625", "d": ""}
+    assert "luck: points per match the cards gave" in (tmp_path / "leaderboard.md").read_text()
+
+
 def test_head_to_head(board: Leaderboard) -> None:
     assert board.head_to_head == (
         HeadToHead("a", "b", 2, 1, 0, 1),
@@ -93,10 +118,11 @@ def test_text_columns(board: Leaderboard) -> None:
     lines = text(board).splitlines()
     header, rows = lines[0], lines[1:5]
     for title in ("rank", "bot", "mu-3σ", "mu", "sigma", "95% rank", "P(>next)", "matches", "wins", "avg place",
-                  "avg total", "faults"):
+                  "avg total", "luck", "faults"):
         assert title in header
-    # b is ranked first by mu-3σ; no pair shared 20 deals, so P(>next) claims nothing yet: blank.
-    assert rows[0].split()[:11] == ["1", "b", "25.00", "28.00", "1.00", "1-3", "3", "2", "1.67", "16.00", "1"]
+    # b is ranked first by mu-3σ; no pair shared 20 deals, so P(>next) claims nothing yet: blank; these records
+    # were not measured, so luck is "-".
+    assert rows[0].split()[:12] == ["1", "b", "25.00", "28.00", "1.00", "1-3", "3", "2", "1.67", "16.00", "-", "1"]
     assert rows[1].split()[5:7] == ["1-3", "2"]
     assert rows[2].split()[5:7] == ["1-4", "3"]
     assert rows[0].endswith("exit:1")
@@ -128,7 +154,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
                                     "matches": 3, "wins": 2, "average_place": 1.667, "average_total": 16.0,
                                     "faults": {"exit": 1}, "forfeits": 1, "voided": 0, "mean_ms": 7.5,
                                     "max_ms": 20.0, "startup_ms": 70.0, "status": "ranked", "rank_interval": [1, 3],
-                                    "p_ahead_next": None, "tier": 1}
+                                    "p_ahead_next": None, "tier": 1, "luck": None}
     assert data["standings"][2]["average_total"] == 10.667
     assert data["standings"][2]["faults"] == {"timeout": 2, "illegal": 1}
     assert data["standings"][3]["average_place"] is None
@@ -145,7 +171,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
                        "wins": "2", "average_place": "1.667", "average_total": "16.0", "forfeits": "1",
                        "faults": "exit:1", "voided": "0", "mean_ms": "7.5", "max_ms": "20.0",
                        "startup_ms": "70.0", "status": "ranked", "rank_low": "1", "rank_high": "3",
-                       "p_ahead_next": "", "tier": "1"}
+                       "p_ahead_next": "", "tier": "1", "luck": ""}
     assert rows[2]["faults"] == "timeout:2;illegal:1"
     assert rows[1]["faults"] == ""
     assert rows[3]["average_place"] == "" and rows[3]["matches"] == "0"
@@ -161,9 +187,9 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     assert (out / "voided.csv").read_text(encoding="utf-8") == "index,match,bots,reason\n"
 
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
-    assert ("| rank | bot | mu-3σ | mu | sigma | 95% rank | P(>next) | matches | wins | avg place | avg total | forfeits "
+    assert ("| rank | bot | mu-3σ | mu | sigma | 95% rank | P(>next) | matches | wins | avg place | avg total | luck | forfeits "
             "| ms/move | max ms | start ms | faults |") in md
-    assert ("| 3 | c | 5.00 | 20.00 | 5.00 | 1-4 |  | 3 | 1 | 2.00 | 10.67 | 0 | 10.0 | 40.0 | 200.0 "
+    assert ("| 3 | c | 5.00 | 20.00 | 5.00 | 1-4 |  | 3 | 1 | 2.00 | 10.67 | - | 0 | 10.0 | 40.0 | 200.0 "
             "| timeout:2 illegal:1 |") in md
     assert "95% rank: the ranks the bot holds in 95% of draws" in md
     assert "|  | b | a | c | d |" in md  # matrix header in rank order
@@ -194,8 +220,8 @@ def test_timing_columns_in_every_format(board: Leaderboard, tmp_path: Path) -> N
     assert [(r["mean_ms"], r["max_ms"], r["startup_ms"]) for r in rows] == [
         ("7.5", "20.0", "70.0"), ("5.0", "12.0", "110.0"), ("10.0", "40.0", "200.0"), ("", "", "")]
     md = (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
-    assert "| 2 | a | 24.00 | 30.00 | 2.00 | 1-3 |  | 2 | 1 | 1.50 | 6.00 | 0 | 5.0 | 12.0 | 110.0 | - |" in md
-    assert "| 4 | d | 5.00 | 20.00 | 5.00 | 2-4 |  | 0 | 0 | - | - | 0 | - | - | - | - |" in md
+    assert "| 2 | a | 24.00 | 30.00 | 2.00 | 1-3 |  | 2 | 1 | 1.50 | 6.00 | - | 0 | 5.0 | 12.0 | 110.0 | - |" in md
+    assert "| 4 | d | 5.00 | 20.00 | 5.00 | 2-4 |  | 0 | 0 | - | - | - | 0 | - | - | - | - |" in md
     assert "ms/move: mean time per decision" in md
     # Records from before start-ups were timed (or voided ones) leave the start-up column empty, nothing else.
     old = build([MatchRecord(0, "m0", ("a", "b"), (1, 2), (1, 2), (False, False), (),

@@ -91,11 +91,12 @@ def test_a_ladder_board_from_the_leaderboard_of_its_versions_keeps_every_number(
     """The report makes a ladder's board from the leaderboard it rated (keys ``NAME@vK``): name and version
     apart, ratings, order, intervals and status as they were, the last match's time from the rows."""
     ratings = {"ann@v2": trueskill.Rating(30.0, 2.0), "bob@v1": trueskill.Rating(20.0, 3.0)}
-    record = MatchRecord(0, "m0", ("ann@v2", "bob@v1"), (1, 2), (3, 9), (False, False), ())
+    record = MatchRecord(0, "m0", ("ann@v2", "bob@v1"), (1, 2), (3, 9), (False, False), (), (), (-1.5, 2.25))
     leaderboard = build([record], ratings, ["ann@v2", "bob@v1"])
     ladder = LadderBoard.of(leaderboard, {"ann@v2": 1_780_000_000.0})
     assert [(r.name, r.version, r.rank, r.mu, r.sigma, r.rank_interval, r.status) for r in ladder.rows] == [
         (s.bot.split("@v")[0], int(s.bot.split("@v")[1]), s.rank, s.mu, s.sigma, s.rank_interval, s.status)
         for s in leaderboard.standings]
     assert [r.last_played for r in ladder.rows] == [1_780_000_000.0, None]
-    assert ladder.table().rows[0][7] == "2026-05-28 20:26" and ladder.table().rows[1][7] == "-"
+    assert ladder.table().rows[0][8] == "2026-05-28 20:26" and ladder.table().rows[1][8] == "-"
+    assert [r.luck for r in ladder.rows] == [-1.5, 2.25] and [row[7] for row in ladder.table().rows] == ["-1.5", "+2.2"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.luck import model_label, shipped_model
 from arena.tournament.store import schema
 from arena.tournament.config import load_config
 from arena.tournament.driver import run_tournament, schedule_of
@@ -38,6 +40,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
         db.execute("DROP TABLE ladder_ratings")
         db.execute("DROP TABLE decision_times")
         db.execute("DROP TABLE frames")
+        db.execute("DROP TABLE luck")
         db.execute("DELETE FROM matches WHERE idx = 1")
     db.execute("PRAGMA user_version = 0")
     db.close()
@@ -49,7 +52,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
     assert (summary.skipped, summary.played) == (1, 1)
     db = sqlite3.connect(config.output / "results.sqlite")
     try:
-        assert schema.version(db) == schema.VERSION == 6 and schema.has_table(db, "voided")
+        assert schema.version(db) == schema.VERSION == 7 and schema.has_table(db, "voided")
         assert db.execute("SELECT COUNT(*) FROM matches").fetchone() == (2,)
     finally:
         db.close()
@@ -58,6 +61,9 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
         assert store.decision_times(0) is None
         decisions = store._db.execute("SELECT decisions FROM matches WHERE idx = 1").fetchone()[0]
         assert len(store.decision_times(1) or ()) == decisions > 0
+        luck = store.luck()  # likewise the luck: measured for the match played now only
+        assert set(luck) == {1} and len(luck[1]) == 2
+        assert [r.luck for r in store.records()] == [(), luck[1]]
     finally:
         store.close()
 
@@ -79,6 +85,39 @@ def test_each_decisions_time_is_stored_with_its_match(tmp_path):
         assert store.decision_times(0) is None  # what is not a list of times shows no times, quietly
     finally:
         store.close()
+
+
+def test_each_seats_luck_is_stored_with_its_match_and_shows_on_the_board(tmp_path):
+    """The worker's luck per seat and the value function that measured it, in the match's transaction; the
+    records and the leaderboard read it back; a damaged row is one line naming the store and the match."""
+    config = load_config(two_bots(tmp_path))
+    run_tournament(config, out=open(os.devnull, "w"))
+    store = ResultStore(config.output, readonly=True)
+    try:
+        luck = store.luck()
+        assert sorted(luck) == [row["idx"] for row in store.rows()] and all(len(v) == 2 for v in luck.values())
+        assert store.luck_models() == [model_label(shipped_model())]
+        assert [r.luck for r in store.records()] == [luck[i] for i in sorted(luck)]
+    finally:
+        store.close()
+    data = json.loads((config.output / "leaderboard.json").read_text())
+    store = ResultStore(config.output, readonly=True)
+    try:
+        per_bot: dict[str, list[float]] = {}
+        for record in store.records():
+            for bot, value in zip(record.bots, record.luck):
+                per_bot.setdefault(bot, []).append(value)
+    finally:
+        store.close()
+    assert {r["bot"]: r["luck"] for r in data["standings"]} == \
+        {bot: round(sum(v) / len(v), 3) for bot, v in per_bot.items()}
+    sql = sqlite3.connect(config.output / "results.sqlite")
+    with sql:
+        sql.execute("UPDATE luck SET seats = '[1, \"x\"]' WHERE idx = 0")
+    sql.close()
+    board = CliRunner().invoke(main, ["leaderboard", str(config.output)])
+    assert board.exit_code != 0 and "the luck of match 0 is not a list of numbers" in board.output
+    assert "Traceback" not in board.output and len(board.output.strip().splitlines()) == 1
 
 
 def test_a_run_with_a_report_stores_each_matchs_frames_as_the_report_would_make_them(tmp_path):

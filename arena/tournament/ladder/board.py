@@ -22,9 +22,9 @@ from typing import Mapping, Sequence
 
 from ..confidence import interval_text
 from ..evidence import DEFAULT_MARGIN, PairEvidence, sure_text, tier_text
-from ..leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, PLACEMENT, RANKED,
+from ..leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, LUCK_NOTE, PLACEMENT, RANKED,
                            REPLACED, RETIRED, UNRANKED_NOTE, Confidence, Leaderboard, ranking_rule, number_cell, player_parts,
-                           ranking, rounded, status_of)
+                           luck_cell, ranking, rounded, status_of)
 from ..rating import DEFAULT_MODEL, Rating, RatingParams, exposure
 from ..render import Table, csv_text
 from ..render import write as write_board
@@ -38,12 +38,12 @@ TEXT_NAME = "ladder.txt"
 CSV_NAME = "ladder.csv"
 MARKDOWN_NAME = "ladder.md"
 TEXT_HEADER: tuple[str, ...] = ("#", "bot", "version", EXPOSURE_LABEL, INTERVAL_LABEL, AHEAD_LABEL, "matches",
-                                "last played (UTC)", "status")
+                                "luck", "last played (UTC)", "status")
 """Column titles of the terminal board and of ``ladder.md``."""
-LEFT = frozenset({1, 7, 8})
+LEFT = frozenset({1, 8, 9})
 """Columns that read better left-aligned (name, time, status); numbers are right-aligned."""
 CSV_COLUMNS: tuple[str, ...] = ("rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played",
-                                "status", "rank_low", "rank_high", "p_ahead_next", "tier")
+                                "status", "rank_low", "rank_high", "p_ahead_next", "tier", "luck")
 """Column order of ``ladder.csv`` (the confidence columns last, as in ``leaderboard.csv``)."""
 EMPTY = "(no bot entered yet: arena submit LADDER.yaml BOT_DIR)"
 def note(model: str = DEFAULT_MODEL) -> str:
@@ -78,20 +78,24 @@ class LadderRow:
     """The rank of the first entry of its tier (entries shown within the margin of each other); None unranked."""
     tier_shared: bool = False
     """Whether others share its tier (shown ``2=``)."""
+    luck: float | None = None
+    """Points per match the cards gave it over expectation (:mod:`arena.luck`); None before a measured match."""
 
 
 def rows(field: Sequence[Entry], ratings: Mapping[str, Rating], counts: Mapping[str, int],
          last: Mapping[str, float], placement: int, fresh: Rating, evidence: PairEvidence,
-         margin: float = DEFAULT_MARGIN) -> list[LadderRow]:
+         margin: float = DEFAULT_MARGIN, luck: Mapping[str, float] | None = None) -> list[LadderRow]:
     """The board in the order of :func:`..leaderboard.ranking` (``fresh``: the rating of an entry without
-    matches; ``evidence``: the pairs' deals, judged for the tiers and P(>next) as on every board)."""
+    matches; ``evidence``: the pairs' deals, judged for the tiers and P(>next) as on every board; ``luck``:
+    each entry's mean luck per measured match)."""
     out = {}
     for entry in field:
         rating = ratings.get(entry.key, fresh)
         played = counts.get(entry.key, 0)
         status = status_of(None if entry.status == ACTIVE else entry.status, played, placement)
         out[entry.key] = LadderRow(entry.name, entry.version, exposure(rating), float(rating.mu),
-                                   float(rating.sigma), played, last.get(entry.key), status)
+                                   float(rating.sigma), played, last.get(entry.key), status,
+                                   luck=(luck or {}).get(entry.key))
     order = ranking({key: (row.exposure, row.status) for key, row in out.items()})
     sure = Confidence.of({key: ratings.get(key, fresh) for key in out},
                          [key for rank, key in order if rank is not None], evidence, margin)
@@ -118,7 +122,7 @@ def _table(board: Sequence[LadderRow]) -> Table:
     """A row's place is its own (replaced rows are never ranked), so it is the same whether or not the
     older versions are shown."""
     return Table(TEXT_HEADER, [[tier_text(row.rank, row.tier, row.tier_shared), row.name, f"v{row.version}", number_cell(row.exposure, 2),
-             interval_text(row.rank_interval), sure_text(row.p_ahead_next), str(row.matches),
+             interval_text(row.rank_interval), sure_text(row.p_ahead_next), str(row.matches), luck_cell(row.luck),
              when(row.last_played), row.status] for row in board], LEFT)
 
 
@@ -130,6 +134,7 @@ def text(board: Sequence[LadderRow], hidden: int = 0, paired: Sequence[Paired] =
     if board:
         lines.append(note(model))
         lines.append(CONFIDENCE_NOTE)
+        lines.append(LUCK_NOTE)
     if hidden:
         lines.append(f"({hidden} older version{'s' if hidden > 1 else ''} hidden: "
                      f"--all shows {'them' if hidden > 1 else 'it'})")
@@ -151,7 +156,8 @@ def to_json(board: Sequence[LadderRow], paired: Sequence[Paired] = ()) -> str:
     tables has the line's numbers in ``paired`` (else null), so the file stays one list of rows."""
     by_key = {p.new: p.to_json() for p in paired}
     data = [{**asdict(r), "exposure": rounded(r.exposure), "mu": rounded(r.mu), "sigma": rounded(r.sigma),
-             "p_ahead_next": rounded(r.p_ahead_next), "paired": by_key.get(f"{r.name}@v{r.version}")}
+             "p_ahead_next": rounded(r.p_ahead_next), "luck": rounded(r.luck),
+             "paired": by_key.get(f"{r.name}@v{r.version}")}
             for r in board]
     return json.dumps(data, indent=2) + "\n"
 
@@ -162,7 +168,8 @@ def to_csv(board: Sequence[LadderRow]) -> str:
     rows.extend(("" if r.rank is None else r.rank, r.name, r.version, rounded(r.exposure), rounded(r.mu),
                  rounded(r.sigma), r.matches, iso(r.last_played), r.status,
                  *(("", "") if r.rank_interval is None else r.rank_interval),
-                 "" if r.p_ahead_next is None else rounded(r.p_ahead_next), "" if r.tier is None else r.tier)
+                 "" if r.p_ahead_next is None else rounded(r.p_ahead_next), "" if r.tier is None else r.tier,
+                 "" if r.luck is None else rounded(r.luck))
                 for r in board)
     return csv_text(rows)
 
@@ -173,7 +180,7 @@ def markdown(board: Sequence[LadderRow], paired: Sequence[Paired] = (), model: s
     field, older = current(board), [r for r in board if r.status == REPLACED]
     count = {status: sum(r.status == status for r in field) for status in (RANKED, PLACEMENT, RETIRED)}
     lines = ["# Ladder", "", f"{count[RANKED]} ranked, {count[PLACEMENT]} in placement, {count[RETIRED]} retired. "
-             f"{note(model)}.", "", *_table(field).markdown(), "", CONFIDENCE_NOTE + "."]
+             f"{note(model)}.", "", *_table(field).markdown(), "", CONFIDENCE_NOTE + ".", "", LUCK_NOTE + "."]
     if not board:
         lines += ["", EMPTY]
     if paired:
@@ -216,7 +223,7 @@ class LadderBoard:
         for s in board.standings:
             name, version = player_parts(s.bot)
             rows.append(LadderRow(name, version, s.exposure, s.mu, s.sigma, s.matches, last.get(s.bot), s.status,
-                                  s.rank, s.rank_interval, s.p_ahead_next, s.tier, s.tier_shared))
+                                  s.rank, s.rank_interval, s.p_ahead_next, s.tier, s.tier_shared, s.luck))
         return cls(rows, model=board.model)
 
 
@@ -233,32 +240,58 @@ def load(ladder: LadderStore, params: RatingParams, placement: int, margin: floa
     (:func:`..standings.ladder_board`), through the same :func:`rows`. ``evidence``: the pairs' deals read
     by an earlier load of the same store (a running ladder's refresh keeps one), else read whole."""
     kept = read(ladder, params)
-    return rows(entries(ladder), kept.ratings, kept.matches, kept.last, placement, kept.model.fresh(),
-                (evidence or StoredEvidence()).read(ladder), margin)
+    evidence = evidence or StoredEvidence()
+    pairs = evidence.read(ladder)
+    return rows(entries(ladder), kept.ratings, kept.matches, kept.last, placement, kept.model.fresh(), pairs,
+                margin, evidence.luck())
 
 
 class StoredEvidence:
-    """A ladder's pairs' deal differences read from its store, kept between reads: a refresh every few seconds
-    of a ladder of 100,000 matches reads only the rows stored since the last (matches are only ever added,
-    in any index order)."""
+    """A ladder's pairs' deal differences and its entries' luck read from its store, kept between reads: a
+    refresh every few seconds of a ladder of 100,000 matches reads only the rows stored since the last
+    (matches are only ever added, in any index order)."""
 
     def __init__(self) -> None:
         self.evidence = PairEvidence()
         self._through = -1  # every index up to this one is in
         self._above: set[int] = set()  # indices beyond it that are in
+        self._luck: dict[str, list[float]] = {}  # key -> [sum, measured matches]
+        self._luck_through = -1
+        self._luck_above: set[int] = set()
 
     def read(self, ladder: LadderStore) -> PairEvidence:
-        """The evidence of every match stored now: places and seats only, a few columns a row."""
+        """The evidence of every match stored now: places and seats only, a few columns a row; and the luck of
+        every measured one (:meth:`luck`)."""
         for index, match_id, bots, places, _ in ladder.matches_after(self._through):
             if index not in self._above:
                 self.evidence.add_places(match_id, bots, places)
                 self._above.add(index)
-        while self._through + 1 in self._above:
-            self._through += 1
-            self._above.discard(self._through)
+        self._through = _advance(self._through, self._above)
+        for index, bots, luck in ladder.luck_after(self._luck_through):
+            if index not in self._luck_above:
+                for bot, value in zip(bots, luck):
+                    tally = self._luck.setdefault(bot, [0.0, 0])
+                    tally[0] += value
+                    tally[1] += 1
+                self._luck_above.add(index)
+        self._luck_through = _advance(self._luck_through, self._luck_above)
         return self.evidence
 
+    def luck(self) -> dict[str, float]:
+        """Each entry's mean luck per measured match, as of the last :meth:`read`."""
+        return {key: total / count for key, (total, count) in self._luck.items() if count}
 
-def stored_evidence(ladder: LadderStore) -> PairEvidence:
-    """Every pair's deal differences over the stored matches, read whole."""
-    return StoredEvidence().read(ladder)
+
+def _advance(through: int, above: set[int]) -> int:
+    """The highest index up to which every index is in, moving the contiguous ones out of ``above``."""
+    while through + 1 in above:
+        through += 1
+        above.discard(through)
+    return through
+
+
+def stored_evidence(ladder: LadderStore) -> StoredEvidence:
+    """Every pair's deal differences and every entry's luck over the stored matches, read whole."""
+    stored = StoredEvidence()
+    stored.read(ladder)
+    return stored

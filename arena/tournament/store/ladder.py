@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from . import schema
-from .results import DB_NAME, connect, decode_match
+from .results import DB_NAME, StoreDamaged, connect, decode_match
 
 ACTIVE = "active"
 """Scheduled."""
@@ -230,6 +230,24 @@ class LadderStore:
                 "SELECT idx, match_id, bots, places, finished_at FROM matches WHERE idx > ? ORDER BY idx", (index,)):
             row = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
             yield int(idx), str(match_id), row["bots"], row["places"], float(finished)
+
+    def luck_after(self, index: int) -> Iterator[tuple[int, list[str], list[float]]]:
+        """``(index, bots, luck)`` of every measured match beyond ``index``, in index order: each seat's luck
+        (:mod:`arena.luck`) with who sat there."""
+        if not schema.has_table(self._db, "luck"):
+            return
+        for idx, bots, seats in self._db.execute(
+                "SELECT m.idx, m.bots, l.seats FROM luck l JOIN matches m ON m.idx = l.idx WHERE l.idx > ? "
+                "ORDER BY l.idx", (index,)):
+            row = decode_match(self.path, {"idx": idx, "bots": bots})
+            try:
+                luck = json.loads(seats)
+            except ValueError:
+                luck = None
+            if not isinstance(luck, list) or len(luck) != len(row["bots"]) or \
+                    not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in luck):
+                raise StoreDamaged(f"{self.path}: the luck of match {idx} is not a number per seat: {seats[:80]!r}")
+            yield int(idx), row["bots"], [float(v) for v in luck]
 
     def finished(self) -> list[tuple[float, tuple[str, ...]]]:
         """When each stored match finished and who sat at it, in finishing order."""

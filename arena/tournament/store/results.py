@@ -356,6 +356,9 @@ class ResultStore:
             if outcome.frames is not None:
                 self._db.execute("INSERT OR REPLACE INTO frames VALUES (?, ?, ?, ?)",
                                  (scheduled.index, *outcome.frames))
+            if outcome.luck:
+                self._db.execute("INSERT OR REPLACE INTO luck VALUES (?, ?, ?)",
+                                 (scheduled.index, outcome.luck_model, json.dumps(list(outcome.luck))))
             if also is not None:
                 also(self.ladder)
 
@@ -383,12 +386,35 @@ class ResultStore:
     def records(self) -> list[MatchRecord]:
         """Every finished match in schedule order."""
         out = []
+        luck = self.luck()
         cursor = self._db.execute(
             "SELECT idx, match_id, bots, places, totals, forfeited, faults, stats FROM matches ORDER BY idx")
         names = [d[0] for d in cursor.description]
         for values in cursor:
-            out.append(record_of_row(decode_match(self.path, dict(zip(names, values)))))
+            out.append(record_of_row(decode_match(self.path, dict(zip(names, values))), luck.get(values[0], ())))
         return out
+
+    def luck(self, after: int | None = None) -> dict[int, tuple[float, ...]]:
+        """Each measured match's luck per seat (beyond index ``after``), by index (none in a file from before
+        luck was measured)."""
+        if not schema.has_table(self._db, "luck"):
+            return {}
+        out = {}
+        for index, seats in self._db.execute("SELECT idx, seats FROM luck WHERE idx > ?", (-1 if after is None else after,)):
+            try:
+                values = json.loads(seats)
+            except ValueError:
+                values = None
+            if not isinstance(values, list) or not all(_is_number(v) for v in values):
+                raise StoreDamaged(f"{self.path}: the luck of match {index} is not a list of numbers: {seats[:80]!r}")
+            out[int(index)] = tuple(float(v) for v in values)
+        return out
+
+    def luck_models(self) -> list[str]:
+        """The value functions that measured this store's matches (one, unless the arena's file changed)."""
+        if not schema.has_table(self._db, "luck"):
+            return []
+        return [row[0] for row in self._db.execute("SELECT DISTINCT model FROM luck ORDER BY model")]
 
     def bot_logs(self, bot: str, every_row: bool = True) -> list[SeatLogRecord]:
         """Every seat ``bot`` held, in schedule order, with its log (None: played before logs were kept).

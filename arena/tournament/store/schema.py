@@ -104,6 +104,16 @@ MIGRATIONS: tuple[str, ...] = (
         data BLOB NOT NULL
     )
     """,
+    # 7: each seat's luck per match (arena/luck: the points the cards gave it over expectation, a JSON list by
+    # seat) and the value function that measured it (its version and hash), written with the match's row;
+    # a match without a row was not measured (played before, or of a game with no value function)
+    """
+    CREATE TABLE luck (
+        idx INTEGER PRIMARY KEY,
+        model TEXT NOT NULL,
+        seats TEXT NOT NULL
+    )
+    """,
 )
 
 VERSION = len(MIGRATIONS)
@@ -139,7 +149,7 @@ def lost_keys(db: sqlite3.Connection) -> list[str]:
     return out
 
 
-TABLES = ("meta", "matches", "voided", "logs", "ladder_bots", "ladder_ratings", "decision_times", "frames")
+TABLES = ("meta", "matches", "voided", "logs", "ladder_bots", "ladder_ratings", "decision_times", "frames", "luck")
 """The tables of :data:`BASE` (two) and of each migration (one each), in that order."""
 
 

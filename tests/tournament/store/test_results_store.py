@@ -52,15 +52,17 @@ def test_logs_are_read_per_seat(played_round_robin: Path) -> None:
 
 def test_records_are_the_stored_rows(played_round_robin: Path) -> None:
     with both(played_round_robin) as (db, store):
+        luck = {idx: tuple(json.loads(seats)) for idx, seats in db.execute("SELECT idx, seats FROM luck")}
         expected = [MatchRecord(idx, match_id, tuple(json.loads(bots)), tuple(json.loads(places)),
                                 tuple(json.loads(totals)), tuple(json.loads(forfeited)),
                                 tuple((f["seat"], f["kind"]) for f in json.loads(faults)),
-                                tuple(stats_of_json(s) for s in json.loads(stats)))
+                                tuple(stats_of_json(s) for s in json.loads(stats)), luck.get(idx, ()))
                     for idx, match_id, bots, places, totals, forfeited, faults, stats in db.execute(
                         "SELECT idx, match_id, bots, places, totals, forfeited, faults, stats FROM matches "
                         "ORDER BY idx")]
         assert store.records() == expected
         assert any(record.faults for record in expected)  # the illegal bot's faults come through
+        assert all(len(record.luck) == len(record.bots) for record in expected)  # every match was measured
 
 
 def test_deals_of_stored_and_voided_matches_in_index_order(played_round_robin: Path, tmp_path: Path) -> None:
