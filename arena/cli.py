@@ -448,8 +448,12 @@ def bot_log_cmd(results_dir: Path, bot: str, match_id: str | None) -> None:
                    "where its answer differs from the recorded one, or where it faults.")
 @click.option("--sandbox", type=click.Choice(BACKEND_NAMES), default="auto", show_default=True,
               help="With --feed: the sandbox the bot runs under.")
+@click.option("--luck", is_flag=True, default=False,
+              help="Also show what each card the deck gave was worth to each seat over the expected card, and each "
+                   "seat's luck over the match (omniscient only: it reads every hand and the deck).")
 def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | None,
-               transcript_out: Path | None = None, feed_dir: Path | None = None, sandbox: str = "auto") -> None:
+               transcript_out: Path | None = None, feed_dir: Path | None = None, sandbox: str = "auto",
+               luck: bool = False) -> None:
     """Print a readable account of a replay FILE (.jsonl or .jsonl.gz), omniscient or as one seat saw it."""
     from .match.account import replay_text
 
@@ -459,6 +463,9 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
         raise click.ClickException(str(exc)) from None
     if seat is not None and not 0 <= seat < header["players"]:
         raise click.BadParameter(f"seat must be 0..{header['players'] - 1}", param_hint="'--seat'")
+    if luck and (seat is not None or transcript_out is not None or feed_dir is not None or html_dir is not None):
+        raise click.UsageError("--luck shows the omniscient account: it reads every hand and the deck, so it "
+                               "goes with no --seat, --transcript, --feed or --html")
     if transcript_out is not None or feed_dir is not None:
         if transcript_out is not None and feed_dir is not None:
             raise click.UsageError("give --transcript OUT or --feed BOT_DIR, not both")
@@ -495,7 +502,13 @@ def replay_cmd(file: Path, seat: int | None, log: bool | None, html_dir: Path | 
             raise click.ClickException(f"{file}: cannot make its viewer: {exc}") from None
         click.echo(f"{page.resolve().as_uri()}#match=0&seat={'all' if seat is None else seat}")
         return
-    for line in replay_text(header, records, seat, seat is not None if log is None else log):
+    from .match.luck_account import LuckReplayError
+
+    try:
+        lines = replay_text(header, records, seat, seat is not None if log is None else log, luck)
+    except LuckReplayError as exc:
+        raise click.ClickException(f"{file}: cannot measure its luck: {exc}") from None
+    for line in lines:
         click.echo(line)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..game.registry import DEFAULT_GAME
+from .luck_account import LuckLines, measured
 from .replay_notes import FALLBACK
 from .runner import MatchOutcome
 from .seatlog import cut_marker
@@ -46,7 +47,7 @@ def fault_lines(outcome: MatchOutcome) -> list[str]:
 
 
 def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat: int | None,
-                log: bool = False) -> list[str]:
+                log: bool = False, luck: bool = False) -> list[str]:
     """A readable account of a replay, omniscient (``seat`` None) or as one seat saw it.
 
     Faults, forfeits, fallback moves and the final places are shown in both views: they
@@ -57,9 +58,16 @@ def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat:
 
     A replay of another game than Cabo (its header names it) shows its events as they are,
     and a seat's view none of them: only the game knows what each seat saw of them.
+
+    With ``luck`` (omniscient only), what the cards gave each seat over the expected card, card by card
+    (:mod:`.luck_account`); a replay it cannot measure raises :class:`.luck_account.LuckReplayError`.
     """
     cabo = header.get("game", DEFAULT_GAME) == DEFAULT_GAME
     names = header.get("bots") or [f"seat{s}" for s in range(header["players"])]
+    records = list(records)
+    if luck and seat is not None:
+        raise ValueError("the luck reads every hand and the deck: it is shown in the omniscient account only")
+    meter = LuckLines(measured(header, records), names) if luck else None
     who = "everything (omniscient)" if seat is None else f"seat {seat} ({names[seat]})"
     told = header.get("wire_id")
     game = "" if cabo else f"{header['game']} "
@@ -83,6 +91,8 @@ def replay_text(header: dict[str, Any], records: Iterable[dict[str, Any]], seat:
             lines.append(_event_line(_as_seen(record, seat), names))
         elif seat is None:
             lines.append(_plain_event_line(record, names))
+        if meter is not None:
+            lines.extend(meter.at(record))
     return lines
 
 
