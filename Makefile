@@ -30,3 +30,4 @@ bench: venv
 	$(BIN)/python bench/cluster.py
 	$(BIN)/python bench/calibration.py
 	$(BIN)/python bench/settle.py
+	$(BIN)/python bench/luck.py

@@ -18,7 +18,7 @@ error (bootstrap over matches or deals):
 * the meter's cost: seconds per match in process, plain and metered, best of 5 alternated, and against a
   match of four bundled heuristic bots over real pipes.
 
-    .venv/bin/python bench/luck.py [--matches 300] [--deals 300]
+    .venv/bin/python bench/luck.py [--matches 400] [--deals 400]   (about 15 minutes on 2 cores)
 
 Last lines: ``luck: variance removed = V (standard), V (espanola)`` (table-relative totals, the family),
 ``luck: compare corrected/uncorrected = R (projected)`` (deals to a verdict, corrected points against compare's
@@ -166,8 +166,8 @@ def piped_seconds(preset: str, matches: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=300)
-    parser.add_argument("--deals", type=int, default=300)
+    parser.add_argument("--matches", type=int, default=400)
+    parser.add_argument("--deals", type=int, default=400)
     args = parser.parse_args()
     classes = policies()
     shares, ratios, costs = {}, {}, []
