@@ -29,6 +29,9 @@ def outcome_text(outcome: MatchOutcome, preset: str) -> list[str]:
     for seat in sorted(range(len(names)), key=lambda s: (outcome.places[s], s)):
         mark = "  (forfeited)" if outcome.forfeited[seat] else ""
         lines.append(f"  {outcome.places[seat]}. {names[seat]}  total {outcome.totals[seat]}{mark}")
+    if outcome.luck:
+        lines.append("luck (points the cards gave over the expected cards, +: worse; arena replay --luck: card by "
+                     "card): " + ", ".join(f"{name} {value:+.1f}" for name, value in zip(names, outcome.luck)))
     lines.extend(fault_lines(outcome))
     return lines
 

@@ -62,3 +62,12 @@ def test_a_replay_the_meter_cannot_measure_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(LuckReplayError, match="do not rebuild"):
         measured({"players": 2, "seed": 1, "rules": {"preset": "standard", "options": {}}},
                  [{"type": "action", "seat": 1, "action": {"do": "nonsense"}}])
+
+
+def test_a_played_match_says_each_seats_luck(played) -> None:  # type: ignore[no-untyped-def]
+    from arena.match.account import outcome_text
+
+    lines = outcome_text(played, "espanola")
+    said = [line for line in lines if line.startswith("luck (points the cards gave")]
+    assert len(said) == 1 and all(f"{name}@{seat} {value:+.1f}" in said[0]
+                                  for seat, (name, value) in enumerate(zip(played.bots, played.luck)))
