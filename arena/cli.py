@@ -23,6 +23,7 @@ from .bounds import (MAX_BANK_MS, MAX_CHECK_MATCHES, MAX_FAULTS, MAX_HOURS, MAX_
                      MAX_SELFPLAY_MATCHES, MAX_WORKERS, SEED_RANGE)
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
 from .clierrors import ArenaGroup
+from .compare.sprt import MAX_POINTS_MARGIN, PLACES_MARGIN, POINTS_MARGIN
 from .match.faults import FAULT_POLICIES
 from .kits import LANGUAGES, KitError, new_bot
 from .game.replay import ReplayError, load_replay
@@ -258,9 +259,13 @@ def _error_rate(ctx: click.Context, param: click.Parameter, value: float) -> flo
 @click.option("--alpha", type=float, default=0.05, show_default=True, callback=_error_rate,
               help="Chance of calling an equal version better or worse.")
 @click.option("--beta", type=float, default=0.05, show_default=True, callback=_error_rate,
-              help="Chance of missing a difference of --margin places per match.")
-@click.option("--margin", type=float, default=0.1, show_default=True,
-              help="The difference that matters, in places per match.")
+              help="Chance of missing a difference of the margin per match.")
+@click.option("--luck", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="on: test luck-corrected points (each total less what the cards gave it); off: test places.")
+@click.option("--margin-points", type=float, default=None,
+              help=f"The difference that matters, in luck-corrected points per match [default: {POINTS_MARGIN:g}].")
+@click.option("--margin", type=float, default=None,
+              help=f"With --luck off: the difference that matters, in places per match [default: {PLACES_MARGIN:g}].")
 @click.option("--max-matches", type=click.IntRange(1, MAX_RUN_MATCHES), default=4000, show_default=True,
               help="Stop undecided after this many matches (two per deal).")
 @click.option("--seed", default=None, help="Master seed of the deals (default: a random one, printed).")
@@ -268,28 +273,46 @@ def _error_rate(ctx: click.Context, param: click.Parameter, value: float) -> flo
 @click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=None,
               help="Worker processes (default: the number of cores).")
 def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, options: tuple[str, ...], seats: int,
-                alpha: float, beta: float, margin: float, max_matches: int, seed: str | None, sandbox: str,
-                workers: int | None) -> None:
+                alpha: float, beta: float, luck: str, margin_points: float | None, margin: float | None,
+                max_matches: int, seed: str | None, sandbox: str, workers: int | None) -> None:
     """Is NEW better than OLD? Play both on the same deals, seats and opponents until a verdict holds.
 
-    Exit status: 0 better, 3 worse, 4 no difference at the margin, 5 undecided at --max-matches
-    (1 and 2: errors). See docs/bots.md, "Is my new version better?".
+    By default the test is of luck-corrected points: each match total less what the cards gave the seat
+    over the expected cards, which the referee measures. Exit status: 0 better, 3 worse, 4 no difference
+    at the margin, 5 undecided at --max-matches (1 and 2: errors). See docs/bots.md, "Is my new version better?".
     """
     import os
 
     from .compare.play import ArenaFailure, Setup, bundled_field
-    from .compare.run import EXIT_CODES, UNDECIDED_EXIT, compare, progress_line, verdict_line
-    from .compare.sprt import Plan, Sequential
+    from .compare.run import EXIT_CODES, UNDECIDED_EXIT, compare, new_test, progress_line, verdict_line
+    from .compare.sprt import Plan
     from .execute import PoolFailure
 
-    if not 0 < margin < seats - 1:  # nan fails this too
-        raise click.BadParameter(f"{margin} is not a margin in places per match: give one above 0 and below "
-                                 f"{seats - 1} (the most a {seats}-seat match can separate two places)",
+    corrected = luck == "on"
+    if corrected and margin is not None:
+        raise click.BadParameter(f"--margin is in places and sets the plain test (--luck off); the luck-corrected "
+                                 f"test's margin is --margin-points POINTS (default {POINTS_MARGIN:g})",
                                  param_hint="'--margin'")
+    if not corrected and margin_points is not None:
+        raise click.BadParameter("--margin-points sets the luck-corrected test; with --luck off the margin is "
+                                 f"--margin PLACES (default {PLACES_MARGIN:g})", param_hint="'--margin-points'")
+    if corrected:
+        margin = POINTS_MARGIN if margin_points is None else margin_points
+        if not 0 < margin < MAX_POINTS_MARGIN:  # nan fails this too
+            raise click.BadParameter(f"{margin} is not a margin in points per match: give one above 0 and below "
+                                     f"{MAX_POINTS_MARGIN:g}", param_hint="'--margin-points'")
+    else:
+        margin = PLACES_MARGIN if margin is None else margin
+        if not 0 < margin < seats - 1:  # nan fails this too
+            raise click.BadParameter(f"{margin} is not a margin in places per match: give one above 0 and below "
+                                     f"{seats - 1} (the most a {seats}-seat match can separate two places)",
+                                     param_hint="'--margin'")
     plan = Plan(alpha, beta, margin)
-    least = Sequential(plan, seats - 1).least_deals()
+    test = new_test(plan, seats, corrected)
+    least = test.least_deals()
     if max_matches < 2 * least:
-        raise click.BadParameter(f"{max_matches} matches cannot end in a verdict: at margin {margin:g} and alpha "
+        raise click.BadParameter(f"{max_matches} matches cannot end in a verdict: at margin {margin:g} "
+                                 f"{test.unit.split()[-1]} and alpha "
                                  f"{alpha:g} none comes before {least} deals ({2 * least} matches)",
                                  param_hint="'--max-matches'")
     rules = _rules_from(preset, options)
@@ -324,10 +347,10 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
         say(f"note: NEW and OLD have the same name, {new_spec.name}: NEW is {new_spec.directory or new}, "
             f"OLD is {old_spec.directory or old}")
     say(f"compare: NEW {named['NEW']} against OLD {named['OLD']}, {preset}, {seats} seats, field "
-        f"{', '.join(s.name for s in field)}; seed {seed}; alpha {alpha:g}, beta {beta:g}, margin {margin:g}; "
-        f"sandbox {backend}, {count} worker(s)")
+        f"{', '.join(s.name for s in field)}; seed {seed}; tested on {test.unit}; alpha {alpha:g}, beta {beta:g}, "
+        f"margin {margin:g} {test.unit.split()[-1]}; sandbox {backend}, {count} worker(s)")
     try:
-        done = compare(setup, plan, max_matches // 2, count, say)
+        done = compare(setup, plan, max_matches // 2, count, say, luck=corrected)
     except (ArenaFailure, PoolFailure) as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt as exc:

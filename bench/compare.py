@@ -116,8 +116,8 @@ def compare(new: Any, old: Any, plan: Plan, label: str, paired: bool = True) -> 
         diff = (_place(new, seat, opponents, *seeds[0]) - _place(old, seat, opponents, *seeds[1]))
         if test.add(diff) is not None:
             break
-    low, high = test.places.interval()
-    return Run(test.verdict, test.deals, test.places.mean, low, high)
+    low, high = test.diffs.interval()
+    return Run(test.verdict, test.deals, test.diffs.mean, low, high)
 
 
 def twin_pool(deals: int) -> list[list[int]]:

@@ -15,19 +15,29 @@ error (bootstrap over matches or deals):
   the same seat against the same three family opponents: the deals a verdict needs scale with
   ``var(x) / mean(x)^2`` of the paired difference ``x``, printed for the plain place difference (what compare
   tests), the plain points difference and the luck-corrected points difference;
+* ``compare``: ``arena compare``'s own tests played to their verdicts, on its own tables (the seat turns, the
+  field of ``bench/compare.py``: random, heuristic, known-p50), all three fed the same deals side by side: the
+  default test of luck-corrected points (margin 2.5 points), the plain place test of ``--luck off`` (margin 0.1
+  places) and, to tell the correction's part from the unit's, the same points test without the correction.
+  ``--compare-reps`` (24) comparisons of known-p10 (NEW) against known-p20 per preset, and ``--false-reps``
+  (400) comparisons of equal bots under ``standard``: known-p{10,20,35,50} against a twin drawing its random
+  choices from its own stream (equal strength, other moves), at the equal-bot margins of ``bench/compare.py``
+  (7.5 points, 0.3 places: a larger margin stops sooner, where a test errs most, and costs a ninth);
 * the meter's cost: seconds per match in process, plain and metered, best of 5 alternated, and against a
   match of four bundled heuristic bots over real pipes.
 
-    .venv/bin/python bench/luck.py [--matches 400] [--deals 400]   (about 15 minutes on 2 cores)
+    .venv/bin/python bench/luck.py [--matches 400] [--deals 400] [--compare-reps 24] [--false-reps 400] [--jobs 2]
 
 Last lines: ``luck: variance removed = V (standard), V (espanola)`` (table-relative totals, the family),
-``luck: compare corrected/uncorrected = R (projected)`` (deals to a verdict, corrected points against compare's
-plain place test, from the paired variances), ``luck: meter cost = R of a match`` (against a piped match).
+``luck: compare corrected/uncorrected = R`` (mean matches to a verdict of the default test over the plain place
+test's, p10 against p20, per preset, played), ``luck: false verdicts = F (alpha A)`` (equal bots, the default
+test), ``luck: meter cost = R of a match`` (against a piped match).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import statistics
 import sys
@@ -39,9 +49,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from arena.compare.run import new_test  # noqa: E402
+from arena.compare.sprt import BETTER, NO_DIFFERENCE, WORSE, Plan, Sequential, points_test  # noqa: E402
 from arena.game import Match  # noqa: E402
 from arena.luck.meter import Meter  # noqa: E402
 from arena.luck.value import ValueModel, load  # noqa: E402
+from compare import known  # noqa: E402
+from compare import field as compare_field  # noqa: E402
 from fit_values import STRENGTHS, policies  # noqa: E402
 from tests.bots_examples.driver import BOTS, BotProc, PolicySeat, ProcSeat, play  # noqa: E402
 
@@ -52,11 +66,12 @@ REPEATS = 5
 MODEL = load()
 
 
-def metered(seats: Sequence[Any], preset: str, seed: str, model: ValueModel | None = MODEL) -> tuple[Match, Meter]:
+def metered(seats: Sequence[Any], preset: str, seed: str, model: ValueModel | None = MODEL,
+            match_id: str | None = None) -> tuple[Match, Meter]:
     """One match of ``seats`` with a meter watching it (``model`` None: unwatched, the meter stays empty)."""
     meter = Meter(model or MODEL, preset, len(seats))
     make = Match if model is None else (lambda rules, n, s: Match(rules, n, s, watcher=meter))
-    done = play(seats, preset, seed, copy_json=False, make_match=make)
+    done = play(seats, preset, seed, copy_json=False, make_match=make, match_id=match_id)
     assert done.result is not None
     return done, meter
 
@@ -143,6 +158,98 @@ def paired(preset: str, deals: int) -> float:
     return ratio(rows)
 
 
+COMPARE_MAX_DEALS = 1500
+"""Deals before a played comparison is left undecided."""
+TESTS = ("corrected", "points", "places")
+"""The tests fed each deal side by side: the default (luck-corrected points), the same points test without the
+correction, and the plain place test of ``--luck off``."""
+
+
+def _tests(points_margin: float, places_margin: float) -> dict[str, Sequential]:
+    return {"corrected": points_test(Plan(margin=points_margin)), "points": points_test(Plan(margin=points_margin)),
+            "places": new_test(Plan(margin=places_margin), SEATS, luck=False)}
+
+
+def played_comparison(task: tuple[str, float, float, bool, float, float, str]) -> dict[str, Any]:
+    """One comparison as ``arena compare`` plays it, the three tests fed the same deals until each has a verdict:
+    per test its verdict and deals, and the largest corrected difference seen."""
+    preset, p_new, p_old, twin, points_margin, places_margin, label = task
+    new, old = known(p_new, twin), known(p_old)
+    opponents_of = compare_field()
+    tests = _tests(points_margin, places_margin)
+    largest = 0.0
+    for deal in range(COMPARE_MAX_DEALS):
+        seat = deal % SEATS
+        opponents = [opponents_of[(deal + j) % len(opponents_of)] for j in range(SEATS - 1)]
+        got = []
+        for bot in (new, old):
+            lineup = list(opponents)
+            lineup.insert(seat, bot)
+            done, meter = metered([PolicySeat(c) for c in lineup], preset, f"{label}/{deal}",
+                                  match_id=f"m-{label}-{deal}")
+            assert done.result is not None
+            got.append((done.result.places[seat], done.result.totals[seat], meter.luck[seat]))
+        (p_n, t_n, l_n), (p_o, t_o, l_o) = got
+        diffs = {"corrected": (t_n - l_n) - (t_o - l_o), "points": float(t_n - t_o), "places": float(p_n - p_o)}
+        largest = max(largest, abs(diffs["corrected"]))
+        for name, test in tests.items():
+            if test.verdict is None:
+                test.add(diffs[name])
+        if all(test.verdict is not None for test in tests.values()):
+            break
+    return {"largest": largest, **{name: (test.verdict, test.deals, test.clipped) for name, test in tests.items()}}
+
+
+def _played(tasks: list[tuple[str, float, float, bool, float, float, str]], jobs: int) -> list[dict[str, Any]]:
+    if jobs <= 1:
+        return [played_comparison(t) for t in tasks]
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        return pool.map(played_comparison, tasks, chunksize=1)
+
+
+def _verdicts(runs: Sequence[dict[str, Any]], name: str) -> str:
+    count = {v: sum(r[name][0] is v for r in runs) for v in (BETTER, WORSE, NO_DIFFERENCE, None)}
+    matches = [2 * r[name][1] for r in runs]
+    return (f"{count[BETTER]} better, {count[WORSE]} worse, {count[NO_DIFFERENCE]} no difference, {count[None]} "
+            f"undecided; matches to a verdict: mean {statistics.fmean(matches):.0f}, median "
+            f"{statistics.median(matches):.0f}, max {max(matches)}")
+
+
+def compare_speed(preset: str, reps: int, jobs: int) -> float:
+    """known-p10 against known-p20, ``reps`` played comparisons: print each test's verdicts and matches, return the
+    mean matches of the default test over the plain place test's."""
+    runs = _played([(preset, 0.1, 0.2, False, 2.5, 0.1, f"lcmp/{preset}/{i}") for i in range(reps)], jobs)
+    for name in TESTS:
+        print(f"{preset} compare p10 against p20, {name} test: {_verdicts(runs, name)}", flush=True)
+
+    def ratio(group: Sequence[dict[str, Any]], top: str = "corrected", bottom: str = "places") -> float:
+        return statistics.fmean(r[top][1] for r in group) / statistics.fmean(r[bottom][1] for r in group)
+
+    print(f"{preset} compare: corrected/places = {ratio(runs):.3f} (se {boot_se(runs, ratio):.3f}); "
+          f"corrected/plain points = {ratio(runs, bottom='points'):.3f} "
+          f"(se {boot_se(runs, lambda g: ratio(g, bottom='points')):.3f}); largest corrected difference "
+          f"{max(r['largest'] for r in runs):.1f} points, {sum(r['corrected'][2] for r in runs)} deal(s) beyond "
+          "the bound", flush=True)
+    return ratio(runs)
+
+
+def false_verdicts(reps: int, jobs: int) -> float:
+    """``reps`` played comparisons of a known-p bot against its twin under ``standard``: print how often each test
+    called one better or worse; return the default test's rate."""
+    ps = (0.1, 0.2, 0.35, 0.5)
+    runs = _played([("standard", ps[i % 4], ps[i % 4], True, 7.5, 0.3, f"lfalse/{i}") for i in range(reps)], jobs)
+    rates = {}
+    for name in TESTS:
+        wrong = [float(r[name][0] in (BETTER, WORSE)) for r in runs]
+        rates[name] = statistics.fmean(wrong)
+        se = (rates[name] * (1 - rates[name]) / len(wrong)) ** 0.5
+        print(f"standard equal bots, {name} test (margin {'0.3 places' if name == 'places' else '7.5 points'}): "
+              f"{_verdicts(runs, name)}; false verdicts {rates[name]:.3f} (se {se:.3f})", flush=True)
+    print(f"standard equal bots: largest corrected difference {max(r['largest'] for r in runs):.1f} points, "
+          f"{sum(r['corrected'][2] for r in runs)} deal(s) beyond the bound", flush=True)
+    return rates["corrected"]
+
+
 def seconds_per_match(preset: str, matches: int, model: ValueModel | None) -> float:
     heuristic = policies()[0]
     start = time.perf_counter()
@@ -168,14 +275,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=400)
     parser.add_argument("--deals", type=int, default=400)
+    parser.add_argument("--compare-reps", type=int, default=24)
+    parser.add_argument("--false-reps", type=int, default=400)
+    parser.add_argument("--jobs", type=int, default=2, help="Processes for the played comparisons.")
+    parser.add_argument("--only", choices=("variance", "compare", "false", "cost"), action="append", default=None,
+                        help="Run only this part (repeatable; default: all).")
     args = parser.parse_args()
+    parts = set(args.only or ("variance", "compare", "false", "cost"))
     classes = policies()
-    shares, ratios, costs = {}, {}, []
+    shares, projected, ratios, costs = {}, {}, {}, []
     for preset in ("standard", "espanola"):
-        shares[preset] = field(preset, args.matches, lambda rng: [rng.choice(classes) for _ in range(SEATS)],
-                               "family")
-        field(preset, args.matches, lambda rng: [classes[STRENGTHS.index(0.2)]] * SEATS, "equals")
-        ratios[preset] = paired(preset, args.deals)
+        if "variance" in parts:
+            shares[preset] = field(preset, args.matches, lambda rng: [rng.choice(classes) for _ in range(SEATS)],
+                                   "family")
+            field(preset, args.matches, lambda rng: [classes[STRENGTHS.index(0.2)]] * SEATS, "equals")
+            projected[preset] = paired(preset, args.deals)
+        if "compare" in parts:
+            ratios[preset] = compare_speed(preset, args.compare_reps, args.jobs)
+        if "cost" not in parts:
+            continue
         few, plains, watches, pipes = 10, [], [], []
         for _ in range(REPEATS):  # alternated, so that a busy spell slows both ways alike
             plains.append(seconds_per_match(preset, few, None))
@@ -186,10 +304,18 @@ def main() -> None:
         print(f"{preset} cost: per match, best of {REPEATS}: {plain * 1000:.1f} ms in process, {watched * 1000:.1f} ms "
               f"metered ({watched / plain - 1:+.2f}); {piped * 1000:.0f} ms over pipes (four bundled heuristic "
               f"bots): the meter adds {(watched - plain) / piped:.3f} of a piped match", flush=True)
-    print(f"luck: variance removed = {shares['standard']:.3f} (standard), {shares['espanola']:.3f} (espanola)")
-    print(f"luck: compare corrected/uncorrected = {ratios['standard']:.3f} (standard), {ratios['espanola']:.3f} "
-          f"(espanola) (projected from the paired variances)")
-    print(f"luck: meter cost = {max(costs):.3f} of a match (four bundled heuristic bots over pipes)")
+    false = false_verdicts(args.false_reps, args.jobs) if "false" in parts else None
+    if shares:
+        print(f"luck: variance removed = {shares['standard']:.3f} (standard), {shares['espanola']:.3f} (espanola)")
+        print(f"luck: compare corrected/uncorrected projected = {projected['standard']:.3f} (standard), "
+              f"{projected['espanola']:.3f} (espanola) (from the paired variances)")
+    if ratios:
+        print(f"luck: compare corrected/uncorrected = {ratios['standard']:.3f} (standard), {ratios['espanola']:.3f} "
+              "(espanola) (played to their verdicts: the default test over --luck off's)")
+    if false is not None:
+        print(f"luck: false verdicts = {false:.3f} (alpha {Plan().alpha:g})")
+    if costs:
+        print(f"luck: meter cost = {max(costs):.3f} of a match (four bundled heuristic bots over pipes)")
 
 
 if __name__ == "__main__":

@@ -100,10 +100,21 @@ class Pair:
         assert self.new is not None and self.old is not None
         return self.new.totals[self.seat] - self.old.totals[self.seat]
 
+    @property
+    def corrected_diff(self) -> float:
+        """NEW's total less its luck, minus OLD's (:mod:`arena.luck`; a match not measured counts no luck)."""
+        assert self.new is not None and self.old is not None
+        return _corrected(self.new, self.seat) - _corrected(self.old, self.seat)
+
     def forfeits(self) -> tuple[bool, bool]:
         """Whether NEW, and OLD, were forfeited in their match of this deal."""
         return (self.new is not None and self.new.forfeited[self.seat],
                 self.old is not None and self.old.forfeited[self.seat])
+
+
+def _corrected(outcome: MatchOutcome, seat: int) -> float:
+    """A seat's total less what the cards gave it over the expected cards."""
+    return outcome.totals[seat] - (outcome.luck[seat] if outcome.luck else 0.0)
 
 
 class ArenaFailure(RuntimeError):

@@ -12,9 +12,9 @@ from typing import Callable
 from ..execute import WorkerLost
 from ..execute.results import Play
 from .play import Pair, Setup, pairs
-from .sprt import BETTER, NO_DIFFERENCE, WORSE, Plan, Sequential, Tally, Verdict
+from .sprt import BETTER, NO_DIFFERENCE, WORSE, Plan, Sequential, Tally, Verdict, points_test
 
-__all__ = ["EXIT_CODES", "Comparison", "UNDECIDED_EXIT", "compare", "effect_text", "verdict_line"]
+__all__ = ["EXIT_CODES", "Comparison", "UNDECIDED_EXIT", "compare", "effect_text", "new_test", "verdict_line"]
 
 EXIT_CODES = {BETTER: 0, WORSE: 3, NO_DIFFERENCE: 4}
 """The exit status of each verdict (1 and 2 stay the errors of every command)."""
@@ -24,11 +24,22 @@ PROGRESS_DEALS = 8
 """A progress line every this many deals."""
 
 
+def new_test(plan: Plan, seats: int, luck: bool) -> Sequential:
+    """The test a comparison runs: of luck-corrected points (``luck``), or of places."""
+    return points_test(plan) if luck else Sequential(plan, seats - 1)
+
+
 @dataclass
 class Comparison:
-    """Where a comparison stands: the test, and what did not count."""
+    """Where a comparison stands: the test, the differences it reports, and what did not count."""
 
     test: Sequential
+    luck: bool = True
+    """The test is of luck-corrected points (else of places)."""
+    places: Tally = field(default_factory=Tally)
+    points: Tally = field(default_factory=Tally)
+    corrected: Tally = field(default_factory=Tally)
+    """NEW minus OLD per counted deal: places, points, luck-corrected points (reported whichever is tested)."""
     played: int = 0
     """Matches played, those beyond the deciding deal included."""
     dropped: list[str] = field(default_factory=list)
@@ -47,11 +58,11 @@ class Comparison:
 
 
 def compare(setup: Setup, plan: Plan, max_deals: int, workers: int, say: Callable[[str], None],
-            play: Play | None = None) -> Comparison:
+            play: Play | None = None, luck: bool = True) -> Comparison:
     """Play deals in order until the test gives a verdict or ``max_deals`` deals have been played;
-    ``say`` gets the progress lines. A KeyboardInterrupt stops the workers and propagates, with the
-    comparison so far in its ``comparison`` attribute."""
-    done = Comparison(Sequential(plan))
+    ``say`` gets the progress lines. ``luck``: test luck-corrected points, else places. A KeyboardInterrupt
+    stops the workers and propagates, with the comparison so far in its ``comparison`` attribute."""
+    done = Comparison(new_test(plan, setup.seats, luck), luck)
     source = pairs(setup, max_deals, workers, play)
     try:
         for item in source:
@@ -77,9 +88,20 @@ def _count(done: Comparison, pair: Pair) -> None:
     if pair.dropped:
         done.dropped.append(f"deal {pair.deal}: {pair.dropped}")
         return
-    for side, lost in enumerate(pair.forfeits()):
+    forfeits = pair.forfeits()
+    for side, lost in enumerate(forfeits):
         done.forfeits[side] += lost
-    done.test.add(pair.place_diff, pair.points_diff)
+    done.places.add(pair.place_diff)
+    done.points.add(pair.points_diff)
+    done.corrected.add(pair.corrected_diff)
+    if not done.luck:
+        done.test.add(pair.place_diff)
+    elif forfeits[0] != forfeits[1]:
+        # a forfeited seat is played out by the fallback policy: its points are not its bot's, so the match counts
+        # as the worst the test allows for the side that forfeited, as a place test counts it last
+        done.test.add(done.test.spread if forfeits[0] else -done.test.spread)
+    else:
+        done.test.add(0.0 if forfeits[0] else pair.corrected_diff)
 
 
 def _gain(tally: Tally, digits: int) -> str:
@@ -88,10 +110,14 @@ def _gain(tally: Tally, digits: int) -> str:
     return f"{-tally.mean + 0.0:+.{digits}f} [{-high + 0.0:+.{digits}f}, {-low + 0.0:+.{digits}f}]"
 
 
-def effect_text(test: Sequential) -> str:
+def effect_text(done: Comparison) -> str:
     """The effect per match with its 95% interval, as the ladder's paired line says it: what NEW gains over OLD
-    (OLD minus NEW; positive: NEW better), in places, then in points."""
-    return (f"NEW gains {_gain(test.places, 3)} places and {_gain(test.points, 1)} points per match "
+    (OLD minus NEW; positive: NEW better), in what is tested first."""
+    if done.luck:
+        return (f"NEW gains {_gain(done.corrected, 1)} luck-corrected points per match (plain points "
+                f"{_gain(done.points, 1)}, places {_gain(done.places, 3)}; OLD minus NEW, 95% intervals; "
+                "positive: NEW better)")
+    return (f"NEW gains {_gain(done.places, 3)} places and {_gain(done.points, 1)} points per match "
             "(OLD minus NEW, 95% intervals; positive: NEW better)")
 
 
@@ -99,22 +125,24 @@ def progress_line(done: Comparison) -> str:
     better, worse = done.test.ratios()
     above, below = done.test.within()
     plan = done.test.plan
-    return (f"  {done.test.deals} deals: {effect_text(done.test)}; evidence (log-likelihood ratio) that NEW is "
+    return (f"  {done.test.deals} deals: {effect_text(done)}; evidence (log-likelihood ratio) that NEW is "
             f"better {better:+.2f}, worse {worse:+.2f}, of the {plan.upper:.2f} that gives that verdict; that they "
             f"are within the margin {min(above, below):+.2f}, of the {plan.lower:.2f} that says no difference")
 
 
 def verdict_line(done: Comparison) -> str:
-    """The last line: the verdict (or why there is none), the effect, and the matches it rests on."""
+    """The last line: the verdict and what it was tested on (or why there is none), the effect, and the matches it
+    rests on."""
     test = done.test
     verdict = done.verdict
     if verdict is NO_DIFFERENCE:
-        head = f"no difference at margin {test.plan.margin:g}"
+        head = f"no difference at margin {test.plan.margin:g} {test.unit}"
     elif verdict is not None:
-        head = verdict.value
+        head = f"{verdict.value} on {test.unit}"
     else:
         better, worse = test.ratios()
         lean = "better" if better > worse else "worse"
-        head = (f"undecided (leaning {lean}: evidence {max(better, worse):+.2f} of the {test.plan.upper:.2f} a "
-                f"verdict needs)" if test.deals else "undecided")
-    return f"{head}: {effect_text(test)}; {done.used} matches used ({test.deals} deals)"
+        head = (f"undecided on {test.unit} (leaning {lean}: evidence {max(better, worse):+.2f} of the "
+                f"{test.plan.upper:.2f} a verdict needs)" if test.deals else f"undecided on {test.unit}")
+    clipped = (f"; {test.clipped} deal(s) beyond the test's bound counted at it" if test.clipped else "")
+    return f"{head}: {effect_text(done)}; {done.used} matches used ({test.deals} deals){clipped}"

@@ -1,10 +1,15 @@
-"""The sequential test of ``arena compare``: likelihood ratios as bets on paired place differences.
+"""The sequential test of ``arena compare``: likelihood ratios as bets on paired differences.
 
 Each deal is played twice, once with NEW and once with OLD in the same seat against the same
-opponents, and gives one paired difference ``x = place(NEW) - place(OLD)`` (negative: NEW
-placed better). The deal's luck is in both matches, so it cancels in ``x``; what is left is
-the difference the versions make, and noise from the game taking another course once they
-choose differently. ``x`` is bounded: it lies within ``spread = seats - 1`` of 0.
+opponents, and gives one paired difference ``x``: by default of luck-corrected points,
+``(total - luck)(NEW) - (total - luck)(OLD)`` (:mod:`arena.luck`: each seat's total less what the
+cards gave it over the expected cards, an unbiased estimate of its total without the cards' luck);
+with ``--luck off`` of places, ``place(NEW) - place(OLD)``. Negative: NEW did better. The deal's
+cards are in both matches, so their luck cancels in ``x`` until the versions' choices make the
+matches take other courses; the correction takes out what the cards gave after that. A place
+difference lies within ``spread = seats - 1`` of 0; a points difference has no bound a rule set
+states, so its test starts from :data:`POINTS_SPREAD` and counts a larger one at the bound
+(:func:`points_test`).
 
 The test is Wald's SPRT in the form that needs no model of ``x`` (the betting form of
 Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting", 2023).
@@ -58,8 +63,9 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = ["BETTER", "MAX_STAKE", "NO_DIFFERENCE", "PRIOR_DEALS", "PRIOR_VARIANCE", "Plan", "Sequential", "Tally",
-           "Verdict", "WORSE", "Z95"]
+__all__ = ["BETTER", "MAX_POINTS_MARGIN", "MAX_STAKE", "NO_DIFFERENCE", "PLACES_MARGIN", "POINTS_MARGIN",
+           "POINTS_PRIOR_VARIANCE", "POINTS_SPREAD", "PRIOR_DEALS",
+           "PRIOR_VARIANCE", "Plan", "Sequential", "Tally", "Verdict", "WORSE", "Z95", "points_test"]
 
 MAX_STAKE = 0.5
 """The largest stake, as a share of the wealth one deal could take at worst: a deal never costs more
@@ -68,6 +74,21 @@ PRIOR_VARIANCE = 1.0
 """Variance (places squared) the estimate starts from: about that of a paired place difference at four seats."""
 PRIOR_DEALS = 10
 """Weight of that prior, in deals: enough to keep a run of zeros from staking everything, soon outweighed."""
+PLACES_MARGIN = 0.1
+"""The plain test's margin by default, in places per match."""
+POINTS_MARGIN = 2.5
+"""The luck-corrected test's margin by default, in points per match: about what 0.1 places is worth at the bundled
+four-seat ``standard`` table (known-p10 gains 0.42 places and 10 points a match on known-p20 there), and with a
+paired difference's spread of about 25 points under either preset it takes about as many deals to a verdict as the
+place test's 0.1 with its spread of about one place."""
+MAX_POINTS_MARGIN = 100.0
+"""A margin in points must be below this: more than a match's usual total is no difference that a test can see."""
+POINTS_SPREAD = 150.0
+"""The luck-corrected points test's bound at the start: a paired difference of match totals is rarely more than
+100 points (``bench/luck.py`` prints the largest it played), and the bound grows to the largest difference seen."""
+POINTS_PRIOR_VARIANCE = 625.0
+"""Variance (points squared) the points test's estimate starts from: about that of a paired difference of
+luck-corrected match totals at four seats (a standard deviation of 25 points under either preset)."""
 Z95 = 1.959963984540054
 """The standard normal's 97.5% quantile: a two-sided 95% interval."""
 
@@ -90,9 +111,10 @@ class Plan:
     alpha: float = 0.05
     """Chance of calling an equal bot better or worse (half each way)."""
     beta: float = 0.05
-    """Chance of missing a difference of ``margin`` places per match."""
+    """Chance of missing a difference of ``margin`` per match."""
     margin: float = 0.1
-    """Indifference margin: the mean place difference per match that matters (places, > 0)."""
+    """Indifference margin: the mean difference per match that matters (> 0), in the test's unit (places, or
+    luck-corrected points)."""
 
     def __post_init__(self) -> None:
         for name in ("alpha", "beta"):
@@ -132,9 +154,9 @@ class Tally:
         """The sample variance (0 for fewer than two values)."""
         return self._m2 / (self.n - 1) if self.n > 1 else 0.0
 
-    def test_variance(self) -> float:
-        """The variance the stake uses: the sample's, pulled towards :data:`PRIOR_VARIANCE`."""
-        return (self._m2 + PRIOR_DEALS * PRIOR_VARIANCE) / (max(self.n - 1, 0) + PRIOR_DEALS)
+    def test_variance(self, prior: float = PRIOR_VARIANCE) -> float:
+        """The variance the stake uses: the sample's, pulled towards ``prior``."""
+        return (self._m2 + PRIOR_DEALS * prior) / (max(self.n - 1, 0) + PRIOR_DEALS)
 
     def interval(self) -> tuple[float, float]:
         """The 95% interval of the mean (normal approximation); the mean itself below two values."""
@@ -145,28 +167,35 @@ class Tally:
 class Sequential:
     """The test as deals arrive: :meth:`add` each paired difference, in deal order, until it returns a verdict.
 
-    ``spread`` is the largest difference a deal can give (``seats - 1`` places); ``places``
-    decides; ``points`` is kept beside it for the printed effect.
+    ``spread`` bounds a deal's difference (``seats - 1`` places). A difference beyond it is refused, unless
+    ``clip``: then it counts at the bound, which grows to it for the deals after (the bound stays set before each
+    deal, as the guarantee needs; :func:`points_test`). ``prior_variance`` is what the variance starts from.
     """
 
-    def __init__(self, plan: Plan, spread: float = 3.0) -> None:
+    def __init__(self, plan: Plan, spread: float = 3.0, *, prior_variance: float = PRIOR_VARIANCE,
+                 clip: bool = False, unit: str = "places") -> None:
         if not (math.isfinite(spread) and spread > plan.margin):
-            raise ValueError(f"a margin of {plan.margin} places needs a spread above it, not {spread}")
+            raise ValueError(f"a margin of {plan.margin} {unit} needs a spread above it, not {spread}")
         self.plan = plan
         self.spread = float(spread)
-        self.places = Tally()
-        self.points = Tally()
+        self.prior_variance = float(prior_variance)
+        self.clip = clip
+        self.unit = unit
+        self.diffs = Tally()
+        """The differences tested, as given (before any clipping)."""
+        self.clipped = 0
+        """Deals whose difference counted at the bound."""
         self.verdict: Verdict | None = None
         self._log = [0.0, 0.0, 0.0, 0.0]  # better, worse, not better by M, not worse by M
 
     @property
     def deals(self) -> int:
-        return self.places.n
+        return self.diffs.n
 
     def stake(self) -> float:
         """The stake of the next deal, from the deals before it (module docstring)."""
         m = self.plan.margin
-        return min(m / (self.places.test_variance() + m * m), MAX_STAKE / (self.spread + m))
+        return min(m / (self.diffs.test_variance(self.prior_variance) + m * m), MAX_STAKE / (self.spread + m))
 
     def ratios(self) -> tuple[float, float]:
         """The log-wealths of "better" and of "worse"."""
@@ -176,26 +205,29 @@ class Sequential:
         """The log-wealths of "not better by the margin" and "not worse by the margin"."""
         return self._log[2], self._log[3]
 
-    def add(self, place_diff: float, points_diff: float = 0.0) -> Verdict | None:
-        """Count one deal (NEW's place minus OLD's, and the same of points); the verdict once there is one.
+    def add(self, diff: float) -> Verdict | None:
+        """Count one deal (NEW's result minus OLD's, in the test's unit); the verdict once there is one.
 
         After a verdict, further deals are refused: the error rates hold for the stop, not beyond it.
         """
         if self.verdict is not None:
             raise ValueError(f"the comparison has already ended: {self.verdict.value}")
-        if not abs(place_diff) <= self.spread:
-            raise ValueError(f"a place difference of {place_diff} is beyond the spread of {self.spread:g} places")
+        if not math.isfinite(diff) or (abs(diff) > self.spread and not self.clip):
+            raise ValueError(f"a difference of {diff} {self.unit} is beyond the spread of {self.spread:g} {self.unit}")
         lam, m = self.stake(), self.plan.margin
-        for i, gain in enumerate((-place_diff, place_diff, place_diff + m, m - place_diff)):
+        x = max(-self.spread, min(self.spread, diff))
+        for i, gain in enumerate((-x, x, x + m, m - x)):
             self._log[i] += math.log1p(lam * gain)
-        self.places.add(place_diff)
-        self.points.add(points_diff)
+        if x != diff:
+            self.clipped += 1
+            self.spread = abs(diff)
+        self.diffs.add(diff)
         self.verdict = self._decide()
         return self.verdict
 
     def least_deals(self) -> int:
         """The fewest deals any verdict can take: NEW a whole spread ahead in every deal decides soonest."""
-        probe = Sequential(self.plan, self.spread)
+        probe = Sequential(self.plan, self.spread, prior_variance=self.prior_variance, clip=self.clip, unit=self.unit)
         while probe.add(-self.spread) is None:
             pass
         return probe.deals
@@ -209,3 +241,13 @@ class Sequential:
         if above >= self.plan.lower and below >= self.plan.lower:
             return NO_DIFFERENCE
         return None
+
+
+def points_test(plan: Plan) -> Sequential:
+    """The test of luck-corrected points: a paired difference of match totals less each seat's luck, which has no
+    bound a rule set states (a round can score more than the last), so the bound is :data:`POINTS_SPREAD` and grows
+    to the largest difference seen. A difference beyond it counts at it: between two versions that play alike
+    the difference is symmetric about zero, so a clipped one still has mean zero and ``alpha`` still holds; the
+    verdict line says when any was."""
+    return Sequential(plan, POINTS_SPREAD, prior_variance=POINTS_PRIOR_VARIANCE, clip=True,
+                      unit="luck-corrected points")

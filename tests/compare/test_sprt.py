@@ -5,7 +5,8 @@ import random
 
 import pytest
 
-from arena.compare.sprt import BETTER, NO_DIFFERENCE, WORSE, Plan, Sequential, Tally
+from arena.compare.sprt import (BETTER, NO_DIFFERENCE, POINTS_PRIOR_VARIANCE, POINTS_SPREAD, WORSE, Plan, Sequential,
+                                Tally, points_test)
 
 
 def run(diffs, plan=None):
@@ -36,7 +37,7 @@ def test_the_wealths_are_bets_on_the_mean_staked_before_each_deal():
     small = Sequential(Plan(margin=0.2), spread=3)
     for x in (2, -2) * 20:
         small.add(x)  # variance 3.7: the Kelly stake is below the cap and follows the deals
-    assert small.stake() == pytest.approx(0.2 / (small.places.test_variance() + 0.04))
+    assert small.stake() == pytest.approx(0.2 / (small.diffs.test_variance() + 0.04))
 
 
 def test_no_verdict_comes_before_the_least_deals_and_a_whole_spread_each_deal_reaches_it():
@@ -56,7 +57,7 @@ def test_no_stake_can_lose_more_than_half_of_a_wealth_in_one_deal():
 
 
 def test_a_difference_beyond_the_spread_is_refused():
-    with pytest.raises(ValueError, match="beyond the spread of 3 places"):
+    with pytest.raises(ValueError, match="difference of 4 places is beyond the spread of 3 places"):
         Sequential(Plan(), spread=3).add(4)
     with pytest.raises(ValueError, match="spread above it"):
         Sequential(Plan(margin=1.0), spread=1)
@@ -136,3 +137,42 @@ def test_the_interval_is_the_mean_and_1_96_standard_errors():
     low, high = tally.interval()
     half = 1.959964 * math.sqrt((2.25 + 0.25 + 0.25 + 2.25) / 3 / 4)
     assert (low, high) == pytest.approx((2.5 - half, 2.5 + half))
+
+
+def test_the_points_test_counts_a_difference_beyond_its_bound_at_the_bound_which_then_grows():
+    clipped, plain = points_test(Plan(margin=2.5)), Sequential(Plan(margin=2.5), POINTS_SPREAD,
+                                                               prior_variance=POINTS_PRIOR_VARIANCE)
+    clipped.add(-400.0)
+    plain.add(-POINTS_SPREAD)
+    assert clipped.ratios() == plain.ratios() and clipped.within() == plain.within()  # counted at the bound
+    assert clipped.clipped == 1 and clipped.spread == 400.0  # the next deal's bound is the largest seen
+    assert clipped.diffs.mean == -400.0  # the effect reports the difference as played
+    with pytest.raises(ValueError, match="beyond the spread"):
+        plain.add(-400.0)
+    with pytest.raises(ValueError, match="nan luck-corrected points"):
+        clipped.add(math.nan)
+
+
+def test_the_points_test_holds_alpha_on_equal_versions_with_heavy_tails():
+    """Differences of two versions that play alike are symmetric about zero; with tails far past the bound (one
+    deal in 20 beyond 150 points) the clipped test still calls them better or worse at most alpha of the time."""
+    rng = random.Random(5)
+    plan = Plan(alpha=0.2, beta=0.2, margin=5.0)
+    false = 0
+    runs = 300
+    for _ in range(runs):
+        test = points_test(plan)
+        while test.verdict is None and test.deals < 300:
+            wild = rng.random() < 0.05
+            test.add(rng.choice((-1, 1)) * (rng.uniform(150, 600) if wild else abs(rng.gauss(0, 25))))
+        false += test.verdict in (BETTER, WORSE)
+    se = math.sqrt(0.2 * 0.8 / runs)
+    assert false / runs <= 0.2 + 2 * se
+
+
+def test_the_points_test_finds_a_version_ten_points_better():
+    rng = random.Random(6)
+    test = points_test(Plan(margin=2.5))
+    while test.add(rng.gauss(-10.0, 25.0)) is None:
+        pass
+    assert test.verdict is BETTER and test.deals < 400
