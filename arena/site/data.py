@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from ..tournament.evidence import DEFAULT_MARGIN
 from ..tournament.ladder.board import LadderBoard
 from ..tournament.leaderboard import RANKED, Leaderboard, Tally, standing_json
-from ..tournament.rating import Rating, RatingFold, RatingParams, model_of, schedule_order
+from ..tournament.rating import Rating, RatingFold, RatingParams, model_of, reads_scores, schedule_order, scores_of
 from ..tournament.records import MatchRecord, VoidRecord, is_replay, record_of_row
 from ..tournament.standings import Results, read, standings
 from ..tournament.store import ResultStore, decode_match
@@ -274,7 +274,8 @@ class RatingHistory:
                     self.ratings[bot] = self.model.fresh()
                     self.played[bot] = 0
                     self.history[bot] = [self._point(bot)]
-            self.model.update(self.ratings, record.bots, record.places)
+            self.model.update(self.ratings, record.bots, record.places,
+                              scores_of(record) if reads_scores(self.model) else None)
             for bot in record.bots:
                 self.played[bot] += 1
                 self.history[bot].append(self._point(bot))

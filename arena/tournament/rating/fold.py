@@ -11,7 +11,7 @@ import bisect
 from typing import Callable, Container, Iterable, Mapping, Sequence
 
 from ..records import MatchRecord, is_replay
-from .model import Rating, exposure, model_of
+from .model import Rating, exposure, model_of, reads_scores
 from .params import RatingParams
 
 def check_record(record: MatchRecord) -> None:
@@ -92,6 +92,7 @@ class RatingFold:
         if ordered and ordered[0].index <= after:
             raise ValueError(f"match index {ordered[0].index} is rated already (ratings kept through {after})")
         self.model = model_of(params)
+        self._scores = reads_scores(self.model)
         self.ratings: dict[str, Rating] = {name: self.model.fresh()
                                                      for name in roster(bots, ordered)}
         self.ratings.update(initial or {})
@@ -193,8 +194,11 @@ class RatingFold:
             self._preview = dict(self.ratings)  # only ``record`` and a deal's rotations held back are new
             for held in self._deal:
                 if held is not record:
-                    self.model.update(self._preview, held.bots, held.places)
-        self.model.update(self._preview, record.bots, record.places)
+                    self.model.update(self._preview, held.bots, held.places, self._scored(held))
+        self.model.update(self._preview, record.bots, record.places, self._scored(record))
+
+    def _scored(self, record: MatchRecord) -> tuple[float, ...] | None:
+        return scores_of(record) if self._scores else None
 
     def _advance(self) -> None:
         while self._next < len(self._order) and self._order[self._next] in self._waiting:
@@ -219,8 +223,9 @@ class RatingFold:
 
     def _rate(self, records: list[MatchRecord]) -> None:
         """Apply these matches (one, or the rotations of one deal) and tell ``on_rate`` of each."""
-        for bots, places in games(self._method, records):
-            self.model.update(self.ratings, bots, places)
+        scored = game_scores(self._method, records) if self._scores else None
+        for index, (bots, places) in enumerate(games(self._method, records)):
+            self.model.update(self.ratings, bots, places, None if scored is None else scored[index])
         self._held -= len(records)
         done = list(records)
         records.clear()
@@ -258,6 +263,35 @@ def games(method: str, records: Sequence[MatchRecord]) -> list[tuple[tuple[str, 
     by_seat = [sum(r.places[seat] for r in records) for seat in range(len(records[0].bots))]
     return [(r.bots, ranks([count * place - by_seat[seat] for seat, place in enumerate(r.places)]))
             for r in records]
+
+
+def scores_of(record: MatchRecord) -> tuple[float, ...]:
+    """Each seat's match total less its luck (:mod:`arena.luck`; a match not measured counts no luck), lower is
+    better. A forfeited seat was played out by the fallback policy, so its points are not its bot's: it counts as
+    no better than the worst seat not forfeited, as its place ranks it below them."""
+    luck = record.luck or (0.0,) * len(record.bots)
+    corrected = [total - lk for total, lk in zip(record.totals, luck)]
+    kept = [c for c, lost in zip(corrected, record.forfeited) if not lost]
+    worst = max(kept, default=0.0)
+    return tuple(max(c, worst) if lost else c for c, lost in zip(corrected, record.forfeited))
+
+
+def game_scores(method: str, records: Sequence[MatchRecord]) -> list[tuple[float, ...]]:
+    """The scores (:func:`scores_of`) of the games :func:`games` makes of ``records``, in the same order: as they
+    are (``match``), summed over the deal (``table``), or less the seat's average over the deal's rotations
+    (``deal``: what the cards and the seat gave, taken out once more)."""
+    scored = [scores_of(r) for r in records]
+    if method == "match" or len(records) < 2 or len({len(r.bots) for r in records}) > 1:
+        return scored
+    if method == "table":
+        summed: dict[str, float] = {}
+        for record, row in zip(records, scored):
+            for bot, score in zip(record.bots, row):
+                summed[bot] = summed.get(bot, 0.0) + score
+        return [tuple(summed.values())]
+    count = len(records)
+    by_seat = [sum(row[seat] for row in scored) / count for seat in range(len(records[0].bots))]
+    return [tuple(score - by_seat[seat] for seat, score in enumerate(row)) for row in scored]
 
 
 def ranks(scores: Sequence[int]) -> tuple[int, ...]:

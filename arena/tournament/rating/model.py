@@ -52,10 +52,18 @@ class RatingModel(Protocol):
         """A belief read back from a store (a ladder's kept ratings)."""
         ...
 
-    def update(self, ratings: dict[str, Rating], bots: Sequence[str], places: Sequence[int]) -> None:
+    def update(self, ratings: dict[str, Rating], bots: Sequence[str], places: Sequence[int],
+               scores: Sequence[float] | None = None) -> None:
         """One table's result, in place: each seat its own team, 1-based places (equal places draw);
-        a bot not in ``ratings`` starts from :meth:`fresh`."""
+        a bot not in ``ratings`` starts from :meth:`fresh`. ``scores``: each seat's match total less its
+        luck (:func:`.fold.scores_of`), given to a model that :func:`reads_scores`."""
         ...
+
+
+def reads_scores(model: RatingModel) -> bool:
+    """Whether ``model`` rates seats' luck-corrected totals (``scores``), not places alone: then every caller of
+    its update must pass them."""
+    return bool(getattr(model, "scores", False))
 
 
 def exposure(rating: Rating) -> float:

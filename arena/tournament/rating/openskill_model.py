@@ -36,7 +36,8 @@ class OpenSkillModel:
     def rating(self, mu: float, sigma: float) -> Rating:
         return Belief(float(mu), float(sigma))
 
-    def update(self, ratings: dict[str, Rating], bots: Sequence[str], places: Sequence[int]) -> None:
+    def update(self, ratings: dict[str, Rating], bots: Sequence[str], places: Sequence[int],
+               scores: Sequence[float] | None = None) -> None:
         """openskill's own rating objects do not pickle: they are made for the step and read back as beliefs."""
         seated = [ratings.setdefault(bot, self.start) for bot in bots]
         teams = [[self.model.rating(mu=r.mu, sigma=r.sigma)] for r in seated]

@@ -7,9 +7,10 @@ from dataclasses import dataclass, fields
 
 METHODS = ("match", "deal", "table")
 """How matches become games (:attr:`RatingParams.method`)."""
-MODELS = ("trueskill", "openskill")
-"""The rating models there are (:attr:`RatingParams.model`): :mod:`.trueskill_model`, :mod:`.openskill_model`."""
-MODEL_LABELS = {"trueskill": "TrueSkill", "openskill": "Plackett-Luce"}
+MODELS = ("trueskill", "openskill", "points")
+"""The rating models there are (:attr:`RatingParams.model`): :mod:`.trueskill_model`, :mod:`.openskill_model`,
+:mod:`.points_model`."""
+MODEL_LABELS = {"trueskill": "TrueSkill", "openskill": "Plackett-Luce", "points": "luck-corrected points"}
 """Each model as a board names it."""
 DEFAULT_MODEL = "trueskill"
 """The model a configuration that names none is rated with: docs/tournaments.md, "Rating models", says why."""

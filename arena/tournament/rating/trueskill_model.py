@@ -28,7 +28,8 @@ class TrueSkillModel:
         rating: Rating = self.env.create_rating(mu, sigma)
         return rating
 
-    def update(self, ratings: dict[str, Rating], bots: Sequence[str], places: Sequence[int]) -> None:
+    def update(self, ratings: dict[str, Rating], bots: Sequence[str], places: Sequence[int],
+               scores: Sequence[float] | None = None) -> None:
         groups = [(ratings.setdefault(bot, self.env.create_rating()),) for bot in bots]
         updated = self.env.rate(groups, ranks=[place - 1 for place in places])
         for bot, (rating,) in zip(bots, updated):
