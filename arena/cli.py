@@ -362,7 +362,9 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
         click.echo(f"{len(done.dropped)} deal(s) not counted: {'; '.join(done.dropped[:3])}"
                    + (" ..." if len(done.dropped) > 3 else ""))
     if any(done.forfeits):
-        click.echo(f"forfeited (placed last): NEW in {done.forfeits[0]} match(es), OLD in {done.forfeits[1]}; "
+        counted = ("each deal one side forfeited counted as the worst difference the test allows against it"
+                   if corrected else "placed last")
+        click.echo(f"forfeited ({counted}): NEW in {done.forfeits[0]} match(es), OLD in {done.forfeits[1]}; "
                    "`arena play` with the same bots shows why")
     click.echo(verdict_line(done))
     raise SystemExit(UNDECIDED_EXIT if done.verdict is None else EXIT_CODES[done.verdict])

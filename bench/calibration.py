@@ -39,6 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+from arena.game import Match  # noqa: E402
+from arena.luck import shipped_model  # noqa: E402
+from arena.luck.meter import Meter  # noqa: E402
 from arena.tournament.confidence import board_order, rank_intervals  # noqa: E402
 from arena.tournament.rating import DEFAULT_MODEL, MODELS, Rating, RatingParams, model_of  # noqa: E402
 from arena.tournament.schedules.round_robin import round_robin  # noqa: E402
@@ -58,19 +61,24 @@ def policies() -> dict[str, Any]:
     return {f"known-p{round(p * 100)}": module.known_strength(p) for p in STRENGTHS}
 
 
-Game = tuple[tuple[str, ...], list[int]]
+Game = tuple[tuple[str, ...], list[int], list[float], list[int]]
+"""Bots by seat, their places, their totals less their luck (what the points model rates), and their totals."""
 
 
 def one_field(classes: dict[str, Any], preset: str, seed: int, matches: int) -> list[Game]:
-    """Play the first ``matches`` of the round robin with master seed ``seed``: (bots, places) of each."""
+    """Play the first ``matches`` of the round robin with master seed ``seed``, the referee's luck meter watching:
+    (bots, places, corrected totals, totals) of each."""
     seats = {name: PolicySeat(cls) for name, cls in classes.items()}
     schedule = round_robin(list(classes), [SEATS], cycles=matches // 60 + 1, master=seed)
     played = []
     for _, scheduled in zip(range(matches), schedule):
+        meter = Meter(shipped_model(), preset, SEATS)
         match = play([seats[bot] for bot in scheduled.bots], preset, scheduled.seed,
-                     match_id=opaque_match_id(seed, scheduled.match_id), copy_json=False)
+                     match_id=opaque_match_id(seed, scheduled.match_id), copy_json=False,
+                     make_match=lambda rules, n, s: Match(rules, n, s, watcher=meter))
         assert match.result is not None
-        played.append((scheduled.bots, list(match.result.places)))
+        played.append((scheduled.bots, list(match.result.places),
+                       [t - lk for t, lk in zip(match.result.totals, meter.luck)], list(match.result.totals)))
     return played
 
 
@@ -78,8 +86,8 @@ def rated(classes: dict[str, Any], played: Sequence[Game], params: RatingParams)
     """The final ratings of ``played`` under ``params``."""
     model = model_of(params)
     ratings = {name: model.fresh() for name in classes}
-    for bots, places in played:
-        model.update(ratings, bots, places)
+    for bots, places, scores, _ in played:
+        model.update(ratings, bots, places, scores)
     return ratings
 
 

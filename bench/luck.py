@@ -53,13 +53,17 @@ from arena.compare.run import new_test  # noqa: E402
 from arena.compare.sprt import BETTER, NO_DIFFERENCE, WORSE, Plan, Sequential, points_test  # noqa: E402
 from arena.game import Match  # noqa: E402
 from arena.luck.meter import Meter  # noqa: E402
+from arena.tournament.rating import RatingParams, exposure, model_of  # noqa: E402
 from arena.luck.value import ValueModel, load  # noqa: E402
+from calibration import one_field  # noqa: E402
+from calibration import policies as field_policies  # noqa: E402
 from compare import known  # noqa: E402
 from compare import field as compare_field  # noqa: E402
 from fit_values import STRENGTHS, policies  # noqa: E402
 from tests.bots_examples.driver import BOTS, BotProc, PolicySeat, ProcSeat, play  # noqa: E402
 
 SEATS = 4
+PARTS = ("variance", "compare", "false", "settle", "cost")
 BOOTSTRAP = 400
 REPEATS = 5
 """Runs of each way the cost is timed by, alternated; the fastest counts."""
@@ -250,6 +254,65 @@ def false_verdicts(reps: int, jobs: int) -> float:
     return rates["corrected"]
 
 
+SETTLE_MODELS = ("trueskill", "points", "points, uncorrected")
+"""Rated on the same games: the default, on places; the model of luck-corrected points; the same model on the
+plain totals (the correction's own part)."""
+
+
+def settled_after(played: Sequence[tuple[Any, ...]], truth: Sequence[str], model_name: str) -> int | None:
+    """Matches after which the board's order (mu - 3 sigma) is the true one and stays so; None if wrong at the end.
+    Strictly: bots tied on the board (two that have not played, say) are not yet in order."""
+    model = model_of(RatingParams(model=model_name.split(",")[0]))
+    ratings = {name: model.fresh() for name in truth}
+    last_wrong = 0
+    for index, (bots, places, corrected, totals) in enumerate(played):
+        model.update(ratings, bots, places, totals if model_name.endswith("uncorrected") else corrected)
+        shown = [exposure(ratings[b]) for b in truth]
+        if any(ahead <= behind for ahead, behind in zip(shown, shown[1:])):
+            last_wrong = index + 1
+    return None if last_wrong == len(played) else last_wrong
+
+
+def settle_run(task: tuple[str, int, int]) -> dict[str, int | None]:
+    """One round robin of the known-strength field (the arena's schedule, metered), each model's matches to settle."""
+    preset, seed, matches = task
+    classes = field_policies()
+    played = one_field(classes, preset, seed, matches)
+    return {name: settled_after(played, list(classes), name) for name in SETTLE_MODELS}
+
+
+def settle(seeds: int, matches: int, jobs: int) -> float:
+    """Per preset, ``seeds`` round robins of ``matches`` matches: each model's mean matches to settle (an unsettled
+    run counts as ``matches``); return the points model's over TrueSkill's, the mean over both presets."""
+    ratios = []
+    for preset in ("standard", "espanola"):
+        tasks = [(preset, 7000 + seed, matches) for seed in range(seeds)]
+        if jobs <= 1:
+            runs = [settle_run(t) for t in tasks]
+        else:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                runs = pool.map(settle_run, tasks, chunksize=1)
+
+        def mean(group: Sequence[dict[str, int | None]], name: str) -> float:
+            return statistics.fmean(matches if r[name] is None else r[name] for r in group)  # type: ignore[misc]
+
+        def ratio(group: Sequence[dict[str, int | None]]) -> float:
+            return mean(group, "points") / mean(group, "trueskill")
+
+        shown = ", ".join(f"{name} {mean(runs, name):.1f} [{sum(r[name] is None for r in runs)} unsettled]"
+                          for name in SETTLE_MODELS)
+        ratios.append(ratio(runs))
+
+        def own(group: Sequence[dict[str, int | None]]) -> float:
+            return mean(group, "points") / mean(group, "points, uncorrected")
+
+        print(f"{preset} settle: {seeds} round robins of the known-strength field, {matches} matches each: matches "
+              f"until the board's order is the true one for good: {shown}; points/trueskill {ratios[-1]:.3f} "
+              f"(se {boot_se(runs, ratio):.3f}); corrected/uncorrected points {own(runs):.3f} "
+              f"(se {boot_se(runs, own):.3f})", flush=True)
+    return statistics.fmean(ratios)
+
+
 def seconds_per_match(preset: str, matches: int, model: ValueModel | None) -> float:
     heuristic = policies()[0]
     start = time.perf_counter()
@@ -277,11 +340,13 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=400)
     parser.add_argument("--compare-reps", type=int, default=24)
     parser.add_argument("--false-reps", type=int, default=400)
-    parser.add_argument("--jobs", type=int, default=2, help="Processes for the played comparisons.")
-    parser.add_argument("--only", choices=("variance", "compare", "false", "cost"), action="append", default=None,
+    parser.add_argument("--settle-seeds", type=int, default=20)
+    parser.add_argument("--settle-matches", type=int, default=180)
+    parser.add_argument("--jobs", type=int, default=2, help="Processes for the played comparisons and round robins.")
+    parser.add_argument("--only", choices=PARTS, action="append", default=None,
                         help="Run only this part (repeatable; default: all).")
     args = parser.parse_args()
-    parts = set(args.only or ("variance", "compare", "false", "cost"))
+    parts = set(args.only or PARTS)
     classes = policies()
     shares, projected, ratios, costs = {}, {}, {}, []
     for preset in ("standard", "espanola"):
@@ -305,6 +370,7 @@ def main() -> None:
               f"metered ({watched / plain - 1:+.2f}); {piped * 1000:.0f} ms over pipes (four bundled heuristic "
               f"bots): the meter adds {(watched - plain) / piped:.3f} of a piped match", flush=True)
     false = false_verdicts(args.false_reps, args.jobs) if "false" in parts else None
+    settling = settle(args.settle_seeds, args.settle_matches, args.jobs) if "settle" in parts else None
     if shares:
         print(f"luck: variance removed = {shares['standard']:.3f} (standard), {shares['espanola']:.3f} (espanola)")
         print(f"luck: compare corrected/uncorrected projected = {projected['standard']:.3f} (standard), "
@@ -314,6 +380,9 @@ def main() -> None:
               "(espanola) (played to their verdicts: the default test over --luck off's)")
     if false is not None:
         print(f"luck: false verdicts = {false:.3f} (alpha {Plan().alpha:g})")
+    if settling is not None:
+        print(f"luck: matches to settle corrected/trueskill = {settling:.3f} (the points model over TrueSkill, "
+              "mean of both presets)")
     if costs:
         print(f"luck: meter cost = {max(costs):.3f} of a match (four bundled heuristic bots over pipes)")
 

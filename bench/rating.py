@@ -300,8 +300,8 @@ def print_models(played: dict[tuple[str, str], list[list[tuple[str, Game]]]],
             model = model_of(RatingParams(model=name))
             ratings: dict[str, Rating] = {}
             began = time.perf_counter()
-            for bots, places in every:
-                model.update(ratings, bots, places)
+            for bots, places in every:  # the points model's scores: any numbers cost the same
+                model.update(ratings, bots, places, places)
             best[name] = min(best[name], (time.perf_counter() - began) / len(every))
     print(f"cost per match (best of 5 over {len(every)} games): trueskill {best['trueskill'] * 1e6:.0f} us, "
           f"openskill {best['openskill'] * 1e6:.0f} us")

@@ -99,3 +99,23 @@ def test_an_installed_arena_without_bots_plays_against_the_opponent_it_ships(mon
     monkeypatch.setattr(play, "DEFAULT_FIELD", ("not-a-bundled-bot",))  # as if no bots/ folder were near
     field = bundled_field()
     assert [path.parent.name for path in field] == ["kits"] and (field[0] / "bot.yaml").is_file()
+
+
+def test_a_version_that_crashes_never_gains_by_the_fallback_playing_its_seat(tmp_path):
+    """The fallback policy plays a forfeited seat out, and may score fewer points than the bot would have: on
+    points each such deal counts as the worst difference against the side that forfeited, so a crash is worse."""
+    crash = tmp_path / "crash"
+    crash.mkdir()
+    (crash / "bot.yaml").write_text('name: crash\nrun: ["{python}", "bot.py"]\n')
+    (crash / "bot.py").write_text("import json, sys\n"
+                                  "for line in sys.stdin:\n"
+                                  "    msg = json.loads(line)\n"
+                                  "    if msg['type'] == 'hello':\n"
+                                  "        print(json.dumps({'type': 'ready', 'name': 'crash'}), flush=True)\n"
+                                  "    elif msg['type'] == 'act':\n"
+                                  "        sys.exit(1)\n")
+    result = run(str(crash), "bots/known-p100", "--max-matches", "60", *FAST)
+    assert result.exit_code == 3, result.output
+    assert ("forfeited (each deal one side forfeited counted as the worst difference the test allows against it): "
+            "NEW in ") in result.stdout
+    assert result.stdout.strip().splitlines()[-1].startswith("worse on luck-corrected points: ")
