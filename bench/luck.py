@@ -22,16 +22,24 @@ error (bootstrap over matches or deals):
   ``--compare-reps`` (24) comparisons of known-p10 (NEW) against known-p20 per preset, and ``--false-reps``
   (400) comparisons of equal bots under ``standard``: known-p{10,20,35,50} against a twin drawing its random
   choices from its own stream (equal strength, other moves), at the equal-bot margins of ``bench/compare.py``
-  (7.5 points, 0.3 places: a larger margin stops sooner, where a test errs most, and costs a ninth);
+  (7.5 points, 0.3 places: a larger margin stops sooner, where a test errs most, and costs a ninth); then the
+  default test at margins 2.5, 5 and 7.5 points, 2,000 tests each on deals drawn from ``--pool`` (250) played twin
+  deals per p and their negatives (a mean of exactly zero), as ``bench/compare.py`` checks the place test;
+* ``settle``: ``--settle-seeds`` (20) round robins of the known-strength family per preset, ``--settle-matches``
+  (180) matches each (the arena's schedule, ``bench/calibration.py``'s games, metered), rated by TrueSkill on places,
+  by the points model on luck-corrected totals and by the same model on plain totals: matches until the board's
+  order is the true one for good;
 * the meter's cost: seconds per match in process, plain and metered, best of 5 alternated, and against a
   match of four bundled heuristic bots over real pipes.
 
-    .venv/bin/python bench/luck.py [--matches 400] [--deals 400] [--compare-reps 24] [--false-reps 400] [--jobs 2]
+    .venv/bin/python bench/luck.py [--matches 400] [--deals 400] [--compare-reps 24] [--false-reps 400] [--pool 250]
+        [--settle-seeds 20] [--settle-matches 180] [--jobs 2] [--only PART]   (about 40 minutes on 2 cores)
 
 Last lines: ``luck: variance removed = V (standard), V (espanola)`` (table-relative totals, the family),
 ``luck: compare corrected/uncorrected = R`` (mean matches to a verdict of the default test over the plain place
 test's, p10 against p20, per preset, played), ``luck: false verdicts = F (alpha A)`` (equal bots, the default
-test), ``luck: meter cost = R of a match`` (against a piped match).
+test), ``luck: matches to settle corrected/trueskill = R`` (the points model over TrueSkill on the family, the mean of
+both presets), ``luck: meter cost = R of a match`` (against a piped match).
 """
 
 from __future__ import annotations
@@ -219,6 +227,55 @@ def _verdicts(runs: Sequence[dict[str, Any]], name: str) -> str:
             f"{statistics.median(matches):.0f}, max {max(matches)}")
 
 
+def wilson_upper(hits: int, n: int, z: float = 1.959964) -> float:
+    """The upper end of the Wilson 95% interval of a rate of ``hits`` in ``n`` (honest at 0 hits, unlike a se)."""
+    rate = hits / n
+    centre = rate + z * z / (2 * n)
+    spread = z * ((rate * (1 - rate) + z * z / (4 * n)) / n) ** 0.5
+    return (centre + spread) / (1 + z * z / n)
+
+
+def twin_deals(task: tuple[float, int]) -> list[float]:
+    """Paired luck-corrected differences of ``deals`` played deals of known-p{p} against its twin (standard)."""
+    p, deals = task
+    opponents_of = compare_field()
+    out = []
+    for deal in range(deals):
+        seat = deal % SEATS
+        opponents = [opponents_of[(deal + j) % len(opponents_of)] for j in range(SEATS - 1)]
+        got = []
+        for bot in (known(p, True), known(p)):
+            lineup = list(opponents)
+            lineup.insert(seat, bot)
+            done, meter = metered([PolicySeat(c) for c in lineup], "standard", f"lpool{p}/{deal}",
+                                  match_id=f"m-lpool{p}-{deal}")
+            assert done.result is not None
+            got.append(done.result.totals[seat] - meter.luck[seat])
+        out.append(got[0] - got[1])
+    return out
+
+
+def resampled_false(deals: int, tests: int, jobs: int) -> None:
+    """The default test at smaller margins, where 400 played comparisons would take many hours: ``tests`` tests a
+    margin on deals drawn from ``deals`` played twin deals per p and their negatives (a mean of exactly 0)."""
+    ps = (0.1, 0.2, 0.35, 0.5)
+    with multiprocessing.get_context("fork").Pool(max(jobs, 1)) as pool:
+        pools = [diffs + [-x for x in diffs] for diffs in pool.map(twin_deals, [(p, deals) for p in ps])]
+    for margin in (2.5, 5.0, 7.5):
+        rng = random.Random(round(margin * 10))
+        wrong, used = 0, 0
+        for i in range(tests):
+            drawn = pools[i % len(pools)]
+            test = points_test(Plan(margin=margin))
+            while test.add(rng.choice(drawn)) is None and test.deals < COMPARE_MAX_DEALS * 2:
+                pass
+            wrong += test.verdict in (BETTER, WORSE)
+            used += test.deals
+        print(f"standard equal bots, resampled from {len(ps) * deals} played twin deals, corrected test at margin "
+              f"{margin:g} points: {tests} tests, false verdicts {wrong / tests:.3f} (95% upper bound "
+              f"{wilson_upper(wrong, tests):.3f}); mean {2 * used / tests:.0f} matches to a verdict", flush=True)
+
+
 def compare_speed(preset: str, reps: int, jobs: int) -> float:
     """known-p10 against known-p20, ``reps`` played comparisons: print each test's verdicts and matches, return the
     mean matches of the default test over the plain place test's."""
@@ -244,11 +301,11 @@ def false_verdicts(reps: int, jobs: int) -> float:
     runs = _played([("standard", ps[i % 4], ps[i % 4], True, 7.5, 0.3, f"lfalse/{i}") for i in range(reps)], jobs)
     rates = {}
     for name in TESTS:
-        wrong = [float(r[name][0] in (BETTER, WORSE)) for r in runs]
-        rates[name] = statistics.fmean(wrong)
-        se = (rates[name] * (1 - rates[name]) / len(wrong)) ** 0.5
+        wrong = sum(r[name][0] in (BETTER, WORSE) for r in runs)
+        rates[name] = wrong / len(runs)
         print(f"standard equal bots, {name} test (margin {'0.3 places' if name == 'places' else '7.5 points'}): "
-              f"{_verdicts(runs, name)}; false verdicts {rates[name]:.3f} (se {se:.3f})", flush=True)
+              f"{_verdicts(runs, name)}; false verdicts {rates[name]:.3f} ({wrong} of {len(runs)}; 95% upper bound "
+              f"{wilson_upper(wrong, len(runs)):.3f})", flush=True)
     print(f"standard equal bots: largest corrected difference {max(r['largest'] for r in runs):.1f} points, "
           f"{sum(r['corrected'][2] for r in runs)} deal(s) beyond the bound", flush=True)
     return rates["corrected"]
@@ -340,6 +397,8 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=400)
     parser.add_argument("--compare-reps", type=int, default=24)
     parser.add_argument("--false-reps", type=int, default=400)
+    parser.add_argument("--pool", type=int, default=250, help="Played twin deals per p behind the resampled tests "
+                        "of the default margin (0: none).")
     parser.add_argument("--settle-seeds", type=int, default=20)
     parser.add_argument("--settle-matches", type=int, default=180)
     parser.add_argument("--jobs", type=int, default=2, help="Processes for the played comparisons and round robins.")
@@ -369,7 +428,9 @@ def main() -> None:
         print(f"{preset} cost: per match, best of {REPEATS}: {plain * 1000:.1f} ms in process, {watched * 1000:.1f} ms "
               f"metered ({watched / plain - 1:+.2f}); {piped * 1000:.0f} ms over pipes (four bundled heuristic "
               f"bots): the meter adds {(watched - plain) / piped:.3f} of a piped match", flush=True)
-    false = false_verdicts(args.false_reps, args.jobs) if "false" in parts else None
+    false = false_verdicts(args.false_reps, args.jobs) if "false" in parts and args.false_reps else None
+    if "false" in parts and args.pool:
+        resampled_false(args.pool, 2000, args.jobs)
     settling = settle(args.settle_seeds, args.settle_matches, args.jobs) if "settle" in parts else None
     if shares:
         print(f"luck: variance removed = {shares['standard']:.3f} (standard), {shares['espanola']:.3f} (espanola)")

@@ -29,10 +29,13 @@ from typing import Sequence
 from .model import Belief, Rating, register
 from .params import RatingParams
 
-POINTS_PER_UNIT = 6.0
-"""Points per match in one unit of skill. With the default ``beta`` of 25/6 a seat's own noise is 25 points a
-match: about the spread of a seat's corrected total around its expectation at the bundled four-seat tables
-(``bench/rating.py`` prints it); the default ``sigma`` of 25/3 lets a new bot be 50 points a match from 25."""
+POINTS_PER_UNIT = 10.0
+"""Points per match in one unit of skill. With the default ``beta`` of 25/6 a seat's own noise is 42 points a
+match: how far a bot's corrected total strays from its table's mean at the bundled four-seat tables under
+``espanola`` (43 points; 21 under ``standard``, where the model is so the more cautious). A scale fitted to
+``standard`` (6 points a unit, 25 points of noise) settled the family a little sooner there and made every
+interval under ``espanola`` too narrow by half again; the default ``sigma`` of 25/3 lets a new bot be 83 points a
+match from 25."""
 
 
 class PointsModel:
