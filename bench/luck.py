@@ -45,6 +45,7 @@ both presets), ``luck: meter cost = R of a match`` (against a piped match).
 from __future__ import annotations
 
 import argparse
+import math
 import multiprocessing
 import random
 import statistics
@@ -231,7 +232,7 @@ def wilson_upper(hits: int, n: int, z: float = 1.959964) -> float:
     """The upper end of the Wilson 95% interval of a rate of ``hits`` in ``n`` (honest at 0 hits, unlike a se)."""
     rate = hits / n
     centre = rate + z * z / (2 * n)
-    spread = z * ((rate * (1 - rate) + z * z / (4 * n)) / n) ** 0.5
+    spread = z * math.sqrt((rate * (1 - rate) + z * z / (4 * n)) / n)
     return (centre + spread) / (1 + z * z / n)
 
 

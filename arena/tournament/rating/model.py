@@ -38,6 +38,19 @@ class Belief:
     sigma: float
 
 
+class BeliefModel:
+    """A model's fresh and stored beliefs as :class:`Belief` (for a model whose library's objects do not pickle, or
+    that has no library): a subclass sets ``start``, the fresh one, from its parameters."""
+
+    start: Belief
+
+    def fresh(self) -> Rating:
+        return self.start
+
+    def rating(self, mu: float, sigma: float) -> Rating:
+        return Belief(float(mu), float(sigma))
+
+
 class RatingModel(Protocol):
     """What a rating model does: fresh and stored beliefs, and one table's update."""
 

@@ -14,11 +14,11 @@ from typing import Sequence
 
 from openskill.models import PlackettLuce
 
-from .model import Belief, Rating, register
+from .model import Belief, BeliefModel, Rating, register
 from .params import RatingParams
 
 
-class OpenSkillModel:
+class OpenSkillModel(BeliefModel):
     """``rating: {model: openskill}``: mu, sigma, beta and tau as for TrueSkill."""
 
     name = "openskill"
@@ -29,12 +29,6 @@ class OpenSkillModel:
                                   tau=self.tau)
 
         self.start = Belief(float(params.mu), float(params.sigma))
-
-    def fresh(self) -> Rating:
-        return self.start
-
-    def rating(self, mu: float, sigma: float) -> Rating:
-        return Belief(float(mu), float(sigma))
 
     def update(self, ratings: dict[str, Rating], bots: Sequence[str], places: Sequence[int],
                scores: Sequence[float] | None = None) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .model import Belief, Rating, register
+from .model import Belief, BeliefModel, Rating, register
 from .params import RatingParams
 
 POINTS_PER_UNIT = 10.0
@@ -38,7 +38,7 @@ interval under ``espanola`` too narrow by half again; the default ``sigma`` of 2
 match from 25."""
 
 
-class PointsModel:
+class PointsModel(BeliefModel):
     """``rating: {model: points}``: the luck-corrected points of every seat of a table, compared with each other."""
 
     name = "points"
@@ -49,12 +49,6 @@ class PointsModel:
         self.start = Belief(float(params.mu), float(params.sigma))
         self.noise = float(params.beta) ** 2
         self.drift = float(params.tau) ** 2
-
-    def fresh(self) -> Rating:
-        return self.start
-
-    def rating(self, mu: float, sigma: float) -> Rating:
-        return Belief(float(mu), float(sigma))
 
     def update(self, ratings: dict[str, Rating], bots: Sequence[str], places: Sequence[int],
                scores: Sequence[float] | None = None) -> None:
