@@ -361,8 +361,6 @@ BAD_VALUES = [
     ("rating: {method: 1}", "rating.method", "expected one of match | deal | table, got 1"),
     ("rating: {method: deal}\nschedule: ladder", "rating.method",
      "expected match: a ladder keeps its ratings match by match, got deal"),
-    ("rating: {model: points}\nschedule: ladder", "rating.model",
-     "expected trueskill or openskill: a ladder keeps its ratings from places, got points"),
     ("rating: {mu: x}", "rating.mu", "expected a number from -1000000 to 1000000, got 'x'"),
     ("rating: {mu: true}", "rating.mu", "expected a number from -1000000 to 1000000, got true"),
     ("rating: {beta: .nan}", "rating.beta", "expected a number from -1000000 to 1000000, got nan"),

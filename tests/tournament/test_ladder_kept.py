@@ -206,3 +206,54 @@ def test_a_ladder_rated_by_openskill_names_it_under_every_board(tmp_path):
     assert shown.exit_code == 0, shown.output
     for text in (shown.output, (out / "ladder.txt").read_text(), (out / "ladder.md").read_text()):
         assert rule in text and "TrueSkill" not in text
+
+
+def test_a_ladder_rated_on_luck_corrected_points_keeps_exactly_a_recomputation(tmp_path):
+    """The kept ratings of the points model are read back with each stored match's totals, forfeits and luck:
+    after every run, and when a reader rates matches stored beyond them, they equal rating every stored record."""
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, n) for n in ("ann", "bob", "carl")], "rating: {model: points}\n")
+    config = load_config(path)
+    params = RatingParams(model="points")
+
+    def want() -> dict[str, float]:
+        store = ResultStore(config.output, readonly=True)
+        try:
+            records = store.records()
+        finally:
+            store.close()
+        assert records and all(len(r.luck) == len(r.bots) for r in records)  # measured, so the luck counts
+        return flat({k: (r.mu, r.sigma) for k, r in rate(records, params, []).items()})
+
+    for matches in (6, 4):
+        run_tournament(config, out=open(os.devnull, "w"), max_matches=matches)
+        kept = flat({k: (mu, sigma) for k, (mu, sigma, _) in kept_table(config.output).items()})
+        assert kept == pytest.approx(want(), abs=1e-9)
+    db = sqlite3.connect(config.output / "results.sqlite")
+    with db:  # nothing kept: a reader rates every stored match from its row
+        db.execute("DELETE FROM meta WHERE key = ?", (THROUGH,))
+        db.execute("DELETE FROM ladder_ratings")
+    fresh = read(LadderStore(db), params)
+    db.close()
+    assert flat({k: (r.mu, r.sigma) for k, r in fresh.ratings.items()}) == pytest.approx(want(), abs=1e-9)
+    plain = read_places_only(config.output, params)
+    assert plain != pytest.approx(want(), abs=1e-6)  # the totals and the luck, not places, moved the ratings
+
+
+def flat(ratings: dict[str, tuple[float, float]]) -> dict[str, float]:
+    return {f"{key} {name}": value for key, pair in ratings.items() for name, value in zip(("mu", "sigma"), pair)}
+
+
+def read_places_only(output, params: RatingParams) -> dict[str, float]:
+    """The points model fed each record's places as its scores: what a reader that dropped the totals would keep."""
+    store = ResultStore(output, readonly=True)
+    try:
+        records = store.records()
+    finally:
+        store.close()
+    from arena.tournament.rating import model_of
+
+    model = model_of(params)
+    ratings: dict[str, Any] = {}
+    for record in sorted(records, key=lambda r: r.index):
+        model.update(ratings, record.bots, record.places, tuple(float(p) for p in record.places))
+    return flat({k: (r.mu, r.sigma) for k, r in ratings.items()})

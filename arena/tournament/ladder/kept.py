@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator, Sequence
 
-from ..rating import Rating, RatingModel, RatingParams, model_of
+from ..rating import Rating, RatingModel, RatingParams, model_of, reads_scores, scores_of
 from ..records import is_replay
 from ..store.ladder import THROUGH, KeptRating, LadderStore
 
@@ -37,12 +37,13 @@ class Kept:
     changed: set[str] = field(default_factory=set)
     """Players whose numbers differ from the table's (rated here, not saved yet)."""
 
-    def rate(self, index: int, bots: Iterable[str], places: Iterable[int], finished: float) -> None:
-        """Apply one more match, the next in index order."""
+    def rate(self, index: int, bots: Iterable[str], places: Iterable[int], finished: float,
+             scores: Sequence[float] | None = None) -> None:
+        """Apply one more match, the next in index order (``scores``: for a model that reads them)."""
         if index <= self.through:
             raise ValueError(f"match index {index} is rated already (through {self.through})")
         seated = tuple(bots)
-        self.model.update(self.ratings, seated, tuple(places))
+        self.model.update(self.ratings, seated, tuple(places), scores)
         self.count(index, seated, finished)
 
     def count(self, index: int, bots: Iterable[str], finished: float) -> None:
@@ -81,12 +82,24 @@ def read(store: LadderStore, params: RatingParams) -> Kept:
         kept.matches[row.key] = row.matches
         kept.last[row.key] = row.last_played
     kept.through = store.rated_through()
-    for index, match_id, bots, places, finished in store.matches_after(kept.through):  # damage: one line
+    for index, match_id, bots, places, finished, scores in _stored(store, kept.through, reads_scores(kept.model)):
         if is_replay(match_id):  # never rated (records.is_replay: why)
             kept.pass_over(index, bots, finished)
         else:
-            kept.rate(index, bots, places, finished)
+            kept.rate(index, bots, places, finished, scores)
     return kept
+
+
+def _stored(store: LadderStore, through: int, scored: bool) -> Iterator[
+        tuple[int, str, Sequence[str], Sequence[int], float, tuple[float, ...] | None]]:
+    """Every stored match beyond ``through``: index, id, bots, places, when it finished, and its seats' scores
+    (:func:`..rating.scores_of`) when ``scored``, read from the few columns each needs (damage: one line)."""
+    if not scored:
+        for index, match_id, bots, places, finished in store.matches_after(through):
+            yield index, match_id, bots, places, finished, None
+        return
+    for record, finished in store.scored_after(through):
+        yield record.index, record.match_id, record.bots, record.places, finished, scores_of(record)
 
 
 def kept_in(directory: Path, params: RatingParams) -> tuple[dict[str, Rating], int]:

@@ -239,14 +239,11 @@ class Ladder(ScheduleKind):
         """A ladder snapshots each bot's directory, so its starting field must be bot directories, each
         wholly described by its files: an ``image`` for docker comes from its bot.yaml, as a submitted
         bot's does, not from the ladder file (which its snapshots would not carry). Its kept ratings are
-        updated match by match: no rating method that waits for a deal's rotations, and from places (its store
-        keeps no totals for them to be read back by): no model that rates luck-corrected points."""
+        updated match by match: no rating method that waits for a deal's rotations."""
         if field.rating.method != "match":
             reader.fail(("rating", "method"),
                         f"expected match: a ladder keeps its ratings match by match, got {field.rating.method}")
-        if field.rating.model == "points":
-            reader.fail(("rating", "model"), "expected trueskill or openskill: a ladder keeps its ratings from "
-                                             "places, got points (luck-corrected points rate a tournament)")
+
         entries = field.data.get("bots") or []
         for index, bot in enumerate(field.bots):
             if bot.directory is None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from . import schema
+from ..records import MatchRecord
 from .results import DB_NAME, StoreDamaged, connect, decode_match
 
 ACTIVE = "active"
@@ -240,14 +241,33 @@ class LadderStore:
                 "SELECT m.idx, m.bots, l.seats FROM luck l JOIN matches m ON m.idx = l.idx WHERE l.idx > ? "
                 "ORDER BY l.idx", (index,)):
             row = decode_match(self.path, {"idx": idx, "bots": bots})
-            try:
-                luck = json.loads(seats)
-            except ValueError:
-                luck = None
-            if not isinstance(luck, list) or len(luck) != len(row["bots"]) or \
-                    not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in luck):
-                raise StoreDamaged(f"{self.path}: the luck of match {idx} is not a number per seat: {seats[:80]!r}")
-            yield int(idx), row["bots"], [float(v) for v in luck]
+            yield int(idx), row["bots"], list(self._luck(idx, seats, len(row["bots"])))
+
+    def scored_after(self, index: int) -> Iterator[tuple[MatchRecord, float]]:
+        """Every stored match beyond ``index``, in index order, as the record a rating model reads (places,
+        totals, forfeits and, where measured, luck; no faults or times) with when it finished: what a model that
+        rates luck-corrected totals (:func:`..rating.reads_scores`) needs beyond :meth:`matches_after`."""
+        measured = schema.has_table(self._db, "luck")
+        query = ("SELECT m.idx, m.match_id, m.bots, m.places, m.totals, m.forfeited, m.finished_at, "
+                 + ("l.seats FROM matches m LEFT JOIN luck l ON l.idx = m.idx" if measured else
+                    "NULL FROM matches m") + " WHERE m.idx > ? ORDER BY m.idx")
+        for idx, match_id, bots, places, totals, forfeited, finished, seats in self._db.execute(query, (index,)):
+            row = decode_match(self.path, {"idx": idx, "bots": bots, "places": places, "totals": totals,
+                                           "forfeited": forfeited})
+            luck = () if seats is None else self._luck(idx, seats, len(row["bots"]))
+            yield MatchRecord(int(idx), str(match_id), tuple(row["bots"]), tuple(row["places"]),
+                              tuple(row["totals"]), tuple(row["forfeited"]), (), (), luck), float(finished)
+
+    def _luck(self, idx: int, seats: str, players: int) -> tuple[float, ...]:
+        """A stored match's luck, a number per seat (anything else is damage, said in one line)."""
+        try:
+            luck = json.loads(seats)
+        except ValueError:
+            luck = None
+        if not isinstance(luck, list) or len(luck) != players or \
+                not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in luck):
+            raise StoreDamaged(f"{self.path}: the luck of match {idx} is not a number per seat: {seats[:80]!r}")
+        return tuple(float(v) for v in luck)
 
     def finished(self) -> list[tuple[float, tuple[str, ...]]]:
         """When each stored match finished and who sat at it, in finishing order."""
