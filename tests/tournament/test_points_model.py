@@ -100,8 +100,8 @@ def test_a_forfeited_seat_scores_no_better_than_the_worst_seat_that_was_not():
     assert scores_of(crashed) == (60.0, 40.0, 60.0)
     rated = rate([crashed], PARAMS, "abc")
     assert rated["a"].mu == pytest.approx(rated["c"].mu) and rated["a"].mu < rated["b"].mu
-    everyone = record(0, ("a", "b"), (5, 40), forfeited=(True, True), places=(1, 1))
-    assert scores_of(everyone) == (5.0, 40.0)
+    everyone = record(0, ("a", "b"), (-5, 40), forfeited=(True, True), places=(1, 2))
+    assert scores_of(everyone) == (-5.0, 40.0)  # among themselves by their totals, as their places are
 
 
 def test_a_table_without_scores_is_refused():

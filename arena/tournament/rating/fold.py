@@ -272,7 +272,9 @@ def scores_of(record: MatchRecord) -> tuple[float, ...]:
     luck = record.luck or (0.0,) * len(record.bots)
     corrected = [total - lk for total, lk in zip(record.totals, luck)]
     kept = [c for c, lost in zip(corrected, record.forfeited) if not lost]
-    worst = max(kept, default=0.0)
+    if not kept:  # every seat forfeited: among themselves, by their totals, as their places are
+        return tuple(corrected)
+    worst = max(kept)
     return tuple(max(c, worst) if lost else c for c, lost in zip(corrected, record.forfeited))
 
 
