@@ -183,27 +183,32 @@ def _tests(points_margin: float, places_margin: float) -> dict[str, Sequential]:
             "places": new_test(Plan(margin=places_margin), SEATS, luck=False)}
 
 
+def deal_diffs(new: Any, old: Any, preset: str, label: str, deal: int) -> dict[str, float]:
+    """Deal ``deal`` played twice as ``arena compare`` plays it (the seat turns, opponents from ``bench/compare.py``'s
+    field in turn, one match id for both): NEW minus OLD in luck-corrected points, plain points and places."""
+    opponents_of = compare_field()
+    seat = deal % SEATS
+    opponents = [opponents_of[(deal + j) % len(opponents_of)] for j in range(SEATS - 1)]
+    got = []
+    for bot in (new, old):
+        lineup = list(opponents)
+        lineup.insert(seat, bot)
+        done, meter = metered([PolicySeat(c) for c in lineup], preset, f"{label}/{deal}", match_id=f"m-{label}-{deal}")
+        assert done.result is not None
+        got.append((done.result.places[seat], done.result.totals[seat], meter.luck[seat]))
+    (p_n, t_n, l_n), (p_o, t_o, l_o) = got
+    return {"corrected": (t_n - l_n) - (t_o - l_o), "points": float(t_n - t_o), "places": float(p_n - p_o)}
+
+
 def played_comparison(task: tuple[str, float, float, bool, float, float, str]) -> dict[str, Any]:
     """One comparison as ``arena compare`` plays it, the three tests fed the same deals until each has a verdict:
     per test its verdict and deals, and the largest corrected difference seen."""
     preset, p_new, p_old, twin, points_margin, places_margin, label = task
     new, old = known(p_new, twin), known(p_old)
-    opponents_of = compare_field()
     tests = _tests(points_margin, places_margin)
     largest = 0.0
     for deal in range(COMPARE_MAX_DEALS):
-        seat = deal % SEATS
-        opponents = [opponents_of[(deal + j) % len(opponents_of)] for j in range(SEATS - 1)]
-        got = []
-        for bot in (new, old):
-            lineup = list(opponents)
-            lineup.insert(seat, bot)
-            done, meter = metered([PolicySeat(c) for c in lineup], preset, f"{label}/{deal}",
-                                  match_id=f"m-{label}-{deal}")
-            assert done.result is not None
-            got.append((done.result.places[seat], done.result.totals[seat], meter.luck[seat]))
-        (p_n, t_n, l_n), (p_o, t_o, l_o) = got
-        diffs = {"corrected": (t_n - l_n) - (t_o - l_o), "points": float(t_n - t_o), "places": float(p_n - p_o)}
+        diffs = deal_diffs(new, old, preset, label, deal)
         largest = max(largest, abs(diffs["corrected"]))
         for name, test in tests.items():
             if test.verdict is None:
@@ -239,21 +244,7 @@ def wilson_upper(hits: int, n: int, z: float = 1.959964) -> float:
 def twin_deals(task: tuple[float, int]) -> list[float]:
     """Paired luck-corrected differences of ``deals`` played deals of known-p{p} against its twin (standard)."""
     p, deals = task
-    opponents_of = compare_field()
-    out = []
-    for deal in range(deals):
-        seat = deal % SEATS
-        opponents = [opponents_of[(deal + j) % len(opponents_of)] for j in range(SEATS - 1)]
-        got = []
-        for bot in (known(p, True), known(p)):
-            lineup = list(opponents)
-            lineup.insert(seat, bot)
-            done, meter = metered([PolicySeat(c) for c in lineup], "standard", f"lpool{p}/{deal}",
-                                  match_id=f"m-lpool{p}-{deal}")
-            assert done.result is not None
-            got.append(done.result.totals[seat] - meter.luck[seat])
-        out.append(got[0] - got[1])
-    return out
+    return [deal_diffs(known(p, True), known(p), "standard", f"lpool{p}", deal)["corrected"] for deal in range(deals)]
 
 
 def resampled_false(deals: int, tests: int, jobs: int) -> None:
