@@ -79,8 +79,9 @@ class Cabo:
         return rebuild(header, records)
 
     def frames(self, header: dict[str, Any], records: list[dict[str, Any]],
-               times: Sequence[float | None] | None = None) -> dict[str, Any]:
-        return cabo_frames.build_frames(header, records, times)
+               times: Sequence[float | None] | None = None,
+               luck: Sequence[Sequence[float]] | None = None) -> dict[str, Any]:
+        return cabo_frames.build_frames(header, records, times, luck)
 
 
 def _match(state: GameState) -> Match:

@@ -18,6 +18,9 @@ Structure (JSON-able, short keys to keep a report's many replay files small)::
      "ended"}], "result": {"totals", "places", "forfeited", "reason"}, "faults": [[seat, decision, step], ...],
      "steps": [step, ...], "slow": [[decision, step], ...]}
 
+``result`` has ``luck`` too when the frames were made with it: each seat's luck over the match, in tenths
+of a point, from the meter's exact sums (a step's ``lu`` is rounded on its own).
+
 ``values`` is every card's value under the match's rules, as bots are sent it in ``hello``.
 ``faults`` says at which step each fault of the replay is shown: the report numbers a fault by its
 decision (actions applied before it), and a link to it opens that step.
@@ -75,6 +78,11 @@ match of a report, and what repeats from step to step is most of their bytes)::
           <ms> ms for decision <decision>, over half its <move_ms> ms, one of the match's 5
           slowest"; without ``move_ms``, the first without its last clause)
     fb, fl  seats moved by the fallback policy / that faulted in this step (absent: none)
+    lu    per seat, the luck of the cards the deck gave in this step (the deal's, a card drawn from the
+          pile, a penalty card): what the referee's meter measured them to give the seat over the cards
+          it could expect, in tenths of a point (positive: more points, worse), summed over the step's
+          cards; absent when the deck gave none or the frames were made without the luck. Omniscient:
+          a term reads every hand and the deck, so the viewer shows it in no seat's view
     t     [[seat, ms, slow], ...] the actions of this step that a bot chose, in order, each with the
           milliseconds it took from the arena's request to its reply; ``slow`` is 1 for one of the
           match's slowest decisions (see ``slow``), else 0 (absent: no stored times for them). A
@@ -95,10 +103,11 @@ from .replay import FALLBACK, hello_time
 from .rules import make_rules
 from .state import CLAIM, LOOK_INITIAL, REY, Match
 
-FORMAT = "arena-viewer-frames/4"
+FORMAT = "arena-viewer-frames/5"
 """2: each card's and hand's value (``values``, ``hv``) and the step of each fault (``faults``);
 3: each decision's time (``t``, ``slow``); 4: smaller (``n`` and ``hv`` left to the reader, seat views
-against the true hands and as changes, repeated seat texts and names as references)."""
+against the true hands and as changes, repeated seat texts and names as references); 5: the luck of the
+cards (``lu``, ``result.luck``)."""
 
 SEAT_MARK = 0xE000
 """A text's character ``chr(SEAT_MARK + s)`` is seat s's name (a private-use character: no engine text
@@ -113,6 +122,17 @@ ROUND_START, ROUND_OVER = 1, 2
 """How many of a match's slowest decisions are marked (``slow``), so that they are easy to find."""
 
 _SIMULTANEOUS = (LOOK_INITIAL, CLAIM)
+
+
+class _Chances:
+    """Counts the cards the deck gives the rebuilt match (a :class:`..chance.ChanceWatcher`): the ``n``-th
+    card's luck is the ``n``-th term the caller measured, so counting places each in its step."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def drawn(self, match: Any, kind: str, seat: int, card: int) -> None:
+        self.count += 1
 
 
 class _Recorder(Match):
@@ -133,10 +153,13 @@ class _Recorder(Match):
 
 
 def build_frames(header: dict[str, Any], records: Iterable[dict[str, Any]],
-                 times: Sequence[float | None] | None = None) -> dict[str, Any]:
+                 times: Sequence[float | None] | None = None,
+                 luck: Sequence[Sequence[float]] | None = None) -> dict[str, Any]:
     """The viewer's frames of a replay (see the module's docstring); ``times``: the milliseconds of each
-    decision in order (None: not the bot's choice), as the results store keeps them, or None."""
-    return _Builder(header, times).run(list(records))
+    decision in order (None: not the bot's choice), as the results store keeps them, or None; ``luck``: per
+    card the deck gave, in order, each seat's term as the referee's meter measured it (:mod:`arena.luck`),
+    or None for frames without it. A ``ValueError`` if ``luck`` is not one term a seat for every card."""
+    return _Builder(header, times, luck).run(list(records))
 
 
 def _slowest(times: Sequence[float | None] | None) -> set[int]:
@@ -146,7 +169,8 @@ def _slowest(times: Sequence[float | None] | None) -> set[int]:
 
 
 class _Builder:
-    def __init__(self, header: dict[str, Any], times: Sequence[float | None] | None = None) -> None:
+    def __init__(self, header: dict[str, Any], times: Sequence[float | None] | None = None,
+                 luck: Sequence[Sequence[float]] | None = None) -> None:
         self.header = header
         self.times: Sequence[float | None] = [t if isinstance(t, (int, float)) and not isinstance(t, bool)
                                               and 0 <= t < 1e9 else None for t in times or ()]
@@ -161,7 +185,13 @@ class _Builder:
         rules = make_rules(header["rules"]["preset"], header["rules"]["options"])
         self.players = n = int(header["players"])
         self.names: list[str] = list(header.get("bots") or [f"seat{s}" for s in range(n)])
-        self.match = _Recorder(rules, n, header["seed"])
+        self.luck = None if luck is None else [tuple(float(t) for t in terms) for terms in luck]
+        if self.luck is not None and any(len(terms) != n for terms in self.luck):
+            raise ValueError(f"the luck of {header.get('match')} is not one term a seat for every card")
+        self.chances = _Chances()
+        self.luck_mark = 0
+        """How many of the cards the deck gave are in a step's ``lu`` already."""
+        self.match = _Recorder(rules, n, header["seed"], watcher=self.chances)
         self.steps: list[dict[str, Any]] = []
         self.event_mark = 0
         self.pending: list[list[Any]] = []
@@ -232,12 +262,19 @@ class _Builder:
                       "forfeited": [False] * self.players, "reason": match.result.reason}
         self.pending.append(["res", self.result_text(result)])
         self.flush_into(self.steps[-1])
+        self.luck_into(self.steps[-1])
         self.write_short()
+        shown = {k: result[k] for k in ("totals", "places", "forfeited", "reason")}
+        if self.luck is not None:
+            if len(self.luck) != self.chances.count:
+                raise ValueError(f"the luck of {self.header.get('match')} has {len(self.luck)} cards' terms, its "
+                                 f"actions deal {self.chances.count} cards")
+            shown["luck"] = [_tenths(sum(terms[s] for terms in self.luck)) for s in range(self.players)]
         return {"format": FORMAT, "match": self.header.get("match"), "preset": self.header["rules"]["preset"],
                 "deck": match.rules.deck.name, "players": self.players, "bots": self.names, "move_ms": self.move_ms,
                 "values": match.rules.value_map(),
                 "seed": self.header.get("seed"), "wire_id": self.header.get("wire_id"), "rounds": self.rounds,
-                "result": {k: result[k] for k in ("totals", "places", "forfeited", "reason")},
+                "result": shown,
                 "faults": self.faults, "steps": self.steps,
                 "slow": sorted(self.slow, key=lambda pair: (-(self.times[pair[0]] or 0), pair[0]))}
 
@@ -328,7 +365,21 @@ class _Builder:
         touched = self.touched(start)
         if touched:
             step["hl"] = touched
+        self.luck_into(step)
         self.steps.append(step)
+
+    def luck_into(self, step: dict[str, Any]) -> None:
+        """The step's ``lu``: the luck of the cards the deck gave since the last step, per seat."""
+        count = self.chances.count
+        if self.luck is None or count == self.luck_mark:
+            return
+        if count > len(self.luck):
+            raise ValueError(f"the luck of {self.header.get('match')} has {len(self.luck)} cards' terms, its "
+                             f"actions deal more")
+        given = self.luck[self.luck_mark:count]
+        self.luck_mark = count
+        before = step.get("lu") or [0] * self.players  # the last step takes the cards of the match's last action
+        step["lu"] = [before[s] + _tenths(sum(terms[s] for terms in given)) for s in range(self.players)]
 
     def seat_view(self, seat: int, kind: str) -> tuple[list[list[Any]], Any]:
         """What ``seat`` was shown now: every hand (a card code, ``"?"`` or None a slot) and its held card."""
@@ -521,6 +572,11 @@ class _Builder:
 
 
 _ABSENT = object()
+
+
+def _tenths(points: float) -> int:
+    """Points as the frames keep luck: whole tenths (what the viewer shows, 4.1 points)."""
+    return int(round(points * 10))
 _EVENT_TYPES = frozenset({"round_start", "look_initial", "draw", "take", "swap", "multi", "discard", "peek", "spy",
                           "blind_swap", "look", "place", "cabo", "claim", "penalty", "reshuffle", "skip", "round_over",
                           "match_over"})

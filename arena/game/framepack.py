@@ -55,14 +55,35 @@ def dictionary() -> bytes:
 DICTIONARY_MATCHES = (("espanola", 3), ("standard", 2), ("standard", 4))
 
 
+class _StandIn:
+    """Luck terms shaped like the meter's (:mod:`arena.luck`, a layer above this one) for the dictionary's
+    matches, as the bundled league's measure: a drawn card gives its seat about 1.9 points either way and
+    the others none in nine of ten; a dealt card moves every seat a little. Only the packing reads them,
+    so that a match's real ``lu`` continues something like itself."""
+
+    def __init__(self, pick: random.Random, players: int) -> None:
+        self.pick, self.players = pick, players
+        self.terms: list[list[float]] = []
+
+    def drawn(self, match: Any, kind: str, seat: int, card: int) -> None:
+        pick = self.pick
+        dealt = kind == "deal"
+        self.terms.append([pick.gauss(0.0, 2.5 if dealt else 1.9) if s == seat else
+                           pick.gauss(0.0, 0.3) if dealt or pick.random() < 0.11 else 0.0
+                           for s in range(self.players)])
+
+
 def _played(preset: str, players: int) -> str:
     """The frames of a match of ``preset`` among ``players`` seats whose moves a fixed random stream draws."""
     from .registry import game_named
+    from .rules import make_rules
+    from .state import Match
 
     game = game_named("cabo")
     seed = f"{DICTIONARY_SEED}-{preset}-{players}"
-    state = game.new_match(game.make_rules(preset), players, seed)
     pick = random.Random(seed)
+    luck = _StandIn(random.Random(f"{seed}/luck"), players)
+    state = Match(make_rules(preset), players, seed, watcher=luck)
     while not state.over:
         seat = state.asked()[0]
         _, legal = state.legal_keyed(seat)
@@ -70,7 +91,7 @@ def _played(preset: str, players: int) -> str:
     meta = {"match": "m-0000", "wire_id": "w", "bots": [f"bot{seat}" for seat in range(players)]}
     header, records = read_replay(io.StringIO(game.replay_bytes(state, meta, Notes()).decode("utf-8")))
     times: Sequence[float | None] = [round(pick.uniform(0.1, 40.0), 1) for _ in range(len(state.history))]
-    return frames_line(game.frames(header, records, times))
+    return frames_line(game.frames(header, records, times, luck.terms))
 
 
 @functools.lru_cache(maxsize=1)
@@ -111,15 +132,17 @@ def unpack(data: bytes, limit: int = 64 * 1024 * 1024) -> str:
     return out[skip:].decode("utf-8")
 
 
-def packed_frames(replay: bytes, times: Sequence[float | None]) -> tuple[str, str, bytes] | None:
-    """The frames of a match just played, from its replay's text and its decision times, as a report would
-    make them from the stored replay and times: (frames format, :func:`packing`, :func:`pack`'s bytes).
-    None if they cannot be made (a report then tries again from the replay and says why it cannot)."""
+def packed_frames(replay: bytes, times: Sequence[float | None],
+                  luck: Sequence[Sequence[float]] | None = None) -> tuple[str, str, bytes] | None:
+    """The frames of a match just played, from its replay's text, its decision times and the luck terms its
+    meter measured (one per card the deck gave, or None), as a report would make them from the stored replay
+    and times: (frames format, :func:`packing`, :func:`pack`'s bytes). None if they cannot be made (a report
+    then tries again from the replay and says why it cannot)."""
     from .registry import DEFAULT_GAME, game_named
 
     try:
         header, records = read_replay(io.StringIO(replay.decode("utf-8")), strict=True)
-        frames = game_named(header.get("game", DEFAULT_GAME)).frames(header, records, list(times))
+        frames = game_named(header.get("game", DEFAULT_GAME)).frames(header, records, list(times), luck)
         return str(frames["format"]), packing(), pack(frames_line(frames))
     except (ValueError, KeyError, TypeError, IndexError, AssertionError):
         return None

@@ -189,7 +189,8 @@ class PlainGame(abc.ABC):
         return plain_rebuild(self, header, records)
 
     def frames(self, header: dict[str, Any], records: list[dict[str, Any]],
-               times: Sequence[float | None] | None = None) -> dict[str, Any]:
+               times: Sequence[float | None] | None = None,
+               luck: Sequence[Sequence[float]] | None = None) -> dict[str, Any]:
         return plain_frames(self, header, records, times)
 
 

@@ -165,6 +165,9 @@ class Game(Protocol):
         ...
 
     def frames(self, header: dict[str, Any], records: list[dict[str, Any]],
-               times: Sequence[float | None] | None = None) -> dict[str, Any]:
-        """The replay viewer's frames of one match: every step, omniscient and as each seat saw it."""
+               times: Sequence[float | None] | None = None,
+               luck: Sequence[Sequence[float]] | None = None) -> dict[str, Any]:
+        """The replay viewer's frames of one match: every step, omniscient and as each seat saw it; ``luck``,
+        per card the deck gave, each seat's luck term (a game with a value function to measure it by: the
+        omniscient view shows it; any other ignores it)."""
         ...

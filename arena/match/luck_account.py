@@ -11,33 +11,11 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from ..game.chance import DEAL, DRAW, FLIP, PENALTY
-from ..game.registry import DEFAULT_GAME
-from ..game.rules import RuleError, make_rules
-from ..game.state import Match
-from ..luck import model_label, shipped_model
+from ..luck import model_label
 from ..luck.meter import LuckEvent, Meter
+from ..luck.replayed import LuckReplayError, measured
 
-
-class LuckReplayError(ValueError):
-    """A replay whose luck cannot be measured; the message says why, in one line."""
-
-
-def measured(header: dict[str, Any], records: Iterable[dict[str, Any]]) -> Meter:
-    """The meter of the match rebuilt from ``header`` and its action ``records``."""
-    if header.get("game", DEFAULT_GAME) != DEFAULT_GAME:
-        raise LuckReplayError(f"a replay of {header['game']}: only Cabo's cards have a value function to measure "
-                              "luck by")
-    rules = header["rules"]
-    meter = Meter(shipped_model(), rules["preset"], header["players"])
-    try:
-        match = Match(make_rules(rules["preset"], rules.get("options") or {}), header["players"], header["seed"],
-                      watcher=meter)
-        for record in records:
-            if record["type"] == "action":
-                match.apply(record["seat"], record["action"])
-    except (RuleError, ValueError, KeyError, TypeError, IndexError) as exc:
-        raise LuckReplayError(f"its actions do not rebuild a match here ({exc})") from None
-    return meter
+__all__ = ["LuckLines", "LuckReplayError", "measured"]
 
 
 def _points(value: float) -> str:

@@ -16,6 +16,7 @@ from ..game.cabo_frames import FORMAT, SLOWEST
 from ..game.plain import PLAIN_FORMAT
 from ..game.registry import DEFAULT_GAME, UnknownGame, game_named
 from ..game.replay import ReplayError, load_replay
+from ..luck.replayed import LuckReplayError, replayed_terms
 
 __all__ = ["FORMAT", "FORMATS", "SLOWEST", "build_frames", "frames_for_file", "frames_of", "read_replay_file"]
 
@@ -45,6 +46,8 @@ def frames_of(path: Path, header: dict[str, Any], records: list[dict[str, Any]],
         return build_frames(header, records, times)
     except UnknownGame as exc:
         raise ReplayError(f"{path}: {exc}; it cannot be shown by this arena") from None
+    except LuckReplayError as exc:  # the meter's rebuild met it first, and says it the same way
+        raise ReplayError(f"{path}: {exc}; it cannot be shown") from None
     except (ValueError, KeyError, TypeError, IndexError, AssertionError) as exc:
         text = str(exc) or type(exc).__name__
         raise ReplayError(f"{path}: its actions do not rebuild a match here ({text}); it cannot be shown") from None
@@ -53,5 +56,8 @@ def frames_of(path: Path, header: dict[str, Any], records: list[dict[str, Any]],
 def build_frames(header: dict[str, Any], records: Iterable[dict[str, Any]],
                  times: Sequence[float | None] | None = None) -> dict[str, Any]:
     """The viewer's frames of a replay, by the game its header names; ``times``: the milliseconds of each
-    decision in order (None: not the bot's choice), as the results store keeps them, or None."""
-    return game_named(header.get("game", DEFAULT_GAME)).frames(header, list(records), times)
+    decision in order (None: not the bot's choice), as the results store keeps them, or None. The luck of
+    each card is measured again on the way (the worker's frames have it from the match it metered)."""
+    records = list(records)
+    game = game_named(header.get("game", DEFAULT_GAME))
+    return game.frames(header, records, times, replayed_terms(header, records))

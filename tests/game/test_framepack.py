@@ -13,14 +13,16 @@ import pytest
 
 from arena.game import Match, framepack, make_rules
 from arena.game.replay import replay_bytes
+from arena.luck import shipped_model
+from arena.luck.meter import Meter
 from arena.selfplay import play_random
 from arena.site.frames import frames_for_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _played(seed: int, preset: str = "standard", players: int = 3) -> bytes:
-    match = Match(make_rules(preset), players, seed)
+def _played(seed: int, preset: str = "standard", players: int = 3, meter: Meter | None = None) -> bytes:
+    match = Match(make_rules(preset), players, seed, watcher=meter)
     play_random(match, random.Random(seed))
     return replay_bytes(match, {"match": f"m{seed}", "bots": [f"b{s}" for s in range(players)]})
 
@@ -69,9 +71,12 @@ def test_every_process_makes_the_same_dictionary():
 
 
 def test_frames_made_as_the_match_is_played_are_those_a_report_makes_from_its_replay(tmp_path):
-    text = _played(11)
+    """The worker passes the luck its meter measured as the match was played; a report measures it again from
+    the replay: the same terms, the same bytes."""
+    meter = Meter(shipped_model(), "standard", 3)
+    text = _played(11, meter=meter)
     times = [round(random.Random(1).uniform(0, 50), 1) for _ in range(text.count(b'"type":"action"'))]
-    made = framepack.packed_frames(text, times)
+    made = framepack.packed_frames(text, times, [event.terms for event in meter.events])
     assert made is not None
     frames_format, packing, packed = made
     path = tmp_path / "r.jsonl"

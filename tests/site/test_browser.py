@@ -23,6 +23,7 @@ import pytest
 
 from arena.game import Match, make_rules
 from arena.game.observe import events_for, observe
+from arena.luck.replayed import measured
 from arena.site.frames import build_frames, read_replay_file
 from arena.site.viewer import build_viewer
 from arena.tournament.config import load_config
@@ -692,3 +693,36 @@ def test_every_step_of_every_view_draws_what_the_frames_say(sites, page, tmp_pat
                 texts = [e[1] if seat == "all" or len(e) == 2 or e[2][seat] == 1 else e[2][seat] for e in step["log"]]
                 assert page.eval_on_selector_all("#log .entry.current", shown_entries) == \
                     [t for t in texts if t is not None], (seat, index)
+
+
+def test_the_omniscient_view_shows_what_each_card_gave_and_no_seat_view_does(sites, page, tmp_path):
+    """At a card drawn from the pile, the omniscient log says what it gave the drawer over the expected card, as
+    the referee's meter measured it; at the end, each seat's luck over the match, as stored. The drawer's own
+    view of the same step shows no luck at all: the terms read every hand and the deck."""
+    site = sites["standard"]
+    row = site.rows[0]
+    header, records = site.replay(row["idx"])
+    meter = measured(header, records)
+    steps = expand(build_frames(header, records))
+    store = ResultStore(site.results, readonly=True)
+    try:
+        stored = store.luck()[row["idx"]]  # what the worker's meter measured as the match was played
+    finally:
+        store.close()
+    at = next(i for i, s in enumerate(steps) if s["hf"] == "deck" and s["held"] and "lu" in s and s["k"] == "play")
+    drawer = steps[at]["hs"]
+    event = next(e for e in meter.events if e.kind == "draw")
+    term = event.terms[event.seat]
+    with shot_on_failure(page, tmp_path, "luck"):
+        open_at(page, site.url(row["idx"], "all", at), at)
+        line = page.eval_on_selector_all("#log .entry.current.luck", "els => els.map(e => e.textContent)")
+        said = "as expected" if round(term * 10) == 0 else \
+            f"{abs(round(term * 10)) / 10:.1f} points {'worse' if term > 0 else 'better'} than the expected card"
+        assert len(line) == 1 and f"{header['bots'][drawer]}@{drawer} drew" in line[0] and said in line[0], line
+        page.keyboard.press("End")
+        page.wait_for_function(f"window.ArenaViewer.state().step === {len(steps) - 1}")
+        total = page.eval_on_selector_all("#log .entry.current.luck", "els => els.map(e => e.textContent)")
+        assert total and total[-1].startswith("luck over the match") and all(
+            f"{name}@{s} {round(stored[s] * 10) / 10:+.1f}" in total[-1] for s, name in enumerate(header["bots"]))
+        open_at(page, site.url(row["idx"], drawer, at), at)
+        assert page.locator("#log .entry.luck").count() == 0

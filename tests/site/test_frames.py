@@ -115,10 +115,34 @@ def expand(frames: dict[str, Any]) -> list[dict[str, Any]]:
                     seen.append(seen[-1 - text] if isinstance(text, int) and text < 0 else named(text))
                 written.append(seen)
             log.append(written)
+        if "lu" in raw:
+            log.append(["luck", named(luck_text(step)), [None] * frames["players"]])
+        if raw is frames["steps"][-1] and "luck" in frames["result"]:
+            log.append(["luck", named("luck over the match, per seat (points over the expected cards, +: worse): " +
+                                      seat_points(frames["result"]["luck"], None)), [None] * frames["players"]])
         step["log"] = log
         out.append(step)
         previous = step
     return out
+
+
+def seat_points(lu: list[int], skip: int | None) -> str:
+    """Each seat's luck in tenths written as points, ``skip`` and (when one is skipped) the zeros left out."""
+    return ", ".join(f"{chr(0xE000 + s)} {n / 10:+.1f}" for s, n in enumerate(lu)
+                     if s != skip and (skip is None or n != 0))
+
+
+def luck_text(step: dict[str, Any]) -> str:
+    """The omniscient line of a step's ``lu``: the deal's, a drawn card's, or the other cards the deck gave."""
+    if step["k"] == "deal":
+        return "luck of the deal, per seat (+: more points than the expected cards, worse): " + \
+            seat_points(step["lu"], None)
+    if step["hf"] == "deck" and step["held"] and isinstance(step["hs"], int):
+        n, others = step["lu"][step["hs"]], seat_points(step["lu"], step["hs"])
+        said = "as expected" if n == 0 else f"{abs(n) / 10:.1f} points {'worse' if n > 0 else 'better'} than the expected card"
+        return f"luck: {chr(0xE000 + step['hs'])} drew [{step['held']}]: {said}" + (f" (and so: {others})" if others else "")
+    return "luck of the cards the deck gave, per seat (+: more points than the expected cards, worse): " + \
+        seat_points(step["lu"], None)
 
 
 def play(preset: str, options: dict[str, Any], players: int, seed: int, notes: bool = False, logs: bool = True,
@@ -254,7 +278,8 @@ def test_the_last_step_holds_the_stored_result_and_the_marks():
     last = steps[-1]
     assert last["tot"] == result["totals"] == frames["result"]["totals"]
     assert frames["result"]["places"] == result["places"] and frames["result"]["forfeited"] == result["forfeited"]
-    assert last["k"] == "reveal" and last["log"][-1][0] == "res"
+    assert last["k"] == "reveal" and [e[0] for e in last["log"][-2:]] == ["res", "luck"]
+    assert last["log"][-1][2] == [None] * 4  # the match's luck: omniscient, in no seat's view
     assert [r["totals"] for r in frames["rounds"]][-1] == result["totals"]
     faulty = result["forfeited"].index(True)
     assert any(faulty in s.get("fl", []) for s in frames["steps"])
@@ -469,3 +494,65 @@ def test_slow_means_slow_against_the_time_limit():
     assert any(line.endswith("took 0.9 ms for decision 7, one of the match's 5 slowest, well within its 10 ms")
                and not line.startswith("SLOW") for line in lines)
     assert sum(line.startswith("SLOW ") for line in lines) == 1
+
+
+# ---------------------------------------------------------------------------- the luck of the cards (``lu``)
+
+@pytest.mark.parametrize("preset,options", CONFIGS, ids=[c[0] for c in CONFIGS])
+@pytest.mark.parametrize("players", [2, 4])
+def test_each_card_the_deck_gives_has_its_luck_in_the_step_that_shows_it(preset, options, players):
+    """A deal's step holds its cards' luck, a draw from the pile the drawn card's (the drawer's term is the meter's
+    term for that card), a step where the deck gave nothing holds none; the steps add up to the match's luck
+    within their rounding, and the result holds the match's luck itself."""
+    from arena.luck.replayed import measured
+
+    header, records = play(preset, options, players, 3)
+    meter = measured(header, records)
+    frames = build_frames(header, records)
+    steps = expand(frames)
+    draws = iter([event for event in meter.events if event.kind == "draw"])
+    carrying = [0] * players
+    for raw, step in zip(frames["steps"], steps):
+        if step["k"] == "deal":
+            assert "lu" in raw
+        if "lu" in raw:
+            assert len(raw["lu"]) == players and all(isinstance(n, int) for n in raw["lu"])
+            carrying = [a + b for a, b in zip(carrying, raw["lu"])]
+        drew = raw.get("hf") == "deck" and raw.get("held")
+        if drew:
+            event = next(draws)
+            assert (event.seat, event.card) == (step["hs"], step["held"])
+            assert raw["lu"][event.seat] == round(event.terms[event.seat] * 10)
+        elif step["k"] == "play" and "lu" not in raw:
+            assert raw.get("dk") is None  # the deck gave no card: its size did not change
+    assert next(draws, None) is None, "every drawn card was shown with its luck"
+    assert frames["result"]["luck"] == [round(v * 10) for v in meter.luck]
+    steps_with_luck = sum(1 for raw in frames["steps"] if "lu" in raw)
+    for seat in range(players):
+        assert abs(carrying[seat] / 10 - meter.luck[seat]) <= 0.05 * steps_with_luck + 1e-9
+
+
+@pytest.mark.parametrize("preset,options", CONFIGS, ids=[c[0] for c in CONFIGS])
+def test_the_luck_changes_no_seat_view_and_no_log_line(preset, options):
+    """The terms read every hand and the deck: the frames keep them beside the steps, never in what a seat was
+    shown, so frames made with and without them differ in ``lu`` and the result's ``luck`` alone."""
+    header, records = play(preset, options, 3, 5, notes=True)
+    with_luck = build_frames(header, records)
+    without = cabo_frames.build_frames(header, records)
+    assert "luck" in with_luck["result"] and "luck" not in without["result"]
+    assert any("lu" in step for step in with_luck["steps"]) and not any("lu" in step for step in without["steps"])
+    for made, plain in zip(with_luck["steps"], without["steps"]):
+        assert {k: v for k, v in made.items() if k != "lu"} == plain
+    assert {k: v for k, v in with_luck.items() if k not in ("steps", "result")} == \
+        {k: v for k, v in without.items() if k not in ("steps", "result")}
+
+
+def test_luck_that_is_not_one_term_a_seat_for_every_card_is_refused():
+    from arena.luck.replayed import replayed_terms
+
+    header, records = play("standard", {}, 3, 4)
+    terms = replayed_terms(header, records)
+    assert terms is not None
+    for wrong in (terms[:-1], terms + [terms[-1]], [t[:-1] for t in terms]):
+        with pytest.raises(ValueError, match="luck of test-standard-3-4"):
+            cabo_frames.build_frames(header, records, None, wrong)

@@ -163,6 +163,37 @@
     return out;
   }
 
+  /* The luck of a step's cards (``lu``, tenths of a point a seat; arena/game/cabo_frames.py): the referee's
+   * meter read every hand and the deck to measure it, so the line is omniscient, in no seat's view. */
+  function luckEntry(text, names) {
+    return ["luck", named(text, names), names.map(function () { return null; })];
+  }
+
+  function tenths(n) { return (n >= 0 ? "+" : "") + (n / 10).toFixed(1); }
+
+  /* Each seat's luck, "<seat> +1.2", leaving out ``skip`` and, when ``skip`` is a seat, those at zero. */
+  function seatPoints(lu, skip) {
+    var out = [];
+    lu.forEach(function (n, seat) {
+      if (seat !== skip && (skip === null || n !== 0)) { out.push(mark(seat) + " " + tenths(n)); }
+    });
+    return out.join(", ");
+  }
+
+  function luckText(step) {
+    if (step.k === "deal") {
+      return "luck of the deal, per seat (+: more points than the expected cards, worse): " + seatPoints(step.lu, null);
+    }
+    if (step.hf === "deck" && step.held && typeof step.hs === "number") {
+      var n = step.lu[step.hs], others = seatPoints(step.lu, step.hs);
+      return "luck: " + mark(step.hs) + " drew [" + step.held + "]: " + (n === 0 ? "as expected" :
+        (Math.abs(n) / 10).toFixed(1) + " points " + (n > 0 ? "worse" : "better") + " than the expected card") +
+        (others ? " (and so: " + others + ")" : "");
+    }
+    return "luck of the cards the deck gave, per seat (+: more points than the expected cards, worse): " +
+      seatPoints(step.lu, null);
+  }
+
   /* Expand the frames: carry each table field and the decision number forward, unpack the hands, write each
    * seat's view out from its cells, a hand's value as its cards' values added, names for seat marks. */
   function decode(data) {
@@ -191,6 +222,11 @@
       step.log = step.log.map(function (entry) {
         return entryOf(entry, names, step, data.rounds || [], flagged, data.move_ms);
       });
+      if (step.lu) { step.log.push(luckEntry(luckText(step), names)); }
+      if (index === data.steps.length - 1 && data.result && data.result.luck) {
+        step.log.push(luckEntry("luck over the match, per seat (points over the expected cards, +: worse): " +
+          seatPoints(data.result.luck, null), names));
+      }
       step.hl = step.hl || [];
       step.fb = step.fb || [];
       step.fl = step.fl || [];
