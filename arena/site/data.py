@@ -489,9 +489,20 @@ MATCH_COLUMNS: tuple[str, ...] = ("index", "id", "bots", "places", "totals", "fo
 def match_entry(row: dict[str, Any]) -> dict[str, Any]:
     """One stored match as the match list shows it."""
     return {"index": row["idx"], "id": row["match_id"], "bots": list(row["bots"]), "places": list(row["places"]),
-            "totals": list(row["totals"]), "forfeited": [bool(f) for f in row["forfeited"]],
+            "totals": list(row["totals"]), "forfeited": forfeited_entry(row["forfeited"]),
             "reason": row["reason"], "decisions": row["decisions"], "seconds": _round(row["seconds"]),
             "faults": len(row["faults"]), "finished_at": round(float(row["finished_at"]), 1)}
+
+
+def forfeited_entry(forfeited: Sequence[Any]) -> list[bool] | int:
+    """Which seats forfeited, as a match list keeps it: 0 when none did (nearly every match: the list of
+    falses was about 6% of a list's bytes)."""
+    flags = [bool(f) for f in forfeited]
+    return flags if any(flags) else 0
+
+
+LATEST_COLUMNS: tuple[str, ...] = ("index", "id", "bots", "places", "totals", "forfeited", "reason", "faults")
+"""The fields of a bot page's latest matches (:func:`match_entry`'s, those its table shows)."""
 
 
 def match_list(snapshot: Snapshot) -> list[dict[str, Any]]:

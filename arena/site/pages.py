@@ -20,6 +20,7 @@ from ..tournament.ladder.board import LadderBoard, note as ladder_note
 from ..tournament.rating import DEFAULT_MODEL
 from ..tournament.render import Board
 from . import svg
+from .data import LATEST_COLUMNS, compact
 from .templating import Markup, faults_text, fmt, luck_cell, render, row_rank
 
 FAULT_DETAILS = 500
@@ -43,9 +44,7 @@ def script_json(name: str, value: Any) -> str:
 def json_piece(value: Any) -> str:
     """``value`` as :func:`script_json` writes it inside its string. Every escape is of one character, so the
     pieces of a list's items joined by commas in brackets are the list's own: :func:`script_json_list`."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return text.replace("\\", "\\\\").replace("'", "\\'")
+    return json_block(value).replace("\\", "\\\\").replace("'", "\\'")
 
 
 def script_json_list(name: str, pieces: Sequence[str]) -> str:
@@ -175,8 +174,16 @@ def bot_page(row: dict[str, Any], history: Sequence[Sequence[float]], faults: Se
     return _page("bot.html", bot, summary, version, depth=1, shared=True, bot=bot, facts=facts,
                  history=history, chart=Markup(svg.rating_chart(bot, history)) if len(history) > 1 else "",
                  faults=faults, latest=list(reversed(faults[-BOT_FAULT_DETAILS:])), public=public, matches=matches,
-                 latest_matches=latest_matches, played=len(matches) if played is None else played,
-                 bot_hash=_hash(bot))
+                 latest_matches=latest_matches, latest_rows=Markup(json_block(compact(latest_matches, LATEST_COLUMNS))),
+                 played=len(matches) if played is None else played, bot_hash=_hash(bot))
+
+
+def json_block(value: Any) -> str:
+    """``value`` as JSON safe inside ``<script type="application/json">``: no ``<``, ``>`` or ``&`` (so no
+    ``</script>`` and no character reference), each as its escape. A data block runs nothing, so a page
+    that forbids inline scripts still reads it."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _hash(text: str) -> str:

@@ -10,6 +10,7 @@ import time
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -74,9 +75,12 @@ def test_bot_names_are_text_everywhere(site):
     index = parse(out / "index.html")
     assert HOSTILE in "".join(index.text) and 'q"uote&amp' in "".join(index.text)  # shown as written
     for path in [p for p in out.glob("*.html") if p.name != "viewer.html"] + list(out.glob("bots/*.html")):
-        scripts = [attrs for tag, attrs in parse(path).tags if tag == "script"]
+        tags = [attrs for tag, attrs in parse(path).tags if tag == "script"]
+        scripts = [attrs for attrs in tags if attrs.get("type") != "application/json"]  # a data block runs nothing
         assert scripts and all(attrs.get("src") for attrs in scripts), path  # no inline script at all
         assert all(re.fullmatch(r"(\.\./)?(assets|data)/[a-z]+(-[0-9]+)?\.js", str(a["src"])) for a in scripts), path
+        if len(tags) > len(scripts):
+            assert HOSTILE in str(latest_rows(path)), path  # a bot's name in a data block: as written, no markup
 
 
 def test_nothing_is_fetched_from_the_network(site):
@@ -128,16 +132,30 @@ def test_match_list_data_file_holds_every_match(site):
     assert 'viewer.html#match=" + index' in js and '"&seat=" + seat' in js and "innerHTML" not in js
 
 
-def test_bot_pages_link_matches_and_seats_to_the_viewer(site):
+def latest_rows(page: Path) -> dict[str, Any]:
+    """A bot page's latest matches: the JSON data block report.js draws its table from."""
+    text = page.read_text()
+    start = text.index('<script type="application/json" id="latest-rows">') + len(
+        '<script type="application/json" id="latest-rows">')
+    block = text[start:text.index("</script>", start)]
+    assert "<" not in block and "&" not in block  # nothing a browser would read as markup or a reference
+    return json.loads(block)
+
+
+def test_bot_pages_list_their_latest_matches_for_the_viewer_links(site):
+    """Each bot page holds its latest matches, newest first, as the match list has them (report.js draws each as
+    the match list's row: the match and each seat open the viewer; a browser test follows them)."""
     results, out = site
     snapshot = data.read_snapshot(results)
+    listed = {entry["index"]: entry for entry in data.match_list(snapshot)}
     for name in NAMES:
         page = out / "bots" / f"{data.safe_name(name)}.html"
         links = [str(a["href"]) for t, a in parse(page).tags if t == "a"]
-        mine = [r for r in snapshot.rows if name in r["bots"]][-pages.BOT_MATCHES:]
-        for row in mine:
-            assert f"../viewer.html#match={row['idx']}" in links
-            assert f"../viewer.html#match={row['idx']}&seat={row['bots'].index(name)}" in links
+        mine = [r for r in snapshot.rows if name in r["bots"] and r["idx"] in listed][-pages.BOT_MATCHES:]
+        rows = latest_rows(page)
+        assert rows["columns"] == list(data.LATEST_COLUMNS)
+        assert rows["rows"] == [[listed[r["idx"]][c] for c in data.LATEST_COLUMNS] for r in reversed(mine)]
+        assert [t for t, a in parse(page).tags if t == "table" and a.get("id") == "latest"]
         assert any(link.startswith("../matches.html#bot=") for link in links)
         assert "../index.html" in links and "../assets/report.css" in [a.get("href") for t, a in parse(page).tags]
 

@@ -197,3 +197,30 @@ def test_a_served_page_keeps_its_scroll_and_opened_entries_when_it_reloads(page,
     page.wait_for_function("window.scrollY === 700", timeout=5_000)
     opened = page.eval_on_selector_all("details.fault[open] > summary", "ss => ss.map(s => s.dataset.key)")
     assert sorted(opened) == sorted([keys[3], keys[20]])
+
+
+def test_a_bot_page_draws_its_latest_matches_as_the_match_list_does(page, tmp_path):
+    """A bot page's latest matches come as a data block that report.js draws: newest first, the match opening the
+    viewer, each seat's bot opening that seat's view, this bot's name in bold, a forfeit said, a hostile name
+    shown as text."""
+    hostile = '<img src=x onerror=alert(1)>'
+    results = tmp_path / "results"
+    synthetic_store(results, 70, ["alpha", hostile], voided=0)
+    out = build_report(results)
+    listed = {entry["index"]: entry for entry in data.match_list(data.read_snapshot(results))}
+    page.goto((out / "bots" / "alpha.html").as_uri())
+    rows = page.locator("#latest tbody tr")
+    mine = sorted((i for i, e in listed.items() if "alpha" in e["bots"]), reverse=True)[:50]
+    assert rows.count() == len(mine) == 50
+    assert column(page, "#latest", 0) == [str(i) for i in mine]
+    first = listed[mine[0]]
+    assert rows.nth(0).locator("td").nth(1).locator("a").get_attribute("href") == f"../viewer.html#match={mine[0]}"
+    seats = rows.nth(0).locator("td").nth(2).locator("a")
+    assert [seats.nth(s).get_attribute("href") for s in range(len(first["bots"]))] == \
+        [f"../viewer.html#match={mine[0]}&seat={s}" for s in range(len(first["bots"]))]
+    assert [seats.nth(s).text_content() for s in range(len(first["bots"]))] == first["bots"]
+    assert seats.nth(first["bots"].index("alpha")).get_attribute("class") == "self"
+    places = ", ".join(f"({p}, {t}{', forfeited' if (first['forfeited'] or [False] * 9)[s] else ''})"
+                       for s, (p, t) in enumerate(zip(first["places"], first["totals"])))
+    assert all(part in (rows.nth(0).locator("td").nth(2).text_content() or "") for part in places.split(", ("))
+    assert column(page, "#latest", 3)[0] == first["reason"] and column(page, "#latest", 4)[0] == str(first["faults"])

@@ -53,9 +53,65 @@
   // ---------------------------------------------------------------- the match list (matches.html)
   var PAGE = 100;
 
-  function matchList(table, data) {
+  function link(text, href, bold) {
+    var a = document.createElement("a");
+    a.href = href; a.textContent = text;
+    if (bold) a.className = "self";
+    return a;
+  }
+  function cell(tr, content) {
+    var td = document.createElement("td");
+    if (typeof content === "string" || typeof content === "number") td.textContent = content;
+    else content.forEach(function (node) { td.appendChild(typeof node === "string" ? document.createTextNode(node) : node); });
+    tr.appendChild(td);
+  }
+
+  // A match's row as the match list and a bot page's latest matches show it: its number, its id opening the
+  // viewer, each seat's bot opening that seat's view (``bold``: this bot's name in bold), place and total, the end.
+  function matchRow(r, cols, root, bold) {
+    var tr = document.createElement("tr");
+    var index = r[cols.index];
+    var viewer = root + "viewer.html#match=" + index;
+    var forfeited = r[cols.forfeited] || [];
+    cell(tr, index);
+    cell(tr, [link(r[cols.id], viewer)]);
+    var seats = [];
+    r[cols.bots].forEach(function (bot, seat) {
+      if (seat) seats.push(", ");
+      seats.push(link(bot, viewer + "&seat=" + seat, bot === bold));
+      seats.push(" (" + r[cols.places][seat] + ", " + r[cols.totals][seat] + (forfeited[seat] ? ", forfeited" : "") + ")");
+    });
+    cell(tr, seats);
+    cell(tr, r[cols.reason]);
+    return tr;
+  }
+
+  function columnsOf(data) {
     var cols = {};
     data.columns.forEach(function (name, i) { cols[name] = i; });
+    return cols;
+  }
+
+  // ---------------------------------------------------------------- a bot page's latest matches
+  // The rows are a JSON data block beside the table (a fifth of the bytes of the rows as HTML, on a page of
+  // each bot of a report), drawn by the match list's own row.
+  function latestMatches(table) {
+    var block = document.getElementById("latest-rows");
+    if (!block) return;
+    var data = JSON.parse(block.textContent);
+    var cols = columnsOf(data);
+    var root = document.body.getAttribute("data-root") || "";
+    var bot = table.getAttribute("data-bot");
+    var body = table.tBodies[0];
+    data.rows.forEach(function (r) {
+      var tr = matchRow(r, cols, root, bot);
+      cell(tr, r[cols.faults]);
+      body.appendChild(tr);
+    });
+  }
+
+  function matchList(table, data) {
+    var cols = columnsOf(data);
     var all = data.rows;
     var select = document.getElementById("bot-filter");
     var count = document.getElementById("match-count");
@@ -92,18 +148,6 @@
       var v = row[cols[state.sort]];
       return Array.isArray(v) ? v.join(" ") : v;
     }
-    function link(text, href, bold) {
-      var a = document.createElement("a");
-      a.href = href; a.textContent = text;
-      if (bold) a.className = "self";
-      return a;
-    }
-    function cell(tr, content) {
-      var td = document.createElement("td");
-      if (typeof content === "string" || typeof content === "number") td.textContent = content;
-      else content.forEach(function (node) { td.appendChild(typeof node === "string" ? document.createTextNode(node) : node); });
-      tr.appendChild(td);
-    }
     function render() {
       var rows = state.bot ? all.filter(function (r) { return r[cols.bots].indexOf(state.bot) >= 0; }) : all.slice();
       var numeric = ["index", "decisions", "seconds", "faults", "finished_at"].indexOf(state.sort) >= 0;
@@ -120,19 +164,7 @@
       if (state.page >= pages) state.page = pages - 1;
       var body = document.createElement("tbody");
       rows.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (r) {
-        var tr = document.createElement("tr");
-        var index = r[cols.index];
-        var viewer = root + "viewer.html#match=" + index;
-        cell(tr, index);
-        cell(tr, [link(r[cols.id], viewer)]);
-        var seats = [];
-        r[cols.bots].forEach(function (bot, seat) {
-          if (seat) seats.push(", ");
-          seats.push(link(bot, viewer + "&seat=" + seat, bot === state.bot));
-          seats.push(" (" + r[cols.places][seat] + ", " + r[cols.totals][seat] + (r[cols.forfeited][seat] ? ", forfeited" : "") + ")");
-        });
-        cell(tr, seats);
-        cell(tr, r[cols.reason]);
+        var tr = matchRow(r, cols, root, state.bot);
         cell(tr, r[cols.decisions]);
         cell(tr, r[cols.seconds] === null ? "-" : Number(r[cols.seconds]).toFixed(2));
         cell(tr, r[cols.faults]);
@@ -249,6 +281,8 @@
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), sortable);
     var matches = document.getElementById("matches");
     if (matches) matchList(matches, joinChunks(matches));
+    var latest = document.getElementById("latest");
+    if (latest) latestMatches(latest);
     if (/^https?:$/.test(location.protocol)) restore();
     live();
   });
