@@ -206,8 +206,18 @@ class HeuristicPolicy:
             return 0
         from_deck = state.get("held_from") != "discard"
         best, best_i = NEG, 0
+        plain = not self.pairs  # a blind swap's _score is then its _blind_value, taken directly (a Jack or Queen
+        my_risk = self._moon_risk(ctx) if plain else False  # held offers every pair of slots)
+        risks: dict[int, bool] = {}
         for i, action in enumerate(legal):
-            score = self._score(action, ctx, held, from_deck)
+            if plain and action.get("do") == "blind_swap":
+                seat = action["seat"]
+                risk = risks.get(seat)
+                if risk is None:
+                    risk = risks[seat] = self._moon_risk(ctx, seat)
+                score = self._blind_gain(ctx, action["slot"], seat, action["their"], my_risk, risk)
+            else:
+                score = self._score(action, ctx, held, from_deck)
             if score > best:
                 best, best_i = score, i
         return best_i
@@ -435,12 +445,17 @@ class HeuristicPolicy:
         return value
 
     def _blind_value(self, ctx: _Ctx, slot: int, seat: int, their: int) -> float:
+        return self._blind_gain(ctx, slot, seat, their, self._moon_risk(ctx), self._moon_risk(ctx, seat))
+
+    def _blind_gain(self, ctx: _Ctx, slot: int, seat: int, their: int, my_risk: bool, their_risk: bool) -> float:
+        """:meth:`_blind_value`, the two moon risks given: weighing a drawn Jack or Queen tries every pair of
+        slots, the hottest loop of a game, and the risks are the same for all of a seat's."""
         me = self.me
         a, b = ctx.est[me][slot], ctx.est[seat][their]
         if a is None or b is None:
             return NEG
         a_code, b_code = ctx.codes[me][slot], ctx.codes[seat][their]
-        if self._moon_risk(ctx):
+        if my_risk:
             gain = ctx.base - self._eff(me, ctx, {slot: (b, b_code)})
         else:
             gain = a - b
@@ -450,7 +465,7 @@ class HeuristicPolicy:
                 gain += self.p["know_own"]
             elif a_code is not None and b_code is None:
                 gain -= 0.5 * self.p["know_own"]
-        if self._moon_risk(ctx, seat):
+        if their_risk:
             if self._opp_moon(seat, ctx, {}):
                 gain += self.p["moon_break"]
             elif a_code is not None and self._opp_moon(seat, ctx, {their: a_code}):
@@ -523,6 +538,15 @@ class HeuristicPolicy:
                 options = [{"do": "spy", "seat": s, "slot": i} for s, i in others]
                 if not self.standard:
                     options += [{"do": "spy", "seat": me, "slot": i} for i in slots]
+            elif power == "blind_swap" and not self.pairs:  # each option's _score is its _blind_value
+                options = []
+                my_risk = self._moon_risk(ctx)
+                for s, i in others:
+                    their_risk = self._moon_risk(ctx, s)
+                    for m in slots:
+                        gain = self._blind_gain(ctx, m, s, i, my_risk, their_risk)
+                        if gain > value:
+                            value = gain
             elif power == "blind_swap":
                 options = [{"do": "blind_swap", "slot": m, "seat": s, "their": i} for m in slots for s, i in others]
             else:
