@@ -33,7 +33,7 @@ error (bootstrap over matches or deals):
   match of four bundled heuristic bots over real pipes.
 
     .venv/bin/python bench/luck.py [--matches 400] [--deals 400] [--compare-reps 24] [--false-reps 400] [--pool 250]
-        [--settle-seeds 20] [--settle-matches 180] [--jobs 2] [--only PART]   (about 40 minutes on 2 cores)
+        [--settle-seeds 20] [--settle-matches 180] [--jobs 2] [--only PART]   (about 17 minutes on 2 cores)
 
 Last lines: ``luck: variance removed = V (standard), V (espanola)`` (table-relative totals, the family),
 ``luck: compare corrected/uncorrected = R`` (mean matches to a verdict of the default test over the plain place

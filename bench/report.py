@@ -48,6 +48,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.game.framepack import packed_frames  # noqa: E402
+from arena.game.replay import load_replay  # noqa: E402
+from arena.luck.replayed import replayed_terms  # noqa: E402
 from arena.site import blocks  # noqa: E402
 from arena.site.build import build_report  # noqa: E402
 from arena.site.frames import FORMAT, frames_for_file  # noqa: E402
@@ -114,8 +116,10 @@ def give_replays(results: Path, source: Path, upto: int | None = None, frames: b
 
 
 def _packed(path: str) -> tuple[str, str, bytes] | None:
-    """The frames a worker would have made of the match of this replay file (none of its times are stored)."""
-    return packed_frames(gzip.decompress(Path(path).read_bytes()), [])
+    """The frames a worker would have made of the match of this replay file (none of its times are stored; the
+    luck its meter would have measured, measured here again)."""
+    header, records = load_replay(Path(path))
+    return packed_frames(gzip.decompress(Path(path).read_bytes()), [], replayed_terms(header, records))
 
 
 def hold_back(results: Path) -> tuple[Any, ...]:
