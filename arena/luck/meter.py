@@ -96,6 +96,10 @@ class Meter:
         """Per card id of the match, whether its rank has a power (read once)."""
         self._pool = _Pool()
 
+    def terms(self) -> list[tuple[float, ...]]:
+        """Per card the deck gave so far, in order, each seat's term: what the viewer's frames show."""
+        return [event.terms for event in self.events]
+
     def drawn(self, match: Any, kind: str, seat: int, card: int) -> None:
         """Measure the card ``card`` the deck just gave (already placed)."""
         n = match.players

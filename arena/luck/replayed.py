@@ -39,4 +39,4 @@ def replayed_terms(header: dict[str, Any], records: Iterable[dict[str, Any]]) ->
     a game the arena has no value function for."""
     if header.get("game", DEFAULT_GAME) not in MEASURED_GAMES:
         return None
-    return [event.terms for event in measured(header, records).events]
+    return measured(header, records).terms()

@@ -407,11 +407,6 @@ class _Table:
                 link.kill()
 
 
-def _terms(meter: Meter | None) -> list[tuple[float, ...]] | None:
-    """Per card the deck gave, each seat's luck term: what the viewer's frames show (None: not measured)."""
-    return None if meter is None else [event.terms for event in meter.events]
-
-
 def play_match(job: MatchJob) -> MatchOutcome:
     """Play ``job`` to the end and return its outcome; bots never outlive this call."""
     return _play(job, (), keep=[False] * len(job.bots), serves=[1] * len(job.bots))[0]
@@ -512,7 +507,7 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
         rounds=result.rounds, decisions=len(match.history),
         seconds=time.perf_counter() - started, play_seconds=play_seconds, stats=stats, sandbox=backend, replay=replay,
         logs=tuple(log.text() for log in table.logs),
-        decision_ms=decision_ms, frames=packed_frames(text, decision_ms, _terms(table.meter)) if job.frames else None,
+        decision_ms=decision_ms, frames=packed_frames(text, decision_ms, table.meter.terms() if table.meter else None) if job.frames else None,
         luck=() if table.meter is None else tuple(round(v, LUCK_DIGITS) for v in table.meter.luck),
         luck_model="" if table.meter is None else model_label(table.meter.model),
     ), kept

@@ -76,7 +76,7 @@ def test_frames_made_as_the_match_is_played_are_those_a_report_makes_from_its_re
     meter = Meter(shipped_model(), "standard", 3)
     text = _played(11, meter=meter)
     times = [round(random.Random(1).uniform(0, 50), 1) for _ in range(text.count(b'"type":"action"'))]
-    made = framepack.packed_frames(text, times, [event.terms for event in meter.events])
+    made = framepack.packed_frames(text, times, meter.terms())
     assert made is not None
     frames_format, packing, packed = made
     path = tmp_path / "r.jsonl"
