@@ -501,14 +501,14 @@ def _play(job: MatchJob, carried: Sequence[BotLink | None], keep: Sequence[bool]
     # Level 6: half the time of gzip's default 9 for about 6% more bytes (docs/performance.md).
     replay = gzip.compress(text, compresslevel=6, mtime=0)
     decision_ms = tuple(table.reply_ms.get(number) for number in range(len(match.history)))
-    luck = table.meter.terms() if table.meter else None  # each card's terms, for the viewer's frames
+    terms = table.meter.terms() if table.meter else None  # each card's luck, for the viewer's frames
     return MatchOutcome(
         match_id=job.match_id, seed=job.seed, bots=tuple(b.name for b in job.bots), totals=result.totals,
         places=final, forfeited=forfeited, faults=tuple(table.faults), reason=result.reason,
         rounds=result.rounds, decisions=len(match.history),
         seconds=time.perf_counter() - started, play_seconds=play_seconds, stats=stats, sandbox=backend, replay=replay,
         logs=tuple(log.text() for log in table.logs),
-        decision_ms=decision_ms, frames=packed_frames(text, decision_ms, luck) if job.frames else None,
+        decision_ms=decision_ms, frames=packed_frames(text, decision_ms, terms) if job.frames else None,
         luck=() if table.meter is None else tuple(round(v, LUCK_DIGITS) for v in table.meter.luck),
         luck_model="" if table.meter is None else model_label(table.meter.model),
     ), kept
