@@ -313,7 +313,12 @@ def _build_finding(report: CheckReport, message: str) -> None:
     head, _, output = message.partition("\n")
     cause = (head.split(": ", 1)[-1] if head.startswith("bot ") else head).rstrip(":")
     tail = [line.strip() for line in output.splitlines() if line.strip()][-STDERR_LINES:]
-    if cause.startswith("installing its"):  # the dependencies the bot declares (arena.bots.env)
+    if cause.startswith("installing its") and bot_env.REFUSED_FETCH in cause:
+        diagnosis = Diagnosis("its dependencies asked for an address the fetch may not reach",
+                              f"{cause}: {tail[-1]}" if tail else cause,
+                              "name only the package indexes and public addresses in the files that declare "
+                              "them (docs/sandbox.md#the-fetch-gate), then check again")
+    elif cause.startswith("installing its"):  # the dependencies the bot declares (arena.bots.env)
         diagnosis = Diagnosis("its dependencies did not install", f"{cause}: {tail[-1]}" if tail else cause,
                               "fix the file that declares them (a package or version that does not exist for "
                               "this interpreter, a missing lockfile), then check again")

@@ -23,6 +23,7 @@ import shlex
 import shutil
 import socket
 import sys
+import unicodedata
 import urllib.parse
 import zipfile
 from collections.abc import Iterator
@@ -204,6 +205,8 @@ def _requirements_file(directory: str, named: str | None, where: str) -> str | N
 _PATH_OPTIONS = {"requirement": "r", "constraint": "c", "editable": "e", "find-links": "f", "index-url": "i",
                  "extra-index-url": ""}
 """pip's requirements-file options whose value is a file, folder or URL, and their short forms."""
+_VALUE_OPTIONS = ("trusted-host", "hash", "use-feature", "config-settings", "global-option")
+"""pip's requirements-file options whose value is no path nor requirement (``--trusted-host host:port``)."""
 _READ_IN_TURN = ("requirement", "constraint")
 """Options naming another requirements file, relative to the file that names it."""
 _ARCHIVES = (".whl", ".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tar.xz", ".txz", ".tar")
@@ -298,8 +301,10 @@ def _network(value: str) -> bool:
 def _refuse_local_host(where: str, url: str) -> None:
     """Refuse a URL to this machine or its private network (``127.0.0.1``, ``localhost``, ``[::1]``,
     ``10.x``, ``169.254.x``, ...): pip or npm would fetch it from the arena's own network, where services listen
-    that a bot's files must not reach. A host *name* is not resolved here (docs/sandbox.md)."""
-    host = (urllib.parse.urlsplit(url).hostname or "").rstrip(".").lower()
+    that a bot's files must not reach. The host is read as pip and npm read it (percent-encoded,
+    full-width, a backslash for a slash). This is an early, clear error only: what keeps a fetch off
+    the machine is the fetch gate (:mod:`arena.sandbox.gate`), which also catches names."""
+    host = _host_of(url)
     if host == "localhost" or host.endswith(".localhost"):
         local = True
     else:
@@ -313,6 +318,22 @@ def _refuse_local_host(where: str, url: str) -> None:
         raise BotConfigError(f"{where}: names {url!r}, a URL on this machine or its private network; a bot's "
                              "dependency files may name only public indexes and registries, and files inside "
                              "its own directory")
+
+
+def _host_of(url: str) -> str:
+    """The host a URL names, spelled as a fetch would connect to it."""
+    text = unicodedata.normalize("NFKC", url).replace("\\", "/")
+    for dot in _DOTS:
+        text = text.replace(dot, ".")
+    try:
+        host = urllib.parse.urlsplit(text).hostname or ""
+    except ValueError:
+        return ""
+    return urllib.parse.unquote(host).rstrip(".").lower()
+
+
+_DOTS = ("\u3002", "\uff61")
+"""Full stops that IDNA maps to ``.`` and NFKC leaves alone."""
 
 
 def _source_error(where: str, value: str, what: str) -> BotConfigError:
@@ -344,10 +365,13 @@ def _values(line: str) -> list[tuple[str | None, str]]:
     out: list[tuple[str | None, str]] = []
     for words in (shell, line.split()):
         pending: str | None = None
+        skip = False  # the next word is the value of an option that names no file
         for word in words:
             if pending is not None:
                 out.append((pending, word))
                 pending = None
+            elif skip:
+                skip = False
             elif word.startswith("--"):
                 name, equals, value = word[2:].partition("=")
                 option = _long_option(name)
@@ -355,6 +379,8 @@ def _values(line: str) -> list[tuple[str | None, str]]:
                     out.append((option, value))
                 elif option is not None:
                     pending = option
+                else:
+                    skip = not equals and any(o.startswith(name) for o in _VALUE_OPTIONS)
             elif word.startswith("-") and len(word) > 1:
                 option = next((o for o, short in _PATH_OPTIONS.items() if short and short == word[1]), None)
                 if option is not None and len(word) > 2:

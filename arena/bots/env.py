@@ -5,12 +5,13 @@ Python requirements go into a virtual environment made with the bot's interprete
 with ``npm ci --omit=dev`` (then ``npm rebuild``) into an entry holding copies of package.json, its lockfile and
 the local packages they name, and the bot gets ``NODE_PATH=<entry>/node_modules``. Both
 use the package index and registry the machine is configured for (pip.conf,
-``PIP_INDEX_URL``, .npmrc), with the network; the bot itself never has network when it
-plays. Entries live in the cache (:mod:`arena.bots.cache`), are built with umask 022 and
+``PIP_INDEX_URL``, .npmrc), reached through the fetch gate (:mod:`arena.sandbox.gate`), which
+connects only to the package indexes and public addresses; the bot itself never has network
+when it plays. Entries live in the cache (:mod:`arena.bots.cache`), are built with umask 022 and
 made readable by every user, because a sandboxed bot runs as another user, and are
 bound read-only into its sandbox (:func:`arena.bots.launch.launch_spec`).
 
-Each install is a fetch with the network that runs no package's code (pip: wheels only;
+Each install is a fetch through the gate that runs no package's code (pip: wheels only;
 npm: scripts off), then an install with no network that runs whatever code the packages
 bring (npm's install scripts; a wheel runs none), every step under the backend the bot will
 play under (:meth:`arena.sandbox.Backend.run_step`): under ``bwrap`` as the bot's uid,
@@ -35,7 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
-from ..sandbox import allowlist, pkgconfig
+from ..sandbox import allowlist, gate, pkgconfig
 from ..sandbox.backends import Backend, NoneBackend
 from ..sandbox.errors import SandboxError
 from ..sandbox.steps import Step
@@ -196,7 +197,7 @@ def _run_steps(steps: list[_Plan], folder: str, log: IO[str], backend: Backend, 
         networked = plan.network
         step = Step(argv=tuple(plan.argv), cwd=plan.cwd or folder, writable=(folder,),
                     readable=tuple(dict.fromkeys((*plan.readable, *(config.paths if networked else ())))),
-                    network=networked, env=(*(config.env if networked else ()), *plan.env),
+                    network=networked, relay=plan.relay, env=(*(config.env if networked else ()), *plan.env),
                     timeout=max(end - time.monotonic(), 1.0), image=image, label=plan.label)
         code, label = backend.run_step(step, log), plan.label
         if code != 0:
@@ -232,6 +233,8 @@ class _Plan:
     network: bool = False
     readable: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
+    relay: tuple[str, str] | None = None
+    """A fetch's interpreter for the gate's relay (``Step.relay``): the one that runs the fetch."""
 
 
 WHEELS = ".wheels"
@@ -262,7 +265,7 @@ def _python_steps(d: Deps, folder: str, backend: Backend) -> list[_Plan]:
     if not _arena_pip():
         pip = [python, "-m", "pip"]
         return [_Plan(venv, [d.interpreter, "-m", "venv", folder], readable=base),
-                _Plan(fetching, [*pip, *fetch], source, True, base),
+                _Plan(fetching, [*pip, *fetch], source, True, base, relay=("python", python)),
                 _Plan(installing, [*pip, *install], source, False, base)]
     make = _Plan(venv, [d.interpreter, "-m", "venv", "--without-pip", folder], readable=base)
     packages = _pip_home()
@@ -272,7 +275,7 @@ def _python_steps(d: Deps, folder: str, backend: Backend) -> list[_Plan]:
     else:
         pip = [sys.executable, "-m", "pip", "--python", python]
         readable = (*base, *allowlist.program_paths(sys.executable), sys.prefix, sys.base_prefix, packages)
-    return [make, _Plan(fetching, [*pip, *fetch], source, True, readable, extra),
+    return [make, _Plan(fetching, [*pip, *fetch], source, True, readable, extra, relay=("python", pip[0])),
             _Plan(installing, [*pip, *install], source, False, readable, extra)]
 
 
@@ -286,7 +289,7 @@ def _node_steps(d: Deps, folder: str) -> list[_Plan]:
     readable = (*allowlist.program_paths(npm), *allowlist.program_paths(d.interpreter))
     quiet = ("--no-audit", "--no-fund", "--no-update-notifier")
     return [_Plan(f"{d.step} --ignore-scripts", [npm, "ci", "--omit=dev", "--ignore-scripts", *quiet], folder, True,
-                  readable),
+                  readable, relay=("node", d.interpreter)),
             _Plan("npm rebuild (offline: the install scripts)", [npm, "rebuild", "--foreground-scripts", "--offline",
                                                                  *quiet], folder, False, readable)]
 
@@ -313,13 +316,19 @@ def _arena_pip() -> bool:
     return _PIP[0]
 
 
+REFUSED_FETCH = "the arena refused connections the fetch asked for"
+"""How an install's error says that the fetch gate refused some (``bot check`` tells its remedy by it)."""
+
+
 def _failure(name: str, d: Deps, label: str, code: int, log: str, timeout: float) -> str:
     """One error: the bot, the step, why, and the end of the log."""
     with open(log, errors="replace") as f:
         lines = [line.rstrip() for line in f.read().splitlines() if line.strip()]
     tail = "\n".join("    " + line for line in lines[-TAIL_LINES:])
     why = f"took over {timeout:.0f} s" if code == 124 else f"failed (exit {code})"
-    if label.startswith("pip download") and "No matching distribution found" in "\n".join(lines):
+    if any(line.startswith(gate.REFUSED) for line in lines):
+        why += f" ({REFUSED_FETCH}, listed last: a fetch reaches only the package indexes and public addresses)"
+    elif label.startswith("pip download") and "No matching distribution found" in "\n".join(lines):
         why += (" (no wheel of it was found: it or that version does not exist, or it is published only as "
                 "source, which the arena refuses, since building runs a package's code while the network is "
                 "there; build its wheel with pip wheel and ship it in the bot directory, named with --find-links)")

@@ -21,7 +21,8 @@ private writable directory everywhere.
 
 A bot's installs and build run under its backend too (``run_step``, :mod:`.steps`): under
 ``none`` as the arena's user, capped and killed whole; under ``bwrap`` behind the bot's walls,
-with its output folders writable and, for installs only, the host's network.
+with its output folders writable and no network: an install's fetch reaches the package
+indexes through the fetch gate (:mod:`.gate`) alone.
 """
 
 from __future__ import annotations
@@ -73,7 +74,19 @@ class Backend(abc.ABC):
         return True
 
     def run_step(self, step: Step, log: IO[str]) -> int:
-        """Run an install or build step (:mod:`arena.sandbox.steps`) with its output in ``log``; its exit status."""
+        """Run an install or build step (:mod:`arena.sandbox.steps`) with its output in ``log``; its exit status.
+        A step that fetches runs behind the fetch gate (:mod:`.gate`), its only way out."""
+        if not isinstance(step, Step):
+            raise TypeError(f"run_step() needs a Step, got {type(step).__name__}")
+        if not step.network:
+            return self._run_step(step, log)
+        from .gate import gated
+
+        with gated(step, log) as walled:
+            return self._run_step(walled, log)
+
+    def _run_step(self, step: Step, log: IO[str]) -> int:
+        """Run ``step`` as it is (the gate, if any, is already around it)."""
         raise SandboxUnavailable(f"the {self.name} sandbox cannot run install or build steps")
 
     @property
@@ -168,11 +181,9 @@ class NoneBackend(Backend):
         return BotProcess(popen, limits=spec.limits, token=walls.token, workdir=walls.tmp, backend=self.name,
                           related=related, cgroup=walls.cgroup)
 
-    def run_step(self, step: Step, log: IO[str]) -> int:
+    def _run_step(self, step: Step, log: IO[str]) -> int:
         """Run ``step`` in its own session and cgroup with ``step.limits``, a scrubbed environment and
         a private ``HOME``; kill everything it started when it ends or runs out of time."""
-        if not isinstance(step, Step):
-            raise TypeError(f"run_step() needs a Step, got {type(step).__name__}")
         self._check_step(step)
         walls = self._prepare(self._step_inputs(step), step.limits.processes)
         popen = None
@@ -497,7 +508,7 @@ class BwrapBackend(NoneBackend):
               inputs: dict[str, int] | None = None) -> list[str]:
         """bwrap flags: namespaces and identity, then the allowlisted file system, then the command."""
         fds = inputs or {}
-        argv = self._walls(fds, info_fd, spec.limits.tmp_mb, network=False)
+        argv = self._walls(fds, info_fd, spec.limits.tmp_mb)
         argv += allowlist.mount_args(spec, [*spec.hidden, *_cwd()])
         return argv + self._enter(fds, self._bot_cwd(spec)) + list(spec.command)
 
@@ -511,15 +522,15 @@ class BwrapBackend(NoneBackend):
         path (:func:`allowlist.exposed_paths`), else the private ``/tmp``."""
         return os.path.realpath(spec.bot_dir) if spec.bot_dir else "/tmp"
 
-    def _walls(self, fds: dict[str, int], info_fd: int, tmp_mb: int, network: bool) -> list[str]:
-        """bwrap flags shared by bots and steps: namespaces and identity, ``/dev``, ``/proc`` and a private
-        ``/tmp``; the network namespace is the host's only for a step that downloads (``network``)."""
+    def _walls(self, fds: dict[str, int], info_fd: int, tmp_mb: int) -> list[str]:
+        """bwrap flags shared by bots and steps: namespaces (a network of its own: loopback only) and
+        identity, ``/dev``, ``/proc`` and a private ``/tmp``."""
         assert self._bwrap
         argv = [self._bwrap]
         if info_fd >= 0:
             argv += ["--info-fd", str(info_fd)]
         if self.as_root:
-            argv += ["--unshare-pid", *([] if network else ["--unshare-net"]), "--unshare-ipc", "--unshare-uts",
+            argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                      "--unshare-cgroup-try",
                      # setpriv needs these three to become the bot's uid; it drops them with root
                      "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
@@ -527,7 +538,7 @@ class BwrapBackend(NoneBackend):
             if "seccomp" in fds:
                 argv += ["--seccomp", str(fds["seccomp"])]
         else:
-            argv += ["--unshare-all", *(["--share-net"] if network else []), "--unshare-user", "--disable-userns",
+            argv += ["--unshare-all", "--unshare-user", "--disable-userns",
                      "--uid", str(_NS_UID), "--gid", str(_NS_UID), "--cap-drop", "ALL"]
         argv += ["--die-with-parent", "--new-session", "--dev", "/dev", "--proc", "/proc"]
         # A size-capped tmpfs, not a host directory: a bot filling its /tmp cannot fill the host's disk.
@@ -595,10 +606,10 @@ class BwrapBackend(NoneBackend):
         return out
 
     def _step_argv(self, step: Step, info_fd: int, inputs: dict[str, int]) -> list[str]:
-        """bwrap flags of a step: the bot's walls (network only when ``step.network``), play's system
-        allowlist (plus name resolution and certificates when networked), ``step.readable`` read-only,
+        """bwrap flags of a step: the bot's walls, play's system allowlist (plus name resolution and
+        certificates for a fetch, which reaches the indexes through the gate), ``step.readable`` read-only,
         ``step.writable`` and ``step.copies`` read-write, the arena's working directory hidden."""
-        argv = self._walls(inputs, info_fd, step.limits.tmp_mb, network=step.network)
+        argv = self._walls(inputs, info_fd, step.limits.tmp_mb)
         argv += allowlist.system_args((*allowlist.ETC_FILES, *(allowlist.NETWORK_ETC if step.network else ())))
         fed = {path: inputs[f"file{i}"] for i, path in enumerate(self._fed_files(step)) if f"file{i}" in inputs}
         written = [os.path.realpath(p) for p in (*step.writable, *(original for _, original in step.copies))]

@@ -373,7 +373,7 @@ class DockerBackend(Backend):
         which owns the folders the step writes (it cannot give them away); unprivileged either way."""
         return self.user if os.geteuid() == 0 else f"{os.getuid()}:{os.getgid()}"
 
-    def run_step(self, step: Step, log: IO[str]) -> int:
+    def _run_step(self, step: Step, log: IO[str]) -> int:
         """Run an install or build step in a fresh container of ``step.image`` (see ``docker_steps.py``)."""
         from .docker_steps import run_step
 

@@ -15,10 +15,10 @@ private copy of the bot directory) read-write at its original's path, so paths i
 environment mean the same inside and out, and what it writes is owned by uid 65534 on the
 host. Never the engine's socket nor ``/``: a step that can reach the engine owns the host.
 
-Network: none unless ``Step.network``; then the engine's default ``bridge`` network where
-it has one, else the host's (``network_mode=host``: an engine started with
-``--bridge=none`` has no other way out, and the step then also reaches the host's own
-loopback services).
+Network: none (``network_mode=none``), for a fetch too: a fetch (``Step.network``) keeps
+the container's own loopback, where its relay listens, and reaches the package indexes
+through the fetch gate's socket (:mod:`arena.sandbox.gate`), bound in read-only with its
+paths; nothing else on the engine's bridge, the host or its networks.
 
 Output: stdout and stderr, read from the attach socket (attached before the start, as for
 bots, so nothing is lost) and demultiplexed, go into the log as they come, up to
@@ -130,19 +130,6 @@ def run_step(backend: DockerBackend, step: Step, log: IO[str], *, output_limit: 
             out.note(f"(container {container_id[:12]} could not be removed: docker rm -f {container_id[:12]})")
 
 
-def network_mode(api: Any, wanted: bool) -> str:
-    """``none``; for a step that needs the network ``bridge`` where the engine has one, else ``host``."""
-    if not wanted:
-        return "none"
-    try:
-        networks = api.networks(names=["bridge"])
-    except _api_errors():
-        networks = []
-    if any(n.get("Name") == "bridge" and n.get("Driver") == "bridge" for n in networks or ()):
-        return "bridge"
-    return "host"
-
-
 def _check(step: Step, what: str) -> None:
     """One clear SandboxError for a step the container cannot express or must not get."""
     if not step.argv:
@@ -174,8 +161,9 @@ def _config(api: Any, backend: DockerBackend, step: Step, image: str) -> Any:
         if target not in seen and os.path.exists(source):
             seen.add(target)
             mounts.append(Mount(target=target, source=source, type="bind", read_only=read_only))
-    network = network_mode(api, step.network)
-    host_config = walls(api, limits, mounts, network=network, cpus=backend.cpus, processes=limits.processes,
+    # No step has a network: a fetch's relay listens on the container's own loopback (which "none"
+    # brings up) and reaches the indexes through the gate's socket, bound in with the step's paths.
+    host_config = walls(api, limits, mounts, network="none", cpus=backend.cpus, processes=limits.processes,
                         tmp_mb=limits.tmp_mb)
     env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
     env.update(step.env)
@@ -186,7 +174,7 @@ def _config(api: Any, backend: DockerBackend, step: Step, image: str) -> Any:
     return api.create_container_config(
         image=image, command=list(step.argv), entrypoint=[""], user=backend.step_user(), working_dir=step.cwd,
         environment=[f"{k}={v}" for k, v in env.items()], labels=labels, stdin_open=False, tty=False,
-        network_disabled=network == "none", host_config=host_config,
+        network_disabled=not step.network, host_config=host_config,
     )
 
 

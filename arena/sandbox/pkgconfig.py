@@ -43,6 +43,8 @@ class PackageConfig:
     """Files and folders to bind read-only at the same path."""
     env: tuple[tuple[str, str], ...]
     """Variables to set in the step's environment."""
+    urls: tuple[str, ...] = ()
+    """The http(s) URLs the configuration names (its indexes and registries), which the fetch gate allows."""
 
 
 def for_install(environ: Mapping[str, str] | None = None, never: Iterable[str] = ()) -> PackageConfig:
@@ -74,7 +76,8 @@ def for_install(environ: Mapping[str, str] | None = None, never: Iterable[str] =
     never = tuple(never)
     paths = [p for p in dict.fromkeys(os.path.abspath(p) for p in (*found, *named))
              if os.path.exists(p) and not _refused(p, home, never)]
-    return PackageConfig(tuple(paths), tuple(sorted(env.items())))
+    urls = [word for value in values for word in value.split() if re.match(r"https?://", word, re.I)]
+    return PackageConfig(tuple(paths), tuple(sorted(env.items())), tuple(dict.fromkeys(urls)))
 
 
 def _npm_var(env: Mapping[str, str], name: str) -> str | None:

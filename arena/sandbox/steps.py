@@ -4,8 +4,9 @@ pip, npm and a manifest's ``build`` run code the bot's author wrote (``setup.py`
 ``postinstall`` scripts, the build command itself), so each runs under the same backend
 as the bot's matches: as an unprivileged user, seeing play's read-only allowlist plus
 what the step needs to read, and writing only into the output it makes (the environment
-being installed, the build's private copy of the bot directory). Installs get the
-network to download packages; builds get none.
+being installed, the build's private copy of the bot directory). No step has a network of
+its own: an install's fetch reaches the package indexes through the fetch gate
+(:mod:`arena.sandbox.gate`), and nothing else; builds reach nothing.
 
 A :class:`Step` is plain data; ``Backend.run_step(step, log)`` runs it and returns its exit
 status (124 when it ran out of time).
@@ -42,7 +43,10 @@ class Step:
     """Host paths it may read besides the system allowlist (inputs, interpreters, package configuration),
     bound read-only at the same path."""
     network: bool = False
-    """Whether the step may reach the network (package downloads); builds run without."""
+    """Whether the step fetches packages: it reaches the indexes through the fetch gate; builds run without."""
+    relay: tuple[str, str] | None = None
+    """For a step with ``network``: the kind (``python`` or ``node``) and path of the interpreter that runs
+    the gate's relay in the step's sandbox (the one that runs the fetch, so it is there)."""
     env: tuple[tuple[str, str], ...] = ()
     """Extra environment variables on top of the sandbox's scrubbed environment."""
     timeout: float = 1800.0

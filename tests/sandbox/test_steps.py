@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from arena.sandbox import BwrapBackend, SandboxUnavailable, get_backend, pkgconfig
+from arena.sandbox import BwrapBackend, SandboxError, SandboxUnavailable, get_backend, pkgconfig
 from arena.sandbox.steps import TIMED_OUT, Step
 
 from .conftest import BACKENDS
@@ -91,7 +93,9 @@ def test_what_a_step_leaves_running_is_killed_when_it_ends(tmp_path: Path, name:
     assert running(marker) == []
 
 
-def test_a_bwrap_step_writes_only_its_writable_folder_and_has_network_only_when_asked(tmp_path: Path) -> None:
+def test_a_bwrap_step_writes_only_its_writable_folder_and_a_fetch_too_has_loopback_alone(tmp_path: Path) -> None:
+    """Every step, a fetch included, is in a network namespace of its own: the fetch reaches out only
+    through the gate's relay (tests/sandbox/gate, tests/bots_deps/test_fetch_gate.py)."""
     backend = backend_or_skip("bwrap")
     folder = open_dir(tmp_path)
     other = tmp_path / "other"
@@ -102,19 +106,24 @@ def test_a_bwrap_step_writes_only_its_writable_folder_and_has_network_only_when_
     outputs = []
     for network in (False, True):
         with open(tmp_path / "log", "w+") as log:
+            relay = ("python", sys.executable) if network else None
             assert backend.run_step(Step(argv=("/bin/sh", "-c", probe), cwd=str(folder), writable=(str(folder),),
-                                         network=network), log) == 0
+                                         readable=(sys.prefix, sys.base_prefix), network=network, relay=relay),
+                                    log) == 0
             log.seek(0)
             outputs.append(log.read().split())
     for words in outputs:
         assert "other-written" not in words and "own-written" in words
         if os.geteuid() == 0:
             assert words[-1] == "65534"
-    with open("/proc/net/dev") as f:
-        host = sum(":" in line for line in f)
-    assert int(outputs[0][-2]) == 1  # no network: loopback alone
-    assert int(outputs[1][-2]) == host  # the host's interfaces
+        assert int(words[-2]) == 1  # loopback alone
     assert not (other / "x").exists()
+
+
+def test_a_fetch_step_needs_a_relay_to_reach_the_gate(tmp_path: Path) -> None:
+    backend = backend_or_skip("bwrap")
+    with pytest.raises(SandboxError, match="a step with the network needs a relay"):
+        backend.run_step(Step(argv=("/bin/true",), cwd=str(tmp_path), network=True, label="fetch"), io.StringIO())
 
 
 def test_a_bwrap_step_is_refused_where_bwrap_cannot_run(tmp_path: Path) -> None:
