@@ -22,15 +22,35 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["MAX_PLAYERS", "PHASES", "action_count", "encode", "layout", "mask"]
+from ..game.rules import HAND_SIZE
+from .checks import act_message, integer, shown
+
+__all__ = ["MAX_PLAYERS", "MAX_SLOTS", "MIN_SLOTS", "PHASES", "action_count", "encode", "layout", "mask",
+           "players_of", "slots_of"]
 
 MAX_PLAYERS = 5
+MIN_SLOTS = HAND_SIZE
+"""Smallest ``max_slots``: the slots a hand is dealt (fewer would cut every hand from the first look)."""
+MAX_SLOTS = 64
+"""Largest ``max_slots``: more slots than a deck has cards are never filled, and the mask grows with the
+square of them (2.7 million entries at 5 seats and 64 slots)."""
 PHASES = ("look_initial", "turn", "drawn", "rey", "claim", "over")
 _SLOT = ("occupied", "known", "value")
 
 
+def slots_of(max_slots: Any) -> int:
+    """``max_slots`` checked: an int from :data:`MIN_SLOTS` to :data:`MAX_SLOTS`."""
+    return integer("max_slots", max_slots, MIN_SLOTS, MAX_SLOTS)
+
+
+def players_of(players: Any) -> int:
+    """``players`` checked: an int from 2 to :data:`MAX_PLAYERS`, the seats the vector has room for."""
+    return integer("players", players, 2, MAX_PLAYERS)
+
+
 def layout(max_slots: int) -> list[str]:
     """The name of each entry of :func:`encode`'s vector, in order."""
+    max_slots = slots_of(max_slots)
     names = [f"phase={phase}" for phase in PHASES]
     names += [f"players={n}" for n in range(2, MAX_PLAYERS + 1)]
     for rel in range(MAX_PLAYERS):
@@ -44,7 +64,7 @@ def layout(max_slots: int) -> list[str]:
 
 def encode(message: Mapping[str, Any], values: Mapping[str, int], players: int, max_slots: int) -> np.ndarray:
     """The vector of ``message`` (an ``act``), ``values`` the card values of ``hello``, as float32 in [-1, 1]."""
-    state = message["state"]
+    state, players, max_slots = _checked(message, values, players, max_slots)
     me = int(state["seat"])
     top = max(1, max(abs(v) for v in values.values()))
     cards = sum(1 for _ in values) or 52
@@ -95,10 +115,26 @@ def encode(message: Mapping[str, Any], values: Mapping[str, int], players: int, 
     return out
 
 
+def _checked(message: Any, values: Any, players: Any, max_slots: Any) -> tuple[Mapping[str, Any], int, int]:
+    """:func:`encode`'s arguments checked: the message's state, and the seats and slots as plain ints."""
+    state = act_message("message", message)["state"]
+    players, max_slots = players_of(players), slots_of(max_slots)
+    allowed = "the card values of hello (a mapping of card to int, not empty)"
+    if not isinstance(values, Mapping):
+        raise TypeError(f"values must be {allowed}, got {shown(values)}")
+    if not values:
+        raise ValueError(f"values must be {allowed}, got an empty one")
+    seats = len(state.get("hands") or ())
+    if seats != players:
+        raise ValueError(f"players must be the seats the message shows, {seats}, got {players}")
+    return state, players, max_slots
+
+
 def action_count(players: int, max_slots: int) -> int:
     """The longest legal list while every hand has at most ``max_slots`` slots: holding a drawn card, a swap per
     slot, every multi-swap (2 to 4 slots, into each of them), the discard, and the largest power's targets
     (a blind swap of any own slot with any other seat's); or the initial look's pairs, if more."""
+    players, max_slots = players_of(players), slots_of(max_slots)
     multi = sum(comb(max_slots, k) * k for k in range(2, min(4, max_slots) + 1))
     drawn = max_slots + multi + 1 + max_slots * (players - 1) * max_slots
     return max(drawn, comb(max_slots, 2), max_slots + 1, 3)
@@ -106,7 +142,8 @@ def action_count(players: int, max_slots: int) -> int:
 
 def mask(message: Mapping[str, Any], size: int) -> tuple[np.ndarray, int]:
     """The mask of ``message``'s legal indices (int8, ``size`` entries) and how many legal actions did not fit."""
-    legal = len(message["legal"])
+    legal = len(act_message("message", message, state=False)["legal"])
+    size = integer("size", size, 1)
     out = np.zeros(size, dtype=np.int8)
     out[:min(legal, size)] = 1
     return out, max(0, legal - size)

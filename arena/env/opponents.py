@@ -18,6 +18,7 @@ from ..bots.launch import launch_spec
 from ..match.link import BotLink, TimeControl
 from ..sandbox import Limits, SandboxError
 from ..sandbox.backends import Backend, resolve_backend
+from .checks import integer
 
 __all__ = ["BotOpponent", "CallableOpponent", "Opponent", "Policy", "opponent_of", "random_policy"]
 
@@ -26,8 +27,9 @@ Policy = Callable[[Mapping[str, Any]], int]
 
 
 def random_policy(seed: int | str = 0) -> Policy:
-    """A uniformly random legal choice, from its own stream (``seed``): the in-process twin of ``bots/random``."""
-    stream = random.Random(seed)
+    """A uniformly random legal choice, from its own stream (``seed``: an int from 0 up or a str, so that no
+    two seeds share a stream): the in-process twin of ``bots/random``."""
+    stream = random.Random(seed if isinstance(seed, str) else integer("seed", seed, 0, extra=" or a str"))
     return lambda message: stream.randrange(len(message["legal"]))
 
 

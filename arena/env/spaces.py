@@ -10,6 +10,7 @@ import numpy as np
 from ..game.registry import DEFAULT_GAME, game_named
 from ..game.seam import GameRules
 from ..match import protocol
+from .checks import game_of
 from .encode import action_count, layout
 
 __all__ = ["MessageSpace", "observation_space"]
@@ -54,6 +55,7 @@ class MessageSpace(gymnasium.spaces.Space[dict[str, Any]]):
 
 def observation_space(rules: GameRules, players: int, max_slots: int, game: str = DEFAULT_GAME) -> gymnasium.spaces.Dict:
     """``{"message", "observation", "action_mask"}`` for a seat of ``players`` under ``rules``."""
+    game_of(game)  # now, not when a message is first sampled
     size = len(layout(max_slots))
     return gymnasium.spaces.Dict({
         "message": MessageSpace(rules, players, game),

@@ -20,14 +20,16 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
+from ..bounds import MAX_FAULTS
 from ..game.registry import DEFAULT_GAME, game_named
 from ..game.seam import GameRules
 from ..match import protocol
-from ..match.faults import BotFault, FaultKind
+from ..match.faults import FAULT_POLICIES, BotFault, FaultKind
 from ..match.link import TimeControl, collect_ready, collect_replies
 from ..match.runner import final_places
 from ..sandbox import SandboxError
 from ..match.seeds import play_match_id
+from .checks import integer, legal_index, one_of
 from .opponents import BotOpponent, CallableOpponent, Opponent
 
 __all__ = ["Table"]
@@ -39,6 +41,8 @@ class Table:
     def __init__(self, rules: GameRules, players: int, opponents: Mapping[int, Opponent],
                  time: TimeControl | None = None, fault_policy: str = "forfeit", max_faults: int = 3,
                  game: str = DEFAULT_GAME) -> None:
+        one_of("fault_policy", fault_policy, FAULT_POLICIES)
+        max_faults = integer("max_faults", max_faults, 1, MAX_FAULTS)
         self.rules, self.players, self.game_name = rules, players, game
         self.game = game_named(game)
         self.opponents = dict(opponents)
@@ -46,6 +50,7 @@ class Table:
         self.time = time or TimeControl()
         self.fault_policy, self.max_faults = fault_policy, max_faults
         self.match: Any = None
+        self.result: dict[str, Any] | None = None
         self.faults: list[tuple[int, str, str]] = []
         """(seat, fault kind, detail) of the opponents' faults in this match."""
 
@@ -67,7 +72,7 @@ class Table:
         self.forfeited = [False] * self.players
         self.fault_count = [0] * self.players
         self.faults = []
-        self.result: dict[str, Any] | None = None
+        self.result = None
         for seat in range(self.players):
             self._send(seat, protocol.hello(self.match_id, seat, self.players, self.rules, self.time.move_ms,
                                             self.time.startup_ms, self.time.bank_ms, self.game_name))
@@ -95,13 +100,11 @@ class Table:
 
     def choose(self, seat: int, index: int) -> None:
         """The learner's answer for ``seat``: an index into its message's ``legal``; play on when every seat asked
-        has answered. A :class:`ValueError` for a seat not asked or an index out of range."""
+        has answered. A :class:`ValueError` for a seat not asked or an index out of range, a :class:`TypeError`
+        for an index not an int."""
         if seat not in self.waiting():
             raise ValueError(f"seat {seat} is not asked now (asked: {self.waiting() or 'none'})")
-        legal = self.asking[seat]["legal"]
-        if type(index) is not int or not 0 <= index < len(legal):
-            raise ValueError(f"index {index!r} is not one of seat {seat}'s {len(legal)} legal actions (0..{len(legal) - 1})")
-        self.chosen[seat] = index
+        self.chosen[seat] = legal_index("index", index, seat, len(self.asking[seat]["legal"]))
         self._advance()
 
     def close(self) -> None:
