@@ -17,6 +17,6 @@ def test_strict_mypy_passes(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
          "--cache-dir", str(tmp_path / "cache"), "arena", "bench"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT, capture_output=True, text=True, timeout=1800,
     )
     assert done.returncode == 0, done.stdout + done.stderr

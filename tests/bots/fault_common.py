@@ -23,7 +23,7 @@ import json
 import os
 import random
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 MARKER = "FAULT-MARKER"
 CORRUPT = "CORRUPT-LINE-FROM-ARENA"
@@ -85,6 +85,29 @@ class Bot:
         self.count = 0
         self.strict = False
         """If set, a line from the arena that is not JSON makes the bot log CORRUPT and exit 86."""
+        self.pending: list[bytes] = []
+        """Lines already read from the arena (by :meth:`next_line`) that the loop has yet to handle."""
+
+    def next_line(self) -> bytes:
+        """The arena's next line, read now and handled later by the loop (b"" at the end of stdin).
+
+        A fault may wait for it: a line from the arena while a request is unanswered means the
+        arena gave up on that request (it timed out), whatever the speed of the machine."""
+        line = sys.stdin.buffer.readline()
+        if line:
+            self.pending.append(line)
+        return line
+
+    def lines(self) -> Iterator[bytes]:
+        """The arena's lines, those :meth:`next_line` read ahead first."""
+        while True:
+            if self.pending:
+                yield self.pending.pop(0)
+                continue
+            raw = sys.stdin.buffer.readline()
+            if not raw:
+                return
+            yield raw
 
     @property
     def move_ms(self) -> int:
@@ -96,7 +119,7 @@ class Bot:
 
     def run(self) -> None:
         try:
-            for raw in sys.stdin.buffer:
+            for raw in self.lines():
                 try:
                     msg = json.loads(raw)
                 except ValueError:

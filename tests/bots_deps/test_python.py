@@ -162,24 +162,33 @@ sys.path.insert(0, {root!r})
 from arena.bots.buildlock import entry_lock
 with entry_lock({entry!r}, 10):
     print("held", flush=True)
-    time.sleep(1.5)
+    sys.stdin.readline()  # held until the test says go
+    time.sleep(1.0)
+    open({released!r}, "w").close()
 """
 
 
 def test_a_build_waits_for_another_arena_building_the_same_version(tmp_path: Path, own_cache: Path) -> None:
+    """The other arena holds the entry until told, so the first build gives up on a machine of any speed; the
+    second one waited if it ends after the file the other makes just before it lets go."""
     spec = load_bot(str(python_bot(tmp_path / "bot")))
     (d,) = env.declared(spec)
     (own_cache / "envs").mkdir(parents=True)
-    code = HOLD.format(root=str(ROOT), entry=str(own_cache / "envs" / deps.key(d)))
-    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    released = tmp_path / "released"
+    code = HOLD.format(root=str(ROOT), entry=str(own_cache / "envs" / deps.key(d)), released=str(released))
+    holder = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         with pytest.raises(BotConfigError, match="bot 'pydeps': .*another arena has been building this environment"):
             env.prepare(spec, timeout=0.3)
-        begun = time.monotonic()
+        assert holder.stdin is not None
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
         build_bot(spec)
-        assert time.monotonic() - begun >= 0.7
+        assert released.exists()
     finally:
+        if holder.stdin is not None:
+            holder.stdin.close()
         holder.wait()
     assert len(entries(own_cache)) == 1
 

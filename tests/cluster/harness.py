@@ -76,7 +76,7 @@ class Cluster:
         self.wait_for(workers)
         return self
 
-    def wait_for(self, workers: int, timeout: float = 30.0) -> None:
+    def wait_for(self, workers: int, timeout: float = 300.0) -> None:
         from distributed import Client
 
         until = time.monotonic() + timeout

@@ -81,7 +81,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_stores_nothing_twice(
     victim = cluster.workers[0]
 
     def kill_when_playing() -> None:
-        until = time.monotonic() + 60
+        until = time.monotonic() + 600  # a bound only a broken run reaches
         while stored(output) < 3 and time.monotonic() < until:
             time.sleep(0.02)
         cluster.kill(victim)  # kill -9 of the worker process (and of the bots it runs)
@@ -111,7 +111,7 @@ def test_every_worker_lost_at_once_then_a_new_one_joins(
     lines: list[str] = []
 
     def kill_all_then_add_one() -> None:
-        until = time.monotonic() + 60
+        until = time.monotonic() + 600  # a bound only a broken run reaches
         while stored(output) < 3 and time.monotonic() < until:
             time.sleep(0.02)
         for worker in list(cluster.workers):
@@ -234,11 +234,11 @@ def stopped_run(cluster: Cluster, tmp_path: Path, cycles: int,
     arena = [sys.executable, "-m", "arena.cli", "run", str(file), "--dask", cluster.address, "--no-report"]
     run = subprocess.Popen(arena, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        until = time.monotonic() + 60
+        until = time.monotonic() + 600  # a bound only a broken run reaches
         while stored(output) < 3 and time.monotonic() < until and run.poll() is None:
             time.sleep(0.02)
         stop(run)
-        _, err = run.communicate(timeout=60)
+        _, err = run.communicate(timeout=600)
     finally:
         if run.poll() is None:
             run.kill()
@@ -256,7 +256,7 @@ def test_the_scheduler_going_away_stops_the_run_and_a_later_run_resumes(
     assert 3 <= first < 36
     cluster.close()
     cluster.start(workers=2)
-    again = subprocess.run(arena, capture_output=True, text=True, timeout=120)
+    again = subprocess.run(arena, capture_output=True, text=True, timeout=1200)
     assert again.returncode == 0, again.stderr
     assert f"{first} already stored" in again.stderr
     assert results(output) == expected
@@ -322,6 +322,6 @@ def test_ctrl_c_stops_the_run_and_a_later_run_resumes(cluster: Cluster, tmp_path
     assert lines[-1].startswith("interrupted: "), lines
     first = stored(output)
     assert 3 <= first < 600
-    again = subprocess.run([*arena, "--matches", "3"], capture_output=True, text=True, timeout=60)
+    again = subprocess.run([*arena, "--matches", "3"], capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     assert f"{first} already stored" in again.stderr and stored(output) == first + 3

@@ -70,7 +70,7 @@ def test_the_image_plays_as_a_dask_worker_beside_a_sweeping_host_arena(image: st
         subprocess.run(["docker", "run", "-d", "--name", name, "--network", "host", "--entrypoint",
                         "/opt/arena/bin/dask", image, "worker", cluster.address, "--nworkers", "2", "--nthreads", "1"],
                        check=True, capture_output=True, timeout=60)
-        cluster.wait_for(2, timeout=60)
+        cluster.wait_for(2, timeout=300)
         sweeper.start()
         bots = copy_bots(tmp_path / "bots")
         output = tmp_path / "out"

@@ -27,7 +27,7 @@ from arena.match.seeds import play_match_id
 ROOT = Path(__file__).resolve().parents[2]
 WRITER = ROOT / "tests" / "bots" / "log_writer.py"
 RANDOM = str(ROOT / "bots" / "random")
-TIME = TimeControl(move_ms=5000, startup_ms=5000)
+TIME = TimeControl(move_ms=5000, startup_ms=30000)
 
 
 def writer(*args: str) -> BotSpec:
@@ -126,10 +126,15 @@ def test_an_8_mib_stderr_flood_before_every_reply_keeps_the_arena_small(monkeypa
     assert len(rest.encode()) == 65536 and rest.endswith(f"flood act {decisions}\nflood eof\n")
 
 
-def test_start_up_is_timed_per_bot_while_the_others_start_too():
-    """A bot that needs a second to start does not make its neighbour's start-up look slow."""
-    slow = dataclasses.replace(writer("ready_after=1.0"), name="slow")
-    outcome = play_match(job(4, "start", slow, load_bot(RANDOM, name="fast")))
+def test_start_up_is_timed_per_bot_while_the_others_start_too(tmp_path):
+    """A bot that needs a second to start does not make its neighbour's start-up look slow.
+
+    The slow one says ``ready`` only after a second and after the fast one has said it (a file the fast one
+    makes), so it is the slower of the two on a machine of any speed."""
+    fast_ready = tmp_path / "fast-ready"
+    slow = dataclasses.replace(writer("ready_after=1.0", f"ready_when={fast_ready}"), name="slow")
+    fast = dataclasses.replace(writer(f"mark={fast_ready}"), name="fast")
+    outcome = play_match(job(4, "start", slow, fast))
     assert outcome.faults == ()
     slow_ms, fast_ms = (s.startup_ms for s in outcome.stats)
     assert slow_ms is not None and fast_ms is not None

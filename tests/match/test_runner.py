@@ -2,8 +2,13 @@
 
 Every faulting bot is a ``tests/bots/fault_*.py`` script that plays like ``bots/random``
 until a chosen ``act`` (argv), then commits one fault. The other seats are
-``bots/random``. Short time controls keep the module fast; every test also checks that
-no bot process outlives ``play_match``.
+``bots/random``. Every test also checks that no bot process outlives ``play_match``.
+
+Time limits are far above what a bot meant to be in time needs, on a machine many times
+slower than a quiet one; a bot meant to be late answers only once the arena gave up on it
+(``fault_timeout.py``'s ``late``), never after a sleep a busy arena might not notice in time.
+Only the sleeps of bots meant to be slow but in time, and the silent bot's wait for
+``startup_ms``, cost the module time.
 """
 
 from __future__ import annotations
@@ -35,10 +40,15 @@ ROOT = Path(__file__).resolve().parents[2]
 FAULT_BOTS = ROOT / "tests" / "bots"
 RANDOM = str(ROOT / "bots" / "random")
 PYTHON = "/usr/bin/python3"
-MOVE_MS = 300
-TIME = TimeControl(move_ms=MOVE_MS, startup_ms=2000)
-ROOMY = TimeControl(move_ms=600, startup_ms=2000)
-"""For tests whose bots sleep on purpose close to the limit: a wider margin on a loaded machine."""
+MOVE_MS = 1000
+"""Far above a random bot's answer (a few ms; ~100 ms at worst on 2 cores with a load average of 13)."""
+STARTUP_MS = 30_000
+"""Far above a start (~0.1-0.5 s); a bot that fails its start exits or stays silent, costing only ``SILENT``."""
+TIME = TimeControl(move_ms=MOVE_MS, startup_ms=STARTUP_MS)
+ROOMY = TimeControl(move_ms=2500, startup_ms=STARTUP_MS)
+"""For bots that sleep 60% of move_ms on purpose and must still be in time: a second to spare."""
+SILENT = TimeControl(move_ms=MOVE_MS, startup_ms=5000)
+"""For the bot that never says ``ready``: it costs all of startup_ms, which the others' starts must meet."""
 MARKER = "FAULT-MARKER"
 CORRUPT = "CORRUPT-LINE-FROM-ARENA"
 
@@ -235,7 +245,7 @@ def test_fault_in_a_simultaneous_phase(script, kind, act, phase):
 
 
 STARTUP = [
-    ("silent", ("fault_startup", "silent"), r"no 'ready' within startup_ms=1200", "standard", 3, 1),
+    ("silent", ("fault_startup", "silent"), rf"no 'ready' within startup_ms={SILENT.startup_ms}", "standard", 3, 1),
     ("exit_at_once", ("fault_startup", "exit", "4"), r"failed to start: .*\(exit status 4\)", "espanola", 4, 0),
     ("garbage", ("fault_startup", "garbage"), r"no valid 'ready' to hello: .*steady", "standard", 4, 3),
 ]
@@ -243,7 +253,7 @@ STARTUP = [
 
 @pytest.mark.parametrize("script, words, preset, players, seat", [pytest.param(*c[1:], id=c[0]) for c in STARTUP])
 def test_startup_fault(script, words, preset, players, seat):
-    quick = TimeControl(move_ms=MOVE_MS, startup_ms=1200)  # the silent bot costs all of startup_ms
+    quick = SILENT if script[1] == "silent" else TIME  # the silent bot costs all of startup_ms
     started = time.monotonic()
     outcome = play_match(job(table(players, seat, fault_bot(*script)), preset, time_control=quick))
     fault = assert_forfeit_outcome(outcome, seat, FaultKind.STARTUP, words)
@@ -346,7 +356,7 @@ FALLBACK_NON_FATAL = [
     pytest.param(("fault_bad_json", "3"), FaultKind.BAD_JSON, id="bad_json"),
     pytest.param(("fault_not_object", "3"), FaultKind.NOT_OBJECT, id="not_object"),
     pytest.param(("fault_wrong_id", "3"), FaultKind.WRONG_ID, id="wrong_id"),
-    pytest.param(("fault_timeout", "3", "1.6"), FaultKind.TIMEOUT, id="timeout"),
+    pytest.param(("fault_timeout", "3", "late"), FaultKind.TIMEOUT, id="timeout"),
 ]
 
 
@@ -384,8 +394,8 @@ def test_fallback_fatal_fault_forfeits_at_once(script, kind):
 def test_fallback_late_reply_is_ignored(phases):
     """A reply that arrives after its timeout is dropped: no wrong_id, no desync, the bot plays on."""
     seat = 2
-    bot = fault_bot("fault_timeout", "2", "1.6", phases)
-    outcome = play_match(job(table(4, seat, bot), "espanola", policy="fallback", max_faults=2, time_control=ROOMY))
+    bot = fault_bot("fault_timeout", "2", "late", phases)  # answers once the arena has moved on
+    outcome = play_match(job(table(4, seat, bot), "espanola", policy="fallback", max_faults=2))
     assert [(f.seat, f.kind) for f in outcome.faults] == [(seat, FaultKind.TIMEOUT)], outcome.faults
     assert f"phase {phases}" in outcome.faults[0].stderr
     assert outcome.forfeited == (False,) * 4
@@ -445,7 +455,7 @@ def test_timeout_in_a_simultaneous_phase_only_hits_the_slow_bot():
     bots = (
         fault_bot("fault_timeout", "1-3", "0.6", "look_initial,claim", name="slow"),
         load_bot(RANDOM, name="r1"),
-        fault_bot("fault_timeout", "2", "1.5", "look_initial,claim"),
+        fault_bot("fault_timeout", "2", "late", "look_initial,claim"),
         load_bot(RANDOM, name="r3"),
     )
     outcome = play_match(job(bots, "espanola", policy="fallback", time_control=ROOMY))
@@ -536,21 +546,23 @@ def test_reply_echoing_an_earlier_id_is_a_wrong_id_fault():
 def test_timeout_detail_states_the_time_actually_allowed():
     """With bank_ms, the detail must name the time the bot really had for that decision.
 
-    move_ms=300, bank_ms=1000. Act 1 takes 1050 ms (in time: 300 + 750 from the bank, 250
-    left); act 2 is cut off after about 550 ms, but the detail says "no reply within
-    1300 ms" (move_ms + the *initial* bank, bot.BotLink.reply) although the bot never
-    had that long.
+    move_ms=300, bank_ms=3000. Act 1 takes 1050 ms (in time: 300 + 750 from the bank, 2250
+    left); act 2 is answered only after the arena gave up, at about 2550 ms, but the detail
+    said "no reply within 3300 ms" (move_ms + the *initial* bank, bot.BotLink.reply) although
+    the bot never had that long. (Every bot has the bank: a random bot's slow answer on a
+    busy machine draws on it instead of timing out.)
     """
-    bank = TimeControl(move_ms=MOVE_MS, startup_ms=2000, bank_ms=1000)
-    outcome = play_match(job(table(3, 0, fault_bot("fault_timeout", "1,2", "3.5")), "standard",
+    bank = TimeControl(move_ms=300, startup_ms=STARTUP_MS, bank_ms=3000)
+    outcome = play_match(job(table(3, 0, fault_bot("fault_timeout", "1,2", "3.5,late")), "standard",
                              time_control=bank))
     assert [(f.seat, f.kind) for f in outcome.faults] == [(0, FaultKind.TIMEOUT)]
     steps, _ = actions(outcome)
     assert asks_before(steps, 0, outcome.faults[0].decision) == 1  # the first act used the bank, in time
     allowed = int(re.search(r"(\d+) ms", outcome.faults[0].detail).group(1))
-    # Act 1 slept 3.5 x move_ms, so it took at least that: the bank had at most 1000 - 750 left for act 2.
+    # Act 1 slept 3.5 x move_ms, so it took at least that: the bank had at most 3000 - 750 left for act 2.
     # A bound from the sleep, not from the machine's speed (which only lowers ``allowed``).
-    assert MOVE_MS <= allowed <= MOVE_MS + 1000 - (3.5 * MOVE_MS - MOVE_MS), outcome.faults[0].detail
+    move = bank.move_ms
+    assert move <= allowed <= move + 3000 - (3.5 * move - move), outcome.faults[0].detail
 
 
 def test_fallback_never_sends_a_torn_message_after_a_send_timeout(monkeypatch):
@@ -570,7 +582,9 @@ def test_fallback_never_sends_a_torn_message_after_a_send_timeout(monkeypatch):
     real_act = protocol.act_line
     monkeypatch.setattr(protocol, "act_line", lambda *a: real_act(*a)[:-2] + b',"pad":"' + b"p" * 8000 + b'"}\n')
     seat = 1
-    outcome = play_match(job(table(3, seat, fault_bot("fault_stdin_stall", "3")), "standard",
+    # It stops reading for 30 x move_ms: far longer than the arena takes to reach its next act and give
+    # up on writing it (the arena then kills it; a torn message would be read once it reads again).
+    outcome = play_match(job(table(3, seat, fault_bot("fault_stdin_stall", "3", "30")), "standard",
                              policy="fallback", max_faults=5))
     assert outcome.faults and outcome.faults[0].seat == seat
     assert outcome.faults[0].kind is FaultKind.TIMEOUT and "could not be written" in outcome.faults[0].detail
@@ -650,7 +664,7 @@ def test_replay_marks_only_the_decisions_the_fallback_policy_replaced():
 
 def test_replay_of_a_startup_fault_marks_every_move_of_the_seat():
     outcome = play_match(job(table(3, 0, fault_bot("fault_startup", "exit", "4")), "espanola",
-                             time_control=TimeControl(move_ms=MOVE_MS, startup_ms=1200)))
+                             time_control=TIME))
     _, records = replay_records(outcome)
     first_action = next(i for i, r in enumerate(records) if r["type"] == "action")
     assert [r["type"] for r in records[first_action - 2:first_action]] == ["fault", "forfeit"]
@@ -713,7 +727,7 @@ def test_bots_are_closed_together_not_one_after_another(monkeypatch):
     monkeypatch.setattr(BotLink, "end_input", spy_end_input)
     monkeypatch.setattr(BotLink, "close", spy_close)
     bots = tuple(fault_bot("slow_exit", "0.5", name=f"slow{i}") for i in range(4))
-    outcome = play_match(job(bots, time_control=ROOMY))
+    outcome = play_match(job(bots))
     assert outcome.faults == ()
     names = [f"slow{i}" for i in range(4)]
     assert [kind for kind, _ in calls] == ["eof"] * 4 + ["close"] * 4, calls  # one after another: eof, close, ...

@@ -22,9 +22,11 @@ RANDOM = str(ROOT / "bots" / "random")
 RULES = make_rules("standard", {})
 
 
-def job(bots: tuple[BotSpec, ...], seed: int, cpu_seconds: int = 60, per_process: int = 32) -> MatchJob:
+def job(bots: tuple[BotSpec, ...], seed: int, cpu_seconds: int = 600, per_process: int = 32) -> MatchJob:
+    """``cpu_seconds`` far above what the matches take: a kept process is judged by its age (times the cores),
+    so with a small allowance a slow machine would make a spare process too old to take."""
     return MatchJob(f"s-{seed}-{'+'.join(b.name for b in bots)}", RULES, seed, bots,
-                    time=TimeControl(move_ms=1000, startup_ms=3000), sandbox="none",
+                    time=TimeControl(move_ms=1000, startup_ms=30000), sandbox="none",
                     limits=Limits(cpu_seconds=cpu_seconds), per_process=per_process)
 
 
@@ -78,22 +80,25 @@ def test_a_process_never_takes_a_deal_it_has_seen(started):
 
 
 def test_a_process_whose_allowance_left_may_not_cover_the_matches_is_not_taken(started):
-    """The CPU a process used is bounded by its age on every core: past that, a fresh process plays."""
+    """The CPU a process used is bounded by its age on every core: past that, a fresh process plays.
+
+    Allowances of 100 s a match: the processes' real age (the matches played so far, on a machine of any
+    speed) stays far below the 25 s that would use up what one more match needs."""
     a, b = pair()
     later = 0.0
     spare = Spare(cores=4, clock=lambda: time.monotonic() + later)
     try:
-        list(play_batch([job((a, b), 1, cpu_seconds=10), job((b, a), 2, cpu_seconds=10)], spare))
-        assert len(started) == 2  # each process may use 20 s: its two matches' allowance
-        later = 5.0  # 5 s old on 4 cores: up to 20 s used, maybe nothing left for a third match
-        list(play_batch([job((a, b), 3, cpu_seconds=10)], spare))
+        list(play_batch([job((a, b), 1, cpu_seconds=100), job((b, a), 2, cpu_seconds=100)], spare))
+        assert len(started) == 2  # each process may use 200 s: its two matches' allowance
+        later = 50.0  # 50 s old on 4 cores: up to 200 s used, maybe nothing left for a third match
+        list(play_batch([job((a, b), 3, cpu_seconds=100)], spare))
         assert len(started) == 4
-        later = 0.0  # young again: 20 s less at most 4 times their age covers 10 s
-        list(play_batch([job((a, b), 4, cpu_seconds=10)], spare))
+        later = 0.0  # young again: 200 s less at most 4 times their age covers 100 s
+        list(play_batch([job((a, b), 4, cpu_seconds=100)], spare))
         assert len(started) == 4
-        once = [held for group in spare.kept for held in group if held.allowance == 10]
+        once = [held for group in spare.kept for held in group if held.allowance == 100]
         assert len(once) == 2  # started for one match: its allowance never covers another
-        assert not any(held.fits({9}, 1, 10, 32, time.monotonic(), 4) for held in once)
+        assert not any(held.fits({9}, 1, 100, 32, time.monotonic(), 4) for held in once)
     finally:
         spare.close()
 

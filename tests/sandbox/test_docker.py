@@ -16,6 +16,7 @@ import dataclasses
 import json
 import os
 import pickle
+import select
 import shutil
 import signal
 import socket
@@ -72,6 +73,15 @@ READY = b'{"type":"ready","name":"x"}'
 
 def soon(seconds: float) -> float:
     return time.monotonic() + seconds
+
+
+def until(condition: Any, seconds: float = 60.0) -> Any:
+    """Poll ``condition`` until it holds (its value) or ``seconds`` pass (its last value): a bound that only
+    a broken arena reaches, never a duration the test needs."""
+    end = time.monotonic() + seconds
+    while not (value := condition()) and time.monotonic() < end:
+        time.sleep(0.01)
+    return value
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -274,7 +284,7 @@ def test_a_stderr_flooder_costs_a_match_no_more_than_its_time_limits(docker: Doc
     and its container took the SDK call's whole API_TIMEOUT (60 s) to remove, every match."""
     bots = (BotSpec(name="random", command=("/bot/bot",), image=IMAGE),
             BotSpec(name="flood", command=("/bot/stderr_flood",), image=IMAGE))
-    time_control = TimeControl(move_ms=1000, startup_ms=5000)
+    time_control = TimeControl(move_ms=10000, startup_ms=30000)  # the flooder's faults are its replies, not its time
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         outcome = play_match(MatchJob("docker-flood", make_rules("standard"), 3, bots, sandbox="docker",
@@ -295,7 +305,8 @@ def test_lines_stderr_and_exit_status(docker: DockerBackend, engine: Any) -> Non
         assert [json.loads(proc.readline(soon(5)))["i"] for _ in range(3)] == [0, 1, 2]
         proc.send(b"x" * 1500 + b"\n", soon(5))
         assert json.loads(proc.readline(soon(5))) == {"type": "echo", "len": 1501}
-        assert "something on stderr" in proc.stderr_tail()
+        # The engine copies stderr apart from stdout: written first, it may still come after the replies.
+        assert "something on stderr" in until(proc.stderr_tail)
         with pytest.raises(ChannelTimeout):
             proc.readline(soon(0.2))
         proc.send(b"exit 7\n", soon(5))
@@ -315,7 +326,8 @@ def test_lines_stderr_and_exit_status(docker: DockerBackend, engine: Any) -> Non
 def test_a_reply_already_there_is_taken_past_the_deadline(docker: DockerBackend) -> None:
     with started(docker, "echo") as proc:
         proc.send(b"ping\n", soon(5))
-        time.sleep(0.5)  # the reply arrives while "the arena serves another bot"
+        # the reply arrives while "the arena serves another bot": the socket has news, nobody reads it
+        assert select.select(proc.wait_fds(), [], [], 60)[0]
         assert json.loads(proc.readline(time.monotonic() - 1.0))["type"] == "echo"
 
 
@@ -326,9 +338,9 @@ def test_line_too_long_and_bounded_stderr(docker: DockerBackend) -> None:
         proc.send(b"long 100000\n", soon(5))
         with pytest.raises(LineTooLong):
             proc.readline(soon(10))
-        end = soon(5)  # stderr travels beside the flood on the same socket: it may come a little later
-        while not (tail := proc.stderr_tail()).endswith("TAIL-END\n") and time.monotonic() < end:
-            time.sleep(0.01)
+        # stderr travels beside the flood on the same socket: it may come a little later
+        until(lambda: proc.stderr_tail().endswith("TAIL-END\n"))
+        tail = proc.stderr_tail()
         assert len(tail) <= 64 and tail.endswith("TAIL-END\n"), tail
         assert len(proc._buf) <= limits.max_line_bytes + 1  # never more than the cap
         # The rest of the long line is dropped: the first reply ends it, the second is whole.

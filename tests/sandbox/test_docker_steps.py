@@ -24,7 +24,7 @@ import pytest
 from arena.sandbox import DockerBackend, SandboxError, SandboxUnavailable
 from arena.sandbox import docker as docker_sandbox
 from arena.sandbox import docker_steps
-from arena.sandbox.docker_steps import OUTPUT_LIMIT, network_mode
+from arena.sandbox.docker_steps import OUTPUT_LIMIT
 from arena.sandbox.steps import TIMED_OUT, Step
 
 from .docker_support import engine, has_image, host_addresses, leftovers  # noqa: F401 (a fixture)
@@ -102,18 +102,19 @@ def test_a_step_without_an_image_is_refused_with_what_to_set() -> None:
         DockerBackend().run_step(step, io.StringIO())
 
 
-def test_the_network_is_the_bridge_where_there_is_one_else_the_hosts() -> None:
+def test_a_fetch_steps_container_has_no_network_but_its_own_loopback() -> None:
+    """A fetch (``Step.network``) keeps ``none``'s loopback for its relay; any other step has no network."""
     class Api:
-        def __init__(self, networks: list[dict[str, str]]) -> None:
-            self._networks = networks
+        def create_host_config(self, **kw: Any) -> dict[str, Any]:
+            return kw
 
-        def networks(self, names: list[str]) -> list[dict[str, str]]:
-            return [n for n in self._networks if n["Name"] in names]
+        def create_container_config(self, **kw: Any) -> dict[str, Any]:
+            return kw
 
-    bridge = {"Name": "bridge", "Driver": "bridge"}
-    assert network_mode(Api([bridge]), False) == "none"
-    assert network_mode(Api([bridge]), True) == "bridge"
-    assert network_mode(Api([{"Name": "host", "Driver": "host"}]), True) == "host"  # dockerd --bridge=none
+    for network in (False, True):
+        step = Step(("/bin/true",), cwd="/tmp", network=network, relay=("python", PYTHON) if network else None)
+        config = docker_steps._config(Api(), DockerBackend(), step, BASE)
+        assert config["host_config"]["network_mode"] == "none" and config["network_disabled"] is (not network)
 
 
 def test_output_frames_and_characters_split_anywhere_come_out_whole() -> None:
@@ -249,21 +250,36 @@ def test_without_network_nothing_can_be_reached(docker: DockerBackend, out: Path
     assert len(results) == len(targets) and "connected" not in results.values(), results
 
 
-def test_a_step_that_asks_for_the_network_gets_the_engines(docker: DockerBackend, engine: Any, out: Path) -> None:
+def test_a_fetch_step_reaches_no_address_of_the_host_directly_or_through_the_gate(
+        docker: DockerBackend, engine: Any, out: Path) -> None:
+    """The step connects straight to a listener on a host address (no route: ``none``), then asks the gate
+    for it through the proxy its relay set (403): the listener is never reached."""
     addresses = host_addresses()
     if not addresses:
         pytest.skip("this host has no non-loopback IPv4 address to listen on")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
         listener.bind((addresses[0], 0))
         listener.listen(8)
+        listener.setblocking(False)
         port = listener.getsockname()[1]
         code, log = run(docker, probe(f"""
-            import socket
-            socket.create_connection(({addresses[0]!r}, {port}), timeout=5).close()
-            print("connected")
-            """), out, network=True)
-    assert (code, log) == (0, "connected\n")
-    assert network_mode(engine.api, True) in ("bridge", "host")
+            import os, socket, urllib.request
+            try:
+                socket.create_connection(({addresses[0]!r}, {port}), timeout=5).close()
+                print("direct: connected")
+            except OSError as exc:
+                print("direct:", type(exc).__name__)
+            try:
+                urllib.request.urlopen("http://{addresses[0]}:{port}/", timeout=10)
+                print("proxied: connected")
+            except OSError as exc:
+                print("proxied:", exc)
+            """), out, network=True, relay=("python", PYTHON))
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    assert code == 0, log
+    assert "direct: OSError" in log or "direct: ConnectionRefusedError" in log or "direct: TimeoutError" in log, log
+    assert "proxied: HTTP Error 403: the arena refused" in log and "connected" not in log, log
 
 
 def test_the_container_has_the_walls_and_labels_of_a_bots(docker: DockerBackend, engine: Any, out: Path,
@@ -322,7 +338,9 @@ def test_ctrl_c_while_the_engine_creates_the_container_removes_it(docker: Docker
 
 
 def test_a_flood_of_output_is_cut_and_the_step_goes_on(docker: DockerBackend, out: Path) -> None:
-    code, log = run(docker, ["sh", "-c", "echo first >&2; head -c 16777216 /dev/zero | tr '\\0' x; echo; "
+    # All of it on stdout: the engine copies stdout and stderr apart, so a line on stderr may
+    # reach the log after megabytes of stdout written later (stderr's own test is below).
+    code, log = run(docker, ["sh", "-c", "echo first; head -c 16777216 /dev/zero | tr '\\0' x; echo; "
                                          "echo done > done.txt"], out)
     assert code == 0
     assert log.startswith("first\nxxx")

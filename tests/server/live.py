@@ -114,8 +114,8 @@ class ServerProcess:
         self.log.close()
 
 
-def wait_for(what: str, test: Any, seconds: float = 60.0) -> Any:
-    """Poll ``test()`` until it is truthy; its value."""
+def wait_for(what: str, test: Any, seconds: float = 600.0) -> Any:
+    """Poll ``test()`` until it is truthy; its value. ``seconds`` only bounds a broken server."""
     due = time.monotonic() + seconds
     while True:
         value = test()

@@ -43,7 +43,7 @@ def test_a_server_killed_mid_upload_or_mid_check_leaves_no_half_entry(tmp_path):
 
         # killed while a new version of ann is being checked (its build takes a while)
         server = ServerProcess(ladder, tmp_path / "server.log")
-        slow = copy_bot(tmp_path / "home2", "ann", build="sleep 5; {python} -m compileall -q . ../lib")
+        slow = copy_bot(tmp_path / "home2", "ann", build="sleep 60; {python} -m compileall -q . ../lib")
         status, queued, _ = api(server.url, token, "POST", "/api/bots", pack(slow), {"Content-Type": "application/gzip"})
         assert status == 202
         wait_for("the check to start", lambda: (out / "uploads" / ".prev-ann").exists())

@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from arena.site.data import safe_name
 
-from ..site.browser import CHROMIUM, browser  # noqa: F401  (the fixture, and the skip without Chromium)
+from ..site.browser import ACTION_MS, CHROMIUM, EXPECT_MS, browser  # noqa: F401  (fixture; skips without Chromium)
 from playwright.sync_api import Browser, Page, expect  # after the skip above: without Playwright, skipped
 
 ASSETS = Path(__file__).resolve().parents[2] / "arena" / "server" / "assets"
@@ -158,6 +158,7 @@ def page(browser: Browser, tmp_path: Path) -> Iterator[Page]:  # noqa: F811
     """A page on which no script error, console error or alert may happen; a confirm is accepted (retire). The
     browser's own note of an error status (the tests ask for 401, 403, 429) is not the page's error."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(ACTION_MS)
     page = context.new_page()
     errors: list[str] = []
     expected = "Failed to load resource: the server responded with a status of 4"
@@ -236,9 +237,9 @@ def test_an_upload_is_followed_from_the_queue_to_its_final_message(page: Page, s
     page.fill("#name", "ann-bot")
     page.click("#upload")
     expect(page.locator("#sub-state")).to_have_text("queued, 1 ahead")
-    expect(page.locator("#sub-state")).to_have_text("checking", timeout=10_000)
+    expect(page.locator("#sub-state")).to_have_text("checking", timeout=EXPECT_MS)
     assert page.text_content("#sub-output") == CHECK_OUTPUT[0]
-    expect(page.locator("#sub-state")).to_have_text("done", timeout=10_000)
+    expect(page.locator("#sub-state")).to_have_text("done", timeout=EXPECT_MS)
     assert page.text_content("#sub-output") == "\n".join(CHECK_OUTPUT)
     assert page.text_content("#sub-message") == ENTERED
     assert page.get_attribute("#sub-message", "class") == "message ok"

@@ -17,7 +17,7 @@ IN_CI = bool(os.environ.get("CI"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 try:
-    from playwright.sync_api import Browser, Page, sync_playwright
+    from playwright.sync_api import Browser, Page, expect, sync_playwright
 except ImportError:  # pragma: no cover - depends on the environment
     if IN_CI:
         raise
@@ -27,6 +27,13 @@ if CHROMIUM is None:
     if IN_CI:
         pytest.fail("CI is set but there is no chromium: .ci/run installs Debian's chromium", pytrace=False)
     pytest.skip("no chromium on PATH (apt-get install chromium); CI runs these tests", allow_module_level=True)
+
+ACTION_MS = 120_000
+"""How long a page action or wait may take before it fails (Playwright's default is 30 s): a bound only a
+broken page reaches, far above what a busy machine's Chromium needs."""
+EXPECT_MS = 60_000
+"""The same for ``expect(...)`` (Playwright's default is 5 s). Neither is ever waited out by a passing test."""
+expect.set_options(timeout=EXPECT_MS)
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +49,7 @@ def page(browser: Browser, tmp_path: Path) -> Iterator[Page]:
     """A page on which no script error, console error or dialog (an injected alert) may happen; when one
     does, a screenshot is saved and its path printed."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(ACTION_MS)
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda message: errors.append(f"console: {message.text}") if message.type == "error" else None)

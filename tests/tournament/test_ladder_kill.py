@@ -128,7 +128,7 @@ def kill(proc: subprocess.Popen[bytes], marker: Path) -> int:
     members = group_of(proc.pid) | {proc.pid}
     os.killpg(proc.pid, signal.SIGKILL)
     code = proc.wait(10)
-    left = wait_for(lambda: not survivors(proc.pid, members, str(marker)), 10, "the killed arena's processes to go",
+    left = wait_for(lambda: not survivors(proc.pid, members, str(marker)), 120, "the killed arena's processes to go",
                     lambda: f"still alive: {survivors(proc.pid, members, str(marker))}")
     assert left
     return code
@@ -259,8 +259,9 @@ def kill_in_copy(procs: list[subprocess.Popen[bytes]], tmp_path: Path, path: Pat
     """Submit ``bot`` (a big one) as ``name`` and kill it as soon as its snapshot's copy has begun."""
     out = tmp_path / "out"
     proc, log = start(procs, tmp_path, "submit", path, bot, "--name", name)
-    wait_for(lambda: list((out / "bots" / name).glob("*")), 60, "the copy to begin", proc=proc, log=log,
+    wait_for(lambda: list((out / "bots" / name).glob("*")), 600, "the copy to begin", proc=proc, log=log,
              step=0.001)
+    os.killpg(proc.pid, signal.SIGSTOP)  # frozen mid-copy at once; kill() looks for its processes before the kill
     kill(proc, bot)
 
 
@@ -270,12 +271,12 @@ def kill_before_entering(procs: list[subprocess.Popen[bytes]], tmp_path: Path, p
     enter it: the test takes the store's write lock while the copy goes on."""
     out = tmp_path / "out"
     proc, log = start(procs, tmp_path, "submit", path, bot, "--name", name)
-    wait_for(lambda: list((out / "bots" / name).glob("*")), 60, "the copy to begin", proc=proc, log=log,
+    wait_for(lambda: list((out / "bots" / name).glob("*")), 600, "the copy to begin", proc=proc, log=log,
              step=0.001)
     writer = sqlite3.connect(out / "results.sqlite", timeout=10, isolation_level=None)
     try:
         writer.execute("BEGIN IMMEDIATE")
-        wait_for(lambda: snapshots(out, name), 30, "the snapshot", proc=proc, log=log, step=0.005)
+        wait_for(lambda: snapshots(out, name), 300, "the snapshot", proc=proc, log=log, step=0.005)
         time.sleep(0.2)
         assert proc.poll() is None, tail(log)  # waiting for the write lock, in enter()
         kill(proc, bot)
@@ -297,9 +298,9 @@ def test_a_run_killed_at_any_moment_keeps_every_match_once_and_goes_on(tmp_path,
         before = len(stored(out))
         proc, log = start(procs, tmp_path, "run", path)
         if least is None:
-            wait_for(lambda: (out / "results.sqlite").exists(), 30, "the store", proc=proc, log=log, step=0.002)
+            wait_for(lambda: (out / "results.sqlite").exists(), 300, "the store", proc=proc, log=log, step=0.002)
         else:
-            wait_for(lambda: len(stored(out)) >= before + least, 30, f"{least} more matches", proc=proc, log=log)
+            wait_for(lambda: len(stored(out)) >= before + least, 300, f"{least} more matches", proc=proc, log=log)
         time.sleep(extra)
         seen = ids(out)
         bots_seen |= any("bot.py" in p for p in survivors(proc.pid, group_of(proc.pid), str(tmp_path)))
@@ -335,13 +336,16 @@ def test_a_submit_killed_at_any_moment_enters_the_bot_whole_or_not_at_all(tmp_pa
     seed = rng.randrange(1 << 30)
     rng.seed(seed)
     slots = 10
-    delays = [duration * 1.1 * (i + rng.random()) / slots for i in range(slots)]
+    fractions = [1.1 * (i + rng.random()) / slots for i in range(slots)]
     outcomes = []
-    for i, delay in enumerate(delays):
+    for i, fraction in enumerate(fractions):
         name = f"dan{i}"
+        delay = duration * fraction
         proc, log = start(procs, tmp_path, "submit", path, dan, "--name", name)
         time.sleep(delay)
         code = kill(proc, tmp_path)
+        if code != -signal.SIGKILL:  # it was over before the kill: submissions take less now than measured
+            duration = min(duration, delay)  # (a busy machine's load comes and goes)
         assert "Traceback" not in tail(log), tail(log)
         versions = check_field(out)
         assert versions.get(name, 0) <= 1
@@ -398,11 +402,11 @@ def test_a_submit_killed_while_the_ladder_runs_leaves_the_run_going(tmp_path, pr
     out = tmp_path / "out"
     dan, big = copy_bot(tmp_path, "dan"), big_bot(tmp_path, "big")
     run, run_log = start(procs, tmp_path, "run", path)
-    wait_for(lambda: len(stored(out)) >= 2, 30, "the first matches", proc=run, log=run_log)
+    wait_for(lambda: len(stored(out)) >= 2, 300, "the first matches", proc=run, log=run_log)
 
     # killed in its check
     proc, log = start(procs, tmp_path, "submit", path, dan)
-    wait_for(lambda: "standard:" in tail(log), 30, "the check to play", proc=proc, log=log, step=0.005)
+    wait_for(lambda: "standard:" in tail(log), 300, "the check to play", proc=proc, log=log, step=0.005)
     kill(proc, dan)
     # killed in its copy, and after it (its snapshot in place, not entered: the run must not take it)
     kill_in_copy(procs, tmp_path, path, big, "big")
@@ -412,18 +416,18 @@ def test_a_submit_killed_while_the_ladder_runs_leaves_the_run_going(tmp_path, pr
 
     # the run goes on, and stops cleanly on Ctrl-C (which the terminal sends to its whole group)
     after = len(stored(out))
-    wait_for(lambda: len(stored(out)) >= after + 3, 30, "the run to go on", proc=run, log=run_log)
+    wait_for(lambda: len(stored(out)) >= after + 3, 300, "the run to go on", proc=run, log=run_log)
     assert run.poll() is None
     members = group_of(run.pid) | {run.pid}
     os.killpg(run.pid, signal.SIGINT)
     try:
-        code = run.wait(30)
+        code = run.wait(300)
     except subprocess.TimeoutExpired:
         pytest.fail(f"the run did not stop on SIGINT:\n{tail(run_log)}")
     assert code == 130, tail(run_log)
     assert "Traceback" not in tail(run_log), tail(run_log)
     assert "interrupted:" in tail(run_log)
-    wait_for(lambda: not survivors(run.pid, members, str(tmp_path)), 10, "the run's processes to go",
+    wait_for(lambda: not survivors(run.pid, members, str(tmp_path)), 120, "the run's processes to go",
              lambda: str(survivors(run.pid, members, str(tmp_path))))
     rows = check_matches(out)
     assert {b for r in rows for b in json.loads(str(r[3]))} == {"ann@v1", "bob@v1", "carl@v1"}

@@ -36,11 +36,11 @@ def hostile_config(tmp_path: Path, policy: str) -> Path:
     path = tmp_path / f"{policy}.yaml"
     path.write_text(
         f"name: hostile-{policy}\nrules: {{preset: espanola, options: {{rounds: 2}}}}\nseats: 3\nseed: 5\n"
-        f"time: {{move_ms: 400, startup_ms: 5000}}\nsandbox: none\nworkers: 2\nfault_policy: {policy}\n"
+        f"time: {{move_ms: 1000, startup_ms: 30000}}\nsandbox: none\nworkers: 2\nfault_policy: {policy}\n"
         f"max_faults: 3\noutput: {tmp_path / policy}\nbots:\n  - {ROOT / 'bots' / 'random'}\n"
         + bot("exiter", "fault_exit.py", "4", "3")  # fatal under either policy
         + bot("illegal", "fault_illegal.py", "2,4,6", "fly")  # forfeited at its 1st fault, or at its 3rd
-        + bot("sleeper", "fault_timeout.py", "3,7", "1.5"))  # forfeited at its 1st timeout, or never
+        + bot("sleeper", "fault_timeout.py", "3,7", "late"))  # forfeited at its 1st timeout, or never
     return path
 
 
