@@ -32,7 +32,30 @@ LIMIT_MAX = {"cpu_seconds": 86_400, "memory_mb": 1_048_576, "file_size_mb": 1_04
 """Largest value of each ``limits`` key: a day of CPU, 1 TiB, the kernel's default ``fs.nr_open`` (the most
 open files it allows), its default ``pid_max``."""
 RATING_MAX = 1_000_000
-"""Largest magnitude of a ``rating`` parameter."""
+"""Largest magnitude of ``rating.mu``, and largest ``rating.beta``.
+
+Every rating model rates the same when mu, sigma, beta and tau are scaled together (beta, one performance's
+noise, is their unit), so sigma and tau are bounded in units of beta (:data:`SIGMA_PER_BETA`), and mu and beta
+only so far as a double keeps a rating step: |mu| / beta is at most 10**9, so a step of one beta on a mu of
+10**6 keeps about seven significant digits."""
+MIN_BETA = 0.001
+"""Smallest ``rating.beta``: ratings differ by a few beta, which a board prints to two decimals, so with beta
+smaller every difference prints as 0.00; and |mu| / beta would pass the 10**9 of :data:`RATING_MAX`."""
+SIGMA_PER_BETA = (0.001, 10.0)
+"""Smallest and largest ``rating.sigma``, and largest ``rating.tau``, in units of ``rating.beta``.
+
+Above: TrueSkill divides by the chance of each observed order. A new bot's sigma far above beta spreads the
+first matches' mus over many times the spread the later, narrower posteriors expect, and an upset then has a
+chance that underflows to 0 (``FloatingPointError``): never at 20 beta, first at 30, on tables of 2, 4 and 5
+seats whose order follows fixed skills (``bench/rating_bounds.py``, which also rates at the ends of every range).
+10 leaves a factor of 2, also with tau at its largest (a sigma of sqrt(10**2 + 10**2) = 14 beta before a match).
+The default is 2.
+Below: a rating that moves by less than a thousandth of beta a match never changes a board; it also keeps
+TrueSkill's precision 1 / sigma**2 within 10**12 (it overflows below sigma = 1e-154: ``sigma: 1.0e-300``)."""
+MAX_DRAW_PROBABILITY = 0.99
+"""Largest ``rating.draw_probability``. TrueSkill's draw margin is beta * sqrt(2) * Phi^-1((1 + p) / 2), infinite
+once (1 + p) / 2 rounds to 1 (p within 2**-53 of 1), and far above what it meets at the tables before that (a
+tie in 99 of 100 pairs; Cabo's seats tie in fewer than 1 in 100)."""
 MAX_HOURS = 87_600.0
 """Largest ``arena run --hours``: ten years; finite, so a run always has an end."""
 MAX_RUN_MATCHES = 1_000_000_000

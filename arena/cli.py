@@ -9,6 +9,7 @@ import dataclasses
 import json
 import math
 import secrets
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,16 @@ def _writable(path: Path, option: str) -> None:
     except OSError as exc:
         raise click.ClickException(f"{option} {path}: cannot write it: {exc.strerror or exc}; give a path in a "
                                    "directory you can write") from None
+
+
+def _free_path(path: Path) -> Path:
+    """``path``, or, when a file is there already, the first free ``NAME-2.EXT``, ``NAME-3.EXT``, ...: a default
+    replay name repeats whenever a seed does, and the earlier match's replay must not be lost silently."""
+    candidate, number = path, 2
+    while candidate.exists() or candidate.is_symlink():
+        candidate = path.with_name(f"{path.stem}-{number}{path.suffix}")
+        number += 1
+    return candidate
 
 
 def _rules_from(preset: str, options: tuple[str, ...]) -> Any:
@@ -195,7 +206,8 @@ SANDBOX_HELP = "Sandbox backend for bots: auto picks the strongest that works he
 @click.option("--log-bytes", type=click.IntRange(0, 16 * 1024 * 1024), default=65536, show_default=True,
               help="Bytes of each bot's stderr kept as its log (the end of it); 0 keeps none.")
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where to write the omniscient replay (default: replays/<match>.jsonl).")
+              help="Where to write the omniscient replay, replacing a file there (default: "
+                   "replays/play-SEED.jsonl, or play-SEED-2.jsonl, ... when that file exists).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], players: int | None, seed: str | None,
              move_ms: int, startup_ms: int, bank_ms: int | None, sandbox: str, fault_policy: str,
@@ -215,7 +227,8 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
     job = MatchJob(play_match_id(match_seed), rules, match_seed, tuple(specs),  # the id bots see: never the seed
                    TimeControl(move_ms, startup_ms, bank_ms), backend, limits=Limits(log_bytes=log_bytes),
                    fault_policy=fault_policy, max_faults=max_faults)
-    path = replay_path or Path("replays") / f"play-{seed}.jsonl"
+    default = Path("replays") / f"play-{seed}.jsonl"
+    path = replay_path or _free_path(default)
     created = not path.exists()
     _writable(path, "--replay")  # before the match: a path that cannot be written must not cost one
     try:
@@ -233,7 +246,9 @@ def play_cmd(bots: tuple[str, ...], preset: str, options: tuple[str, ...], playe
         return
     for line in outcome_text(outcome, preset):
         click.echo(line)
-    click.echo(f"replay: {path}")
+    moved = replay_path is None and path != default
+    kept = f" ({default} was there already and is kept; --replay FILE chooses the file)" if moved else ""
+    click.echo(f"replay: {path}{kept}")
     logged = [str(seat) for seat, log in enumerate(outcome.logs) if log]
     if logged:
         click.echo(f"logs (stderr) of seat {', '.join(logged)}: arena replay {path} --seat N shows seat N's "
@@ -375,13 +390,27 @@ def bot_group() -> None:
     """Tools for bot authors."""
 
 
+def _raised_matches(spec: BotSpec, asked: int) -> str:
+    """The line saying ``bot check`` plays more matches per preset than ``--matches`` asked for, or "": every
+    table size the bot plays is played at least once (a bot that breaks at 5 seats must not check clean)."""
+    from .authoring.check import plan
+    from .bots.supports import seat_text
+
+    tables = next(iter(plan(spec, asked).values()), [])
+    if len(tables) <= asked:
+        return ""
+    sizes = seat_text(tuple(sorted({table.players for table in tables})))
+    return f"--matches {asked}: raised to {len(tables)} per preset, one at each table size the bot plays ({sizes})"
+
+
 @bot_group.command("check")
 @click.argument("bot", metavar="BOT")
 @click.option("--sandbox", type=click.Choice(BACKEND_NAMES), default="auto", show_default=True, help=SANDBOX_HELP)
 @click.option("--move-ms", type=click.IntRange(1, MAX_MOVE_MS), default=1000, show_default=True,
               help="Time per decision.")
 @click.option("--matches", type=click.IntRange(1, MAX_CHECK_MATCHES), default=3, show_default=True,
-              help="Matches per preset.")
+              help="Matches per preset, raised to one at each table size the bot plays when that is more "
+                   "(4 for a bot that declares no seats: 2-5).")
 @click.option("--opponent", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
               help="Opponent bot directory (default: the bundled bots/random).")
 def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int, opponent: Path | None) -> None:
@@ -399,6 +428,9 @@ def bot_check_cmd(bot: str, sandbox: str, move_ms: int, matches: int, opponent: 
         raise click.ClickException(str(exc)) from None
     backend = _sandbox(sandbox)
     click.echo(f"checking {spec.name} ({' '.join(spec.command)}) under sandbox {backend}")
+    raised = _raised_matches(spec, matches)
+    if raised:
+        click.echo(raised)
     try:
         report = check_bot(spec, backend, TimeControl(move_ms=move_ms), matches, echo=click.echo,
                            opponent_dir=opponent)
@@ -586,8 +618,33 @@ def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> 
     return value
 
 
+def _refuse_directory(given: Path) -> None:
+    """Refuse a directory given as the tournament file, in one line saying what to give instead: the file its
+    stored tournament's last run was given, if it holds one, else a tournament file inside it."""
+    from .tournament.driver import FILE_KEY
+    from .tournament.store import ResultStore, StoreMismatch
+
+    if not given.is_dir():
+        return
+    try:
+        store = ResultStore(given, readonly=True)
+    except (FileNotFoundError, StoreMismatch):
+        files = sorted(p.name for p in given.glob("*.y*ml") if p.is_file())
+        inside = f", such as one it holds: {', '.join(files[:5])}{', ...' if len(files) > 5 else ''}" if files else ""
+        raise click.ClickException(f"{given} is a directory; give a tournament YAML file (docs/tournaments.md)"
+                                   f"{inside}") from None
+    try:
+        made = store.meta(FILE_KEY)
+    finally:
+        store.close()
+    resume = f"its tournament YAML file (arena run {made} resumes it)" if isinstance(made, str) and \
+        Path(made).is_file() else "the tournament YAML file that made it, to resume it"
+    raise click.ClickException(f"{given} is a directory holding a stored tournament; give {resume}, or see its "
+                               f"leaderboard with arena leaderboard {given}")
+
+
 @main.command("run")
-@click.argument("config_file", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("config_file", metavar="CONFIG", type=click.Path(path_type=Path))
 @click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=None, help="Worker processes (default: the config's, else the number of cores).")
 @click.option("--dask", "dask", metavar="ADDRESS", default=None,
               help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N to start N local "
@@ -613,7 +670,7 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
     from .execute import DASK, PoolFailure, choose
     from .site.refresh import RunReport
     from .tournament.config import ConfigError, load_config
-    from .tournament.driver import run_tournament
+    from .tournament.driver import run_tournament, sigterm_stops
     from .tournament.ladder.lock import AlreadyRunning
     from .tournament.leaderboard import text, voided_summary
     from .tournament.settle import UntilError, parse_until
@@ -627,14 +684,16 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
         executor = None if dask is None else choose(DASK, dask)  # --dask ADDRESS: `executor: {dask: ADDRESS}`
     except ValueError as exc:
         raise click.ClickException(f"--dask {exc}") from None
+    _refuse_directory(config_file)
     try:
         config = load_config(config_file)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes,
-                                 max_matches=max_matches, hours=hours, report=RunReport if report else None,
-                                 executor=executor, until_settled=until_settled)
+        with sigterm_stops():
+            summary = run_tournament(config, workers=workers, accept_bot_changes=accept_bot_changes,
+                                     max_matches=max_matches, hours=hours, report=RunReport if report else None,
+                                     executor=executor, until_settled=until_settled)
     except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning, PoolFailure) as exc:
         raise click.ClickException(str(exc)) from None
     own = config.kind.hooks.board_files  # a schedule kind's own board, shown instead of the leaderboard
@@ -651,11 +710,15 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
     if summary.settled:
         click.echo(summary.settled)  # the last line: settled, or where the run stopped instead
     if summary.interrupted:
-        raise SystemExit(130)
+        raise SystemExit(128 + (signal.SIGTERM if summary.terminated else signal.SIGINT))
     if summary.stopped:
         raise click.ClickException(summary.stopped)
     if summary.failed:
         raise click.ClickException(f"{summary.failed} match(es) failed inside the arena; run again to retry them")
+    if summary.played and summary.timed_out == summary.played:
+        raise click.ClickException(f"every match this run played ({summary.played}) had a seat forfeited on time, "
+                                   f"so the board rates the clock, not the bots; raise time.move_ms (or "
+                                   f"time.startup_ms) in {config_file} and run it into a new output directory")
 
 
 @main.command("leaderboard")
@@ -664,6 +727,7 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
 def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
     """Print the leaderboard of a tournament OUTPUT_DIR (or of the tournament or ladder file CONFIG), also while
     it runs."""
+    from .site.withhold import held_back, held_back_note
     from .tournament.kinds import reading
     from .tournament.ladder import paired
     from .tournament.ladder.board import LadderBoard
@@ -688,16 +752,18 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
             results = read(store, records=False)
             voided = results.voided
             heading = f"ladder: {store.count()} matches played"
+            held = held_back_note(held_back(store))  # this board counts them; the public one does not
             board = LadderBoard(ladder_rows(results), paired.read(store.ladder), results.params.model)
         else:
             results = read(store)
             voided = results.voided
             of = "" if results.total is None else f" of {results.total}"  # an open-ended schedule has no total
             heading = f"{len(results.records)}{of} matches finished"
+            held = ""
             board = standings(results)
     finally:
         store.close()
-    click.echo(heading + (f", {len(voided)} voided" if voided else ""))
+    click.echo(heading + (f", {len(voided)} voided" if voided else "") + held)
     click.echo(board.terminal(show_all), nl=False)
 
 
@@ -949,9 +1015,10 @@ def prune_cmd(config_file: Path) -> None:
 def _report_error(results_dir: Path, exc: Exception) -> click.ClickException:
     """One line for a directory the report cannot be made from (or written to)."""
     from .site.build import ReportError
+    from .tournament.standings import BoardError
     from .tournament.store import DB_NAME, StoreDamaged
 
-    if isinstance(exc, StoreDamaged):  # names the file already
+    if isinstance(exc, (StoreDamaged, BoardError)):  # names the file already
         return click.ClickException(str(exc))
     if not (Path(results_dir) / DB_NAME).is_file():
         return click.ClickException(f"{results_dir} is not a results directory (no {DB_NAME} there); "

@@ -9,7 +9,7 @@ generation around them. Then the trained policy and a random one each play the s
 4-seat table against three copies of ``bots/random``, run under the sandbox exactly as in a
 tournament, a quarter of the deals in each seat; the script prints both average places.
 
-    .venv/bin/python examples/train_linear.py                # about a minute on 2 cores
+    .venv/bin/python examples/train_linear.py                # 80 to 140 s on 2 cores (docs/training.md)
     .venv/bin/python examples/train_linear.py --generations 4 --eval 40   # a quick look
 
 Needs NumPy, PettingZoo and Gymnasium: ``pip install 'cabo-arena[env]'`` (docs/training.md).

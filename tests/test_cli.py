@@ -141,6 +141,20 @@ def test_play_bad_arguments_are_one_line_errors():
         assert "Traceback" not in result.output
 
 
+def test_play_again_with_a_seed_keeps_the_earlier_replay_and_names_the_new_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bots = [str(ROOT / "bots" / "random"), str(ROOT / "bots" / "heuristic")]
+    first = run("play", *bots, "--seed", "7", "--sandbox", "none")
+    assert first.exit_code == 0 and "replay: replays/play-7.jsonl\n" in first.output, first.output
+    earlier = (tmp_path / "replays" / "play-7.jsonl").read_text()
+    second = run("play", *reversed(bots), "--seed", "7", "--sandbox", "none")
+    assert second.exit_code == 0, second.output
+    assert ("replay: replays/play-7-2.jsonl (replays/play-7.jsonl was there already and is kept; --replay FILE "
+            "chooses the file)") in second.output
+    assert (tmp_path / "replays" / "play-7.jsonl").read_text() == earlier
+    assert '"heuristic"' in (tmp_path / "replays" / "play-7-2.jsonl").read_text().splitlines()[0]
+
+
 def test_replay_shows_the_fault_the_forfeit_the_fallback_moves_and_the_stored_places(tmp_path):
     replay = tmp_path / "f.jsonl"
     illegal = "/usr/bin/python3 tests/bots/fault_illegal.py 2 fly"
@@ -174,6 +188,18 @@ def test_bot_check_clean_bot_exits_zero():
     assert result.exit_code == 0, result.output
     assert "result: clean" in result.output
     assert "reuse: one process, two matches (standard, then a new hello for espanola): ok" in result.output
+
+
+def test_bot_check_says_when_it_plays_more_matches_than_asked_and_why():
+    result = run("bot", "check", "bots/random", "--matches", "1", "--sandbox", "none")
+    lines = result.output.splitlines()
+    assert lines[1] == "--matches 1: raised to 4 per preset, one at each table size the bot plays (2-5 seats)"
+    assert "standard: 4 matches at 2-5 seats: ok" in result.output
+    asked = run("bot", "check", "bots/random", "--matches", "5", "--sandbox", "none")
+    assert "raised" not in asked.output and "standard: 5 matches at 2-5 seats: ok" in asked.output
+    help_text = " ".join(run("bot", "check", "--help").output.split())
+    assert "Matches per preset, raised to one at each table size the bot plays when that is more (4 for a bot " \
+           "that declares no seats: 2-5). [default: 3" in help_text
 
 
 def test_bot_check_catches_a_bot_that_refuses_a_second_hello():

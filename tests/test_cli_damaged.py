@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import random
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Callable
 
@@ -78,6 +79,42 @@ def test_every_store_command_refuses_a_damaged_store_in_one_line(base, tmp_path,
                  ["run", str(_config(tmp_path, out, ladder=False)), "--no-report"]):
         line = _one_line_refusal(args)
         assert "results.sqlite" in line, (args, line)
+
+
+def _sql(db: Path, statement: str) -> None:
+    with sqlite3.connect(db) as connection:
+        connection.execute(statement)
+    connection.close()
+
+
+ROWS: dict[str, tuple[str, tuple[str, ...], str]] = {
+    # a damage to the rows, the commands that read them (a ladder's board reads its kept ratings, not its rows),
+    # and what the one line says
+    "a match stored twice": ("INSERT INTO matches SELECT 100, match_id || '-copy', seed, cycle, rotation, bots, "
+                             "places, totals, forfeited, reason, rounds, faults, decisions, seconds, stats, sandbox, "
+                             "replay, finished_at FROM matches WHERE idx = 3", ("report", "run"),
+                             "(match 100 (m3/c-random+other+random-copy) repeats match 3 (m3/c-random+other+random): "
+                             "the same deal, rotation and seats stored twice)"),
+    "a luck of NaN": ("INSERT INTO luck SELECT idx, 'cabo-v2', '[0, NaN, 0]' FROM matches WHERE idx = 3",
+                      ("leaderboard", "report", "run"),
+                      "(match 3: luck is not a finite number for each of its 3 seats, got [0, NaN, 0])"),
+    "a luck of another table": ("INSERT INTO luck SELECT idx, 'cabo-v2', '[0.5, -0.5]' FROM matches WHERE idx = 3",
+                                ("leaderboard", "report", "run"),
+                                "(match 3: luck is not a finite number for each of its 3 seats, got [0.5, -0.5])"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(ROWS))
+def test_a_match_stored_twice_or_a_luck_not_one_number_per_seat_is_refused_in_one_line(base, tmp_path, damage):
+    out = tmp_path / "results"
+    shutil.copytree(base, out)
+    statement, commands, words = ROWS[damage]
+    _sql(out / "results.sqlite", statement)
+    args = {"leaderboard": ["leaderboard", str(out)], "report": ["report", str(out)],
+            "run": ["run", str(_config(tmp_path, out, ladder=True)), "--matches", "1", "--no-report"]}
+    for command in commands:
+        line = _one_line_refusal(args[command])
+        assert line.startswith(f"Error: {out / 'results.sqlite'}: the store is damaged ") and words in line, line
 
 
 REPLAYS: dict[str, bytes] = {

@@ -17,7 +17,10 @@ Replay files come from outside too (a report's directory, a file someone sends),
 reading one is bounded and checked: at most :data:`MAX_REPLAY_BYTES` of text (a gzip
 file is decompressed as a stream and given up past that, so a small "bomb" cannot
 fill memory), at most :data:`MAX_RECORDS` records, each line a JSON object whose
-fields the arena's readers use have the right types. Anything else is a
+fields the arena's readers use have the right types. A replay of Cabo is also dealt again
+from its seed and actions (:func:`check_dealt`): a record edited after the match was written (a
+card changed, an action or the seed) no longer matches what they make, and the file is refused,
+since its account and the luck measured from it would disagree. Anything else is a
 :class:`ReplayError` naming the file, the line and what was expected.
 """
 
@@ -36,7 +39,7 @@ from typing import IO, Any, Iterable, Iterator, Mapping, Sequence
 import orjson
 
 from .events import omniscient
-from .rules import MAX_PLAYERS, MIN_PLAYERS, make_rules
+from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules, make_rules
 from .state import Match
 
 FORMAT = "cabo-arena-replay/3"
@@ -54,6 +57,10 @@ FALLBACK = "fallback"
 """``by`` of an action the fallback policy chose (absent: the seat's bot chose it)."""
 NOTE_TYPES = frozenset({"fault", "forfeit", "result", "log"})
 """Record types that are the arena's, not engine events (an event type never takes one of these names)."""
+TIME_KEYS = ("move_ms", "startup_ms", "bank_ms")
+"""The time limits a header keeps, as ``hello`` gave them."""
+MAX_MS = 10**9
+"""The largest time limit a header may say, in milliseconds (the arena's own are far below)."""
 
 
 @dataclass(frozen=True)
@@ -129,13 +136,15 @@ class ReplayError(ValueError):
     """A replay that cannot be read: the message names the file (and line) and what was expected."""
 
 
-def read_replay(lines: Iterable[str], strict: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def read_replay(lines: Iterable[str], strict: bool = False,
+                numbers: list[int] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Split a replay into its header and its records (actions, events and the arena's notes).
 
     A format this arena does not know is refused rather than misread, and so is a line that
     is not a JSON object; ``strict`` (a file from outside: :func:`load_replay`) also refuses
     a header or record whose fields are not what the readers expect. Each refusal is a
     :class:`ReplayError` saying which line (blank lines count) and what was expected.
+    ``numbers``: given a list, each record's line number is appended to it, for a later check to name.
     """
     header: dict[str, Any] | None = None
     records: list[dict[str, Any]] = []
@@ -166,6 +175,8 @@ def read_replay(lines: Iterable[str], strict: bool = False) -> tuple[dict[str, A
         if strict:
             _check_record(record, number, header["players"], header.get("game", "cabo") == "cabo")
         records.append(record)
+        if numbers is not None:
+            numbers.append(number)
     if header is None:
         raise ReplayError("not a replay file: it is empty; a replay starts with a header line")
     return header, records
@@ -178,12 +189,12 @@ def hello_time(header: dict[str, Any]) -> dict[str, int]:
     given = header.get("time")
     if not isinstance(given, dict):
         return {}
-    out: dict[str, int] = {}
-    for key in ("move_ms", "startup_ms", "bank_ms"):
-        value = given.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10**9:
-            out[key] = value
-    return out
+    return {key: given[key] for key in TIME_KEYS if _is_ms(given.get(key))}
+
+
+def _is_ms(value: Any) -> bool:
+    """Whether ``value`` is a time limit a header may say: whole milliseconds from 0 to :data:`MAX_MS`."""
+    return _is_int(value) and 0 <= value <= MAX_MS
 
 
 def _json_why(exc: ValueError) -> str:
@@ -230,7 +241,21 @@ def _check_header(record: dict[str, Any], number: int, strict: bool) -> dict[str
     if bots is not None and not (isinstance(bots, list) and len(bots) == players
                                  and all(isinstance(b, str) for b in bots)):
         raise ReplayError(f"{where}: bots must be a list of {players} names, one per seat")
+    _check_time(record.get("time"), where)
     return record
+
+
+def _check_time(given: Any, where: str) -> None:
+    """Refuse a header's time limits unless each is whole milliseconds from 0 to :data:`MAX_MS` (``arena replay
+    --feed`` gives them to a bot again, the viewer shows them)."""
+    if given is None:
+        return
+    if not isinstance(given, dict):
+        raise ReplayError(f"{where}: time must be an object of {', '.join(TIME_KEYS)}, not {json.dumps(given)[:40]}")
+    for key in TIME_KEYS:
+        if key in given and not _is_ms(given[key]):
+            raise ReplayError(f"{where}: time.{key} must be a whole number of milliseconds from 0 to {MAX_MS}, "
+                              f"not {json.dumps(given[key])[:40]}")
 
 
 _FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
@@ -323,10 +348,85 @@ def load_replay(path: Path, limit: int = MAX_REPLAY_BYTES) -> tuple[dict[str, An
         raise ReplayError(f"{path}: line {line} is not UTF-8 text (byte {exc.start}); a replay is UTF-8 "
                           "JSON lines") from None
     del data
+    numbers: list[int] = []
     try:
-        return read_replay(io.StringIO(text), strict=True)
+        header, records = read_replay(io.StringIO(text), strict=True, numbers=numbers)
+        if header.get("game", "cabo") == "cabo":
+            check_dealt(header, records, numbers)
     except ReplayError as exc:
         raise ReplayError(f"{path}: {exc}") from None
+    return header, records
+
+
+def check_dealt(header: dict[str, Any], records: Sequence[dict[str, Any]], numbers: Sequence[int]) -> None:
+    """Refuse a replay of Cabo whose recorded events are not those its seed and actions make: the engine deals
+    every card from the seed, so a card code changed (to another card, or to none of the deck's), a card moved
+    between events, an action or the seed edited, each shows as the first event that differs. ``numbers``: each
+    record's line. A file that ends early is left to its readers, which say so; fields an older arena did not
+    write are not asked for."""
+    rules = _rules_of(header)
+    match = Match(rules, header["players"], header["seed"])
+    compared = 0  # the rebuilt events compared so far
+    for record, number in zip(records, numbers):
+        kind = record["type"]
+        if kind == "action":
+            try:
+                match.apply(record["seat"], record["action"])
+            except ValueError as exc:
+                raise ReplayError(f"its actions do not rebuild a match here ({exc}), from line {number} (action) "
+                                  "on") from None
+        elif kind not in NOTE_TYPES:
+            if compared == len(match.events):
+                raise ReplayError(f"line {number} ({kind[:40]}): the seed and the actions before it make no such "
+                                  "event here; the file was changed after its match was written")
+            rebuilt = omniscient(match.events[compared], match.players)
+            _check_event(record, rebuilt, rules, f"line {number} ({kind[:40]})")
+            compared += 1
+
+
+def _rules_of(header: dict[str, Any]) -> Rules:
+    """The rules a checked header names, or a :class:`ReplayError` naming the header's problem."""
+    try:
+        return make_rules(header["rules"]["preset"], header["rules"]["options"])
+    except ValueError as exc:
+        raise ReplayError(f"the header's rules are not ones this arena plays ({exc})") from None
+
+
+def _check_event(record: dict[str, Any], made: dict[str, Any], rules: Rules, where: str) -> None:
+    """Refuse a recorded event that says other than the rebuilt one, naming the field (or, in a field of cards, a
+    code the rule set's deck has no card of)."""
+    for key, value in record.items():
+        if key in made and value == made[key]:
+            continue
+        if key not in made:
+            what = f"the field {key[:40]} is not one this event has"
+        else:
+            what = _not_a_card(value, made[key], rules) or (f"{key} is {json.dumps(value)[:60]}, but the seed and "
+                                                             f"the actions before it give {json.dumps(made[key])[:60]}")
+        raise ReplayError(f"{where}: {what}; the file was changed after its match was written")
+
+
+def _not_a_card(value: Any, made: Any, rules: Rules) -> str:
+    """What is wrong with ``value`` in place of ``made``, a field of cards, when it names a card the deck lacks
+    ("" otherwise, or when ``made`` holds no cards)."""
+    codes = rules.ruleset.deck.codes
+    cards = _strings(made)
+    if not cards or not all(code in codes for code in cards):
+        return ""
+    strange = [text for text in _strings(value) if text not in codes]
+    if not strange:
+        return ""
+    return (f"{json.dumps(strange[0])[:40]} is not a card of the {rules.preset} deck "
+            f"({rules.ruleset.deck.name}: {codes[0]} ... {codes[-1]})")
+
+
+def _strings(value: Any) -> list[str]:
+    """The strings in ``value``, a string or lists of them (an event's card fields)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
 
 
 def rebuild(header: dict[str, Any], records: list[dict[str, Any]]) -> Match:

@@ -46,14 +46,15 @@ from ..bots.spec import NAME_RE
 from ..site.serve import CHECK_SECONDS, HEADERS, TYPES, LiveReport, not_found, report_file
 from ..site.templating import render
 from ..site.withhold import withheld_in
-from ..tournament.config import TournamentConfig
+from ..tournament.config import ConfigError, TournamentConfig, load_config
 from ..tournament.ladder.entries import Entry, entries, retire, retired_line
 from ..tournament.ladder.limits import SubmissionLimits
-from ..tournament.ladder.kind import settings_of
+from ..tournament.ladder.lock import started
+from ..tournament.ladder.kind import own_field, settings_of
 from ..tournament.store import DB_NAME, ResultStore
 from .archive import ArchiveRefused, ArchiveTooLarge, unpack
 from .store import Author, ServerDB
-from ..tournament.ladder.submit import submit
+from ..tournament.ladder.submit import field_refusal, submit
 from .queue import INCOMING, MAX_WAITING, Check, CheckQueue, Job, QueueFull, new_id, recover
 
 UPLOADS_PER_MINUTE = 6
@@ -177,8 +178,22 @@ class Server:
         finally:
             store.close()
 
-    def may_see(self, author: Author, bot: str) -> bool:
-        return author.organiser or self.db.owner(bot) == author.name
+    def field_now(self) -> TournamentConfig:
+        """The ladder file as it says now, for the names of its own field (the organiser may list another bot
+        while the server runs); the file as the server started with it when it cannot be read now."""
+        try:
+            return load_config(self.config.path)
+        except ConfigError:
+            return self.config
+
+    def may_see(self, author: Author, bot: str, versions: list[Entry]) -> bool:
+        """The organiser, or the bot's owner, unless its ``versions`` are the file's own bot: an author who claimed
+        a name before the file listed it (or before uploads under the file's names were refused), and whose
+        upload was never entered, has no hold on the organiser's bot of that name."""
+        if author.organiser:
+            return True
+        own = own_field(self.field_now()).get(bot)
+        return self.db.owner(bot) == author.name and (own is None or not versions or versions[-1].source != own)
 
     def known(self, bot: str) -> list[Entry]:
         """The versions of ``bot``; 404 when the ladder has no such bot and nobody owns the name."""
@@ -280,7 +295,11 @@ class Server:
         return spec.name
 
     def _own(self, author: Author, bot: str) -> None:
-        """403 unless ``bot`` is the author's or nobody's (then it becomes theirs)."""
+        """403 unless ``bot`` is the author's or nobody's (then it becomes theirs), and never a name of the file's
+        own field, even before a run entered it."""
+        taken = field_refusal(self.field_now(), bot)
+        if taken is not None:
+            raise ApiError(403, taken)
         owner = self.db.owner(bot)
         if owner is None and any(e.name == bot for e in self.entries()):
             if not author.organiser:
@@ -326,7 +345,7 @@ class Server:
         author = self.author(request)
         bot = request.path_params["name"]
         versions = await run_in_threadpool(self.known, bot)
-        if not self.may_see(author, bot):
+        if not await run_in_threadpool(self.may_see, author, bot, versions):
             raise ApiError(403, refusal.format(bot=bot))
         return bot, versions
 
@@ -399,7 +418,7 @@ def create_app(config: TournamentConfig, queue_size: int = MAX_WAITING, per_minu
             return Response("this server changes nothing there", status_code=405, headers={"Allow": "GET, HEAD"})
         answer = await report_file(builder.report.root, request)
         if answer is None and request.url.path in ("/", "/index.html") and not (builder.report.root / "index.html").exists():
-            return HTMLResponse(_waiting_page(config.name), headers={**_static_headers(), **PAGE_HEADERS})
+            return HTMLResponse(_waiting_page(config), headers={**_static_headers(), **PAGE_HEADERS})
         return answer or not_found()
 
     @contextlib.asynccontextmanager
@@ -434,10 +453,12 @@ PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self
 """The authors' page holds a token: only its own scripts run, it is framed by nobody, and its address goes nowhere."""
 
 
-def _waiting_page(name: str) -> str:
-    """What ``/`` answers before the first match is stored (and so before the first report): the ladder is up,
-    waiting, and bots are submitted on the authors' page."""
-    return render("waiting.html", title=f"Ladder {name}")
+def _waiting_page(config: TournamentConfig) -> str:
+    """What ``/`` answers before the first match is stored (and so before the first report): whether a run is
+    going (it holds the ladder's run lock) or play waits for the organiser's ``arena run``, and that bots are
+    submitted on the authors' page. A server alone plays nothing, so it must not say the ladder is running."""
+    running = started(config.output) is not None
+    return render("waiting.html", title=f"Ladder {config.name}", running=running, file=config.path.name)
 
 
 def _static_headers() -> dict[str, str]:

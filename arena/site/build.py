@@ -14,7 +14,8 @@ writes again only what changed: the chunks of the match list (:mod:`.chunks`) an
 new site is the same bytes a first build writes, made in a fraction of the time.
 
 A public build (``public=True``, what ``arena serve`` shows strangers) writes no line a bot wrote on
-stderr anywhere: no log tail under a fault, no log line in the viewer's frames (:mod:`.public`).
+stderr anywhere: no log tail under a fault, no log line in the viewer's frames (:mod:`.public`); and its
+board counts and rates only the deals played out (:func:`.data.public_view`).
 """
 
 from __future__ import annotations
@@ -62,7 +63,10 @@ def write_site(snapshot: data.Snapshot, target: Path, ratings: data.RatingHistor
     """Every page and data file of ``snapshot`` into the (empty) directory ``target`` (``ratings``: see
     :func:`data.compute`; ``kept``: the row cache ``snapshot`` was read with, holding what earlier builds made
     of its rows; ``reuse``: the report being replaced, whose unchanged match list chunks and bot pages are linked;
-    ``public``: no bot's log in any page); returns what it wrote about."""
+    ``public``: no bot's log in any page, and nothing of a deal still in play: :func:`data.public_view`); returns
+    what it wrote about."""
+    if public:
+        snapshot = data.public_view(snapshot)
     computed = data.compute(snapshot, ratings)
     rows = data.leaderboard_rows(computed.board)
     summary = data.summary(snapshot)

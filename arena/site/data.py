@@ -6,7 +6,8 @@ tested apart from any browser, and the pages only lay it out.
 
 A match whose deal is still to be played under another rotation (:mod:`.withhold`) is
 rated and counted, but nothing that shows its cards, its seed or its log is made of it:
-the match list and the fault list leave it out until its deal is whole.
+the match list and the fault list leave it out until its deal is whole. A public report
+(:func:`public_view`) leaves it out of everything, its board and charts included.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 from typing import Any, Sequence
@@ -25,7 +26,7 @@ from ..tournament.leaderboard import RANKED, Leaderboard, Tally, standing_json
 from ..tournament.rating import Rating, RatingFold, RatingParams, model_of, reads_scores, schedule_order, scores_of
 from ..tournament.records import MatchRecord, VoidRecord, is_replay, record_of_row
 from ..tournament.standings import Results, read, standings
-from ..tournament.store import ResultStore, decode_match
+from ..tournament.store import DB_NAME, ResultStore, decode_match
 from .withhold import withheld_in
 
 LOG_TAIL_CHARS = 2000
@@ -64,6 +65,8 @@ class Snapshot:
     """Indices of the stored matches whose deal has a rotation still to play: rated, never shown."""
     shown: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
     """:func:`shown_rows`, once asked for."""
+    public: bool = False
+    """Made by :func:`public_view`: ``records`` and ``rows`` are those of the whole deals only."""
 
 
 class RowCache:
@@ -357,7 +360,8 @@ def compute(snapshot: Snapshot, ratings: RatingHistory | None = None) -> Compute
     ratings.update(snapshot.records)
     final, history = ratings.result(snapshot.names)
     board = standings(Results(snapshot.params, snapshot.names, snapshot.records, snapshot.voided,
-                              left=snapshot.status, placement=snapshot.placement, margin=snapshot.margin),
+                              left=snapshot.status, placement=snapshot.placement, margin=snapshot.margin,
+                              where=str(snapshot.directory / DB_NAME)),
                       final, ratings.tally)
     return Computed(board, {s.bot: history[s.bot] for s in board.standings})
 
@@ -443,6 +447,15 @@ def shown_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
     return snapshot.shown
 
 
+def public_view(snapshot: Snapshot) -> Snapshot:
+    """``snapshot`` as a public report shows it: only the matches whose deal is whole, so its board (ratings,
+    counts, luck), charts and head-to-head say nothing of a deal still in play, whose cards an author's bot may
+    have yet to be dealt; ``withheld`` still counts the others, for the line that says how many wait."""
+    hidden = snapshot.withheld
+    return replace(snapshot, records=[r for r in snapshot.records if r.index not in hidden],
+                   rows=shown_rows(snapshot), shown=None, public=True)
+
+
 def fault_list(snapshot: Snapshot, kept: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] | None = None
                ) -> list[dict[str, Any]]:
     """Every fault in schedule order: who, where, what, and the end of what the bot wrote on stderr
@@ -519,7 +532,7 @@ def summary(snapshot: Snapshot) -> dict[str, Any]:
     """The heading facts: what tournament, how far it is (``withheld``: matches stored but not shown yet)."""
     return {"name": snapshot.name, "preset": snapshot.preset, "ladder": snapshot.ladder,
             "matches": len(snapshot.records), "total": snapshot.total, "voided": len(snapshot.voided),
-            "withheld": len(snapshot.withheld), "model": snapshot.params.model,
+            "withheld": len(snapshot.withheld), "public": snapshot.public, "model": snapshot.params.model,
             "bots": len(set(chain.from_iterable(r.bots for r in snapshot.records)) | set(snapshot.names))}
 
 

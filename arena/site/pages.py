@@ -22,6 +22,7 @@ from ..tournament.render import Board
 from . import svg
 from .data import LATEST_COLUMNS, compact
 from .templating import Markup, faults_text, fmt, luck_cell, render, row_rank
+from .withhold import until_played_out
 
 FAULT_DETAILS = 500
 """faults.html details at most the latest this many faults (all are counted in its table)."""
@@ -67,7 +68,9 @@ def progress_text(summary: dict[str, Any]) -> str:
     progress = f"{summary['matches']}" + ("" if total is None else f" of {total}") + " matches"
     if summary["voided"]:
         progress += f", {summary['voided']} voided"
-    if summary.get("withheld"):
+    if summary.get("withheld") and summary.get("public"):  # counted nowhere in a public report (data.public_view)
+        progress += f", {summary['withheld']} more held back {until_played_out(summary['withheld'])}"
+    elif summary.get("withheld"):
         progress += f", {summary['withheld']} withheld until their deals are played out"
     return progress
 

@@ -39,6 +39,22 @@ def withheld_in(store: ResultStore, rows: Sequence[Mapping[str, Any]]) -> set[in
     return withheld(rows, () if reading(store).replays_voided else store.voided_deals())
 
 
+def held_back(store: ResultStore) -> int:
+    """How many stored matches of ``store`` a public board leaves out (:func:`withheld_in`), read without decoding
+    more of a row than its deal: for the organiser's board, which counts them, to say so."""
+    return len(withheld_in(store, store.deal_rows()))
+
+
+def held_back_note(count: int) -> str:
+    """What the organiser's board says of :func:`held_back` (nothing when it is 0)."""
+    return f"; the public board holds back {count} {until_played_out(count)}" if count else ""
+
+
+def until_played_out(count: int) -> str:
+    """Why ``count`` matches are held back, as every board and page says it."""
+    return f"until {'its deal is' if count == 1 else 'their deals are'} played out"
+
+
 def withheld(rows: Sequence[Mapping[str, Any]], voided: Iterable[Deal] = ()) -> set[int]:
     """The indices of the stored ``rows`` (with ``idx``, ``seed``, ``rotation``, ``bots``) whose deal still
     has a rotation that is neither among ``rows`` nor among ``voided`` (the deals that settle a rotation)."""

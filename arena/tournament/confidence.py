@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import random
 from statistics import NormalDist
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .rating import Rating, exposure, p_ahead
 
@@ -107,7 +107,7 @@ def rank_intervals(ratings: Mapping[str, Rating], level: float = LEVEL, samples:
     uniform = random.Random(seed).random
     # A skill drawn through the inverse of its normal CDF: normal draws as random.gauss makes them, about
     # four times faster (the inverse is C code), which a board of a thousand players notices.
-    skill = [NormalDist(float(ratings[n].mu), widen * float(ratings[n].sigma)).inv_cdf for n in names]
+    skill = [_inverse(float(ratings[n].mu), widen * float(ratings[n].sigma)) for n in names]
     ranks: list[list[int]] = [[] for _ in names]  # each player's rank (1 is best) in each draw
     players = range(len(names))
     for _ in range(samples):
@@ -120,6 +120,14 @@ def rank_intervals(ratings: Mapping[str, Rating], level: float = LEVEL, samples:
         drawn.sort()
         out[name] = (drawn[tail], drawn[samples - 1 - tail])
     return out
+
+
+def _inverse(mu: float, sigma: float) -> Callable[[float], float]:
+    """The inverse CDF of N(mu, sigma^2), which draws a skill from a uniform; a belief with no spread left (a model
+    may give sigma 0, as :func:`.rating.p_ahead` allows) always draws mu, where ``NormalDist`` refuses it."""
+    if sigma == 0:
+        return lambda uniform: mu
+    return NormalDist(mu, sigma).inv_cdf
 
 
 def interval_text(interval: tuple[int, int] | None) -> str:

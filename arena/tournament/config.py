@@ -30,7 +30,7 @@ import yaml
 from .. import yamlsafe
 from ..match.link import TimeControl
 from ..bounds import (LIMIT_MAX, MAX_BANK_MS, MAX_CYCLES, MAX_FAULTS, MAX_MATCHES_PER_PROCESS, MAX_MOVE_MS,
-                      MAX_WORKERS, RATING_MAX, SEED_RANGE)
+                      MAX_WORKERS, SEED_RANGE)
 from ..bots.spec import NAME_RE, BotConfigError, BotSpec, load_bot
 from ..match.faults import FAULT_POLICIES
 from ..execute.registry import Choice, choose, names as executor_names
@@ -39,7 +39,7 @@ from ..game.seam import Game, GameRules, RuleError
 from ..sandbox.backends import BACKEND_NAMES
 from ..sandbox.limits import Limits
 from ..suggest import did_you_mean
-from .rating import METHODS, MODELS, RatingParams
+from .rating import METHODS, MODELS, RatingParamError, RatingParams
 from .schedules.kind import Field, KeyPath, ScheduleKind
 from .evidence import DEFAULT_MARGIN
 from .schedules.balance import BALANCED, CYCLIC
@@ -269,6 +269,13 @@ NESTED = {
     "margin": " at the top of the file: it goes inside settle, as settle: {margin: 0.25}",
 }
 """Keys of a section given at the top of a file instead: named with the section they belong in."""
+
+
+def _tidy(path: Path) -> Path:
+    """``path`` without ``.`` and ``..`` parts (``tournaments/../results`` is ``results``), as every line that
+    names it shows it; where a ``..`` follows a symlink, and so leads up from the symlink's target, resolved."""
+    normal = os.path.normpath(path)
+    return Path(normal if os.path.realpath(normal) == os.path.realpath(path) else os.path.realpath(path))
 
 
 def _holds_results(directory: Path) -> bool:
@@ -604,6 +611,10 @@ class _Reader:
                 if key in data and key not in chosen.keys.all:
                     self.fail((key,), f"only used with schedule: {kind.name}{kind.keys.only_note}; remove it, or add "
                                       f"schedule: {kind.name}", at_key=True)
+        for key in chosen.keys.unused:
+            if key in data:
+                users = " or ".join(kind.name for kind in kinds() if key not in kind.keys.unused)
+                self.fail((key,), f"only used with schedule: {users}{chosen.keys.unused_note}; remove it", at_key=True)
         return settings
 
     def seed(self, value: Any) -> int | str:
@@ -637,28 +648,22 @@ class _Reader:
             self.fail(("limits",), str(exc))
 
     def rating(self, value: Any) -> RatingParams:
-        """The rating model, its parameters (finite numbers) and the method; only the given ones override RatingParams' defaults."""
+        """The rating model, its method and parameters; only the given ones override RatingParams' defaults. Each
+        number is checked by :meth:`RatingParams.validate`, the one place its range is, and named here by its key."""
         section = self.section(("rating",), value, RATING_KEYS)
         chosen: dict[str, Any] = {}
-        for key, number in section.items():
-            path = ("rating", key)
+        for key, given in section.items():
             if key in ("method", "model"):
-                chosen[key] = self.choice(path, number, METHODS if key == "method" else MODELS)
-                continue
-            if not isinstance(number, (int, float)) or isinstance(number, bool) or not math.isfinite(number) \
-                    or abs(number) > RATING_MAX:
-                self.fail(path, f"expected a number from {-RATING_MAX} to {RATING_MAX}, got {_shown(number)}")
-            if key in ("sigma", "beta") and number <= 0:
-                self.fail(path, f"expected a number > 0 (at most {RATING_MAX}), got {_shown(number)}")
-            if key == "tau" and number < 0:
-                self.fail(path, f"expected a number >= 0 (at most {RATING_MAX}), got {_shown(number)}")
-            if key == "draw_probability" and not 0 <= number < 1:
-                self.fail(path, f"expected a probability from 0 up to (not including) 1, got {_shown(number)}")
-            chosen[key] = float(number)
+                chosen[key] = self.choice(("rating", key), given, METHODS if key == "method" else MODELS)
+            else:
+                chosen[key] = given
         try:
             return RatingParams(**chosen)
-        except (TypeError, ValueError) as exc:
-            self.fail(("rating",), f"bad rating parameters: {exc}")
+        except RatingParamError as exc:
+            if exc.name in section:
+                self.fail(("rating", exc.name), f"expected {exc.allowed}, got {_shown(exc.value)}")
+            self.fail(("rating", "beta"), f"with beta {_shown(section.get('beta'))}, the default {exc.name} "
+                                          f"{exc.value:g} is not {exc.allowed}; give {exc.name} too")
 
     def settle(self, value: Any) -> float:
         """``settle: {margin: M}``: places per match, above 0 and at most :data:`MAX_MARGIN`."""
@@ -682,6 +687,7 @@ class _Reader:
         if not path.is_absolute():
             self.moved_results(Path.cwd() / path, self.base / path)
             path = self.base / path
+        path = _tidy(path)
         longest = max((part for part in path.parts), key=lambda part: len(os.fsencode(part)))
         if len(os.fsencode(longest)) > MAX_NAME_BYTES or len(os.fsencode(str(path))) > MAX_PATH_BYTES:
             self.fail(("output",), f"a path of {len(str(path)):,} characters whose longest name has "

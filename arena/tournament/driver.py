@@ -13,10 +13,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import secrets
+import signal
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Callable, Iterator, Mapping, Protocol, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
@@ -36,9 +39,11 @@ from .kinds import schedule_for, schedule_of as schedule_of
 from .schedules.fixed import FixedSchedule
 from .seating import refusal
 from .settle import SettleGate
+from .standings import BoardError, computing_board, standings
 from .standings import read as read_results
-from .standings import standings
 from .store import ResultStore, check_output
+from .timing import lost_on_time
+from .timing import warnings as time_warnings
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,31 @@ class RunSummary:
     """Why the run stopped before the end without a Ctrl-C (workers could not be kept alive), or ""."""
     settled: str = ""
     """With a stop rule (``until_settled``): the run's last line, settled or not, and where."""
+    terminated: bool = False
+    """True if the stop was a SIGTERM (:func:`sigterm_stops`), not a Ctrl-C."""
+    timed_out: int = 0
+    """Matches played by this invocation in which a seat was forfeited on time (:func:`.timing.lost_on_time`)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """A SIGTERM, raised where a Ctrl-C would be: a run stopped by ``kill`` or a service manager ends as
+    one stopped by Ctrl-C does (matches in play dropped, stored ones kept, a line saying how to resume)."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM stops a stop that hangs, at once
+    raise Terminated()
+
+
+@contextmanager
+def sigterm_stops() -> Iterator[None]:
+    """While it lasts, the first SIGTERM stops the run in the main thread as a Ctrl-C does (:class:`Terminated`);
+    without it Python dies at once, saying nothing of what was stored."""
+    before = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def resolve_seed(config: TournamentConfig, store: ResultStore) -> TournamentConfig:
@@ -93,6 +123,8 @@ def resolve_seating(config: TournamentConfig, store: ResultStore) -> TournamentC
 
 DRAWN_SEED = "drawn_seed"
 """Meta key of the master seed drawn for a tournament whose file gives none."""
+FILE_KEY = "file"
+"""Meta key of the tournament file the last run of an output directory was given (absolute)."""
 
 
 def lost_text(lost: WorkerLost) -> str:
@@ -177,11 +209,13 @@ def publish(store: ResultStore, config: TournamentConfig, fold: RatingFold | Non
     """The leaderboard files from everything stored, by the one standings path (:mod:`.standings`, as
     ``arena leaderboard`` and the report read it; ``fold``: its ratings, if it saw all of it). A schedule
     that keeps its ratings in the store is rated by those, and its kind writes its own files beside these
-    (:meth:`.RunHooks.publish`)."""
+    (:meth:`.RunHooks.publish`). A board that cannot be computed is a :class:`BoardError`, and the files it
+    would have written stay as they were."""
     results = read_results(store)
     board = standings(results, fold.ratings if fold is not None and fold.complete and results.kept is None else None)
     write_files(board, config.output)
-    config.kind.hooks.publish(config, store)
+    with computing_board(store.path):
+        config.kind.hooks.publish(config, store)
     return board
 
 
@@ -235,6 +269,18 @@ def run_tournament(config: TournamentConfig, out: TextIO | None = None, workers:
                     report is not None if frames is None else frames)
 
 
+def sandbox_line(requested: str, chosen: str, remote: bool) -> str:
+    """The run's sandbox in one short line (at most 100 characters): what each backend walls off is in
+    docs/sandbox.md, and why bwrap does not work here is what ``sandbox: bwrap`` is refused with."""
+    if remote:
+        return f"sandbox: {requested}, resolved by each of the executor's workers (refused where it cannot run)"
+    how = "chosen by auto" if requested == "auto" else "requested"
+    if chosen != "none":
+        return f"sandbox: {chosen} ({how}; docs/sandbox.md says what it walls off)"
+    walls = "bwrap does not work here, sandbox: bwrap says why" if requested == "auto" else "no walls but rlimits"
+    return f"sandbox: none ({how}: {walls}; docs/sandbox.md)"
+
+
 def _builder(sandbox: str) -> Backend:
     """The backend a schedule that builds its bots as they join builds them under here when the matches are
     played elsewhere (a remote executor): the file's sandbox where it runs on this machine, else ``none``
@@ -257,7 +303,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
     tell = say or (lambda line: print(line, file=stream, flush=True))
     # An executor on other machines builds the bots and resolves the sandbox there (its registry entry says so).
     remote = config.executor is not None and registered(config.executor.name).remote
-    backend, why = resolve_backend("none" if remote else config.sandbox)
+    backend, _ = resolve_backend("none" if remote else config.sandbox)
     sandbox = config.sandbox if remote else backend.name
     for spec in {b.directory or b.name: b for b in config.bots}.values() if up_front and not remote else []:
         build_bot(spec, backend)
@@ -287,6 +333,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 f"drew a secret master seed at random, kept in {where} for resuming" if first_draw else
                 f"using the secret master seed drawn by its first run (kept in {where})"))
         store.set_meta("rating", config.rating.stored())
+        store.set_meta(FILE_KEY, str(config.path.resolve()))  # what `arena run DIR` suggests instead of DIR
         store.set_meta("settle", {"margin": config.margin})
         for key, value in hooks.meta().items():
             store.set_meta(key, value)
@@ -302,15 +349,20 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
         size = "open-ended" if schedule.total is None else f"{schedule.total} matches"
         to_play = "playing" if left is None else f"{left} to play"
         executor, place = executor_for(config, count, tell, sandbox)
-        if remote:
-            why = "resolved by each of the executor's workers, which is refused if it lacks it"
-        tell(f"tournament {config.name} (results in {config.output}): {size}, {len(done)} already stored{voids}, "
-             f"{to_play} on {place}; sandbox {sandbox} ({why})")
+        if left == 0:
+            tell(f"tournament {config.name} (results in {config.output}): all {schedule.total} matches are "
+                 f"stored{voids}: nothing to play")
+        else:
+            for warning in time_warnings(config.time, config.path):
+                tell(warning)
+            tell(f"tournament {config.name} (results in {config.output}): {size}, {len(done)} already stored{voids}, "
+                 f"{to_play} on {place}")
+            tell(sandbox_line(config.sandbox, sandbox, remote))
         specs = hooks.players(schedule)
         progress = Progress(schedule.total, len(done), stream)
         live = hooks.fold(schedule, records)  # a schedule that keeps ratings in the store starts from them
         issued: dict[int, ScheduledMatch] = {}  # handed to the pool, not come back yet
-        played = failed = voided = 0
+        played = failed = voided = timed_out = 0
         until = None if hours is None else time.monotonic() + hours * 3600
         reporting = report(config.output, hooks.live_report) if report is not None else None
         playing = hooks.playing  # whom the progress line names: the active field, not players gone from it
@@ -324,7 +376,7 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             schedule, until_settled, kind.settle.unit, kind.settle.name, lambda: live.ratings, playing,
             lambda: len(issued), lambda: len(done) + played + voided, evidence, config.margin)
         jobs = _jobs(gate or schedule, live, issued, lambda s: _job(config, s, specs, sandbox, frames), room, tell)
-        interrupted = False
+        interrupted = terminated = False
         stopped = ""
         news = "\n" if progress.live else ""  # off the live progress line
         results = executor(jobs, count)
@@ -359,13 +411,14 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 evidence.add(record)
                 store.record(scheduled, result.outcome, now, hooks.keep)
                 played += 1
+                timed_out += lost_on_time(result.outcome)
                 schedule.finished(scheduled, record)
                 progress.update(live.top(among=playing(), provisional=True), live.ahead)
                 hooks.stored()
                 if reporting is not None:
                     reporting.stored()
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt as exc:
+            interrupted, terminated = True, isinstance(exc, Terminated)
         except PoolFailure as exc:
             stopped = f"{exc}; finished matches are kept, run again to resume"
         finally:
@@ -375,16 +428,23 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             _pass_over_undealt(schedule, live, issued)
             hooks.passed_over()
         if interrupted:
-            tell(f"interrupted: {played} match(es) stored by this run, {len(done) + played + voided} in all; "
+            how = "terminated (SIGTERM)" if terminated else "interrupted"
+            tell(f"{how}: {played} match(es) stored by this run, {len(done) + played + voided} in all; "
                  "run the same command again to resume")
         if gate is not None and not gate.verdict.settled and not issued:
             gate.check()  # stopped by the schedule's end, --matches or --hours: how sure is it there
-        board = publish(store, config, live)
+        try:
+            board = publish(store, config, live)
+        except BoardError as exc:  # every match is stored by now: the run ends with them kept, saying why
+            if reporting is not None:
+                reporting.close(wait=False)
+            raise BoardError(f"{exc}; every stored match is kept, and the leaderboard files and the report were "
+                             "not brought up to date") from None
         if reporting is not None:
             reporting.close(wait=not interrupted)
             # every ending: a run stopped by Ctrl-C, --hours or --matches has results the report must show
             reporting.final(interrupted, tell)
         return RunSummary(schedule.total, played, len(done), failed, interrupted, sandbox, board, voided,
-                          stopped, "" if gate is None else gate.verdict.line())
+                          stopped, "" if gate is None else gate.verdict.line(), terminated, timed_out)
     finally:
         store.close()

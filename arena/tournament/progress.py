@@ -2,9 +2,9 @@
 
 Its ratings cover every match stored so far. Ratings are folded in schedule order, and
 a match stored ahead of an earlier one still in play waits for it; the line adds such
-matches in the order they came and says so (``top, provisional: N matches rated ahead of
-their turn in the schedule``), rather than show ratings that stand still while the stored
-count grows.
+matches in the order they came and says so in plain words (``top, counting N matches that
+finished before earlier ones (exact once those are in)``), rather than show ratings that
+stand still while the stored count grows.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ class Progress:
         elapsed = max(now - self.started, 1e-9)
         rate = self.fresh / elapsed
         leaders = ", ".join(f"{name} {value:.1f}" for name, value in top[:3])
-        label = (f"top, provisional: {ahead} match{'es' if ahead != 1 else ''} rated ahead of {'their' if ahead != 1 else 'its'} "
-                 "turn in the schedule") if ahead else "top"
+        label = (f"top, counting {ahead} match{'es' if ahead != 1 else ''} that finished before earlier ones "
+                 "(exact once those are in)") if ahead else "top"
         if self.total is None:
             return f"[{self.done}] {rate:.2f} matches/s  {label}: {leaders or '-'}"
         left = self.total - self.done

@@ -16,18 +16,39 @@ ladder's entries; the driver writes those before it plays.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from .evidence import DEFAULT_MARGIN, PairEvidence
 from .kinds import reading
 from .ladder.board import LadderRow, StoredEvidence, rows as board_rows, stored_evidence
 from .ladder.kept import Kept, read as read_kept
 from .leaderboard import Leaderboard, Tally, build
-from .rating import Rating, RatingParams, model_of, rate
+from .rating import Rating, RatingParamError, RatingParams, model_of, rate
 from .records import MatchRecord, VoidRecord
-from .store import LadderStore, ResultStore
+from .store import LadderStore, ResultStore, StoreMismatch
 from .store.ladder import ACTIVE, Entry
+
+BOARD_ERRORS = (ArithmeticError, ValueError)
+"""What a board's arithmetic raises on a degenerate input: ``OverflowError``, ``ZeroDivisionError`` and a rating
+library's ``FloatingPointError`` are arithmetic errors; a math domain error and ``statistics.StatisticsError``
+(a spread of 0) are ``ValueError``. Nothing broader: any other error is a fault of the arena's to be seen."""
+
+
+class BoardError(StoreMismatch):
+    """A board that could not be computed from what a store holds; the message names the store and says why.
+    Nothing stored is changed. A :class:`StoreMismatch`, so every command that reports one reports this in one
+    line too."""
+
+
+@contextmanager
+def computing_board(where: object) -> Iterator[None]:
+    """Turn an arithmetic error of the board computed inside into one :class:`BoardError` naming ``where``."""
+    try:
+        yield
+    except BOARD_ERRORS as exc:
+        raise BoardError(f"{where}: the board could not be computed ({type(exc).__name__}: {exc})") from None
 
 
 @dataclass
@@ -58,13 +79,19 @@ class Results:
     its own board."""
     margin: float = DEFAULT_MARGIN
     """Places per match within which bots are shown in one tier (``settle: {margin}``, kept in ``meta``)."""
+    where: str = "the results"
+    """The store read, as a message about its board names it."""
 
 
 def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results:
     """The :class:`Results` of ``store``; ``records``: read every finished match (a ladder's board needs none,
     however many); ``kept``: a ladder's kept ratings (the report rates every match itself)."""
     kind = reading(store)
-    params = RatingParams(**(store.meta("rating") or {}))
+    try:
+        params = RatingParams(**(store.meta("rating") or {}))
+    except RatingParamError as exc:  # out of today's range, as an older arena took it (the store checked the rest)
+        raise BoardError(f"{store.path}: the board could not be computed: {exc}, as an earlier run stored it; run "
+                         "the tournament file again, which stores its own rating parameters") from None
     entries = store.ladder.entries()
     settle = store.meta("settle")
     margin = settle.get("margin") if isinstance(settle, dict) else None
@@ -79,7 +106,8 @@ def read(store: ResultStore, records: bool = True, kept: bool = True) -> Results
                    placement=kind.placement,
                    kept=read_kept(store.ladder, params) if kind.keeps_ratings and kept else None,
                    evidence=stored_evidence(store.ladder) if kind.keeps_ratings and kept else None,
-                   margin=float(margin) if isinstance(margin, (int, float)) and margin > 0 else DEFAULT_MARGIN)
+                   margin=float(margin) if isinstance(margin, (int, float)) and margin > 0 else DEFAULT_MARGIN,
+                   where=str(store.path))
 
 
 def standings(results: Results, ratings: Mapping[str, Rating] | None = None,
@@ -91,17 +119,19 @@ def standings(results: Results, ratings: Mapping[str, Rating] | None = None,
     match, the report's rating history); else a ladder's kept ratings, else rated here from the
     records. A listed player without a rating (a ladder entry yet to play) has a fresh one.
         ``tally``: the records counted already, in schedule order (the report keeps one between builds).
+    An arithmetic error on the way is a :class:`BoardError` (:func:`computing_board`).
     """
-    if ratings is None:
-        ratings = results.kept.ratings if results.kept is not None else \
-            rate(results.records, results.params, results.names)
-    fresh = model_of(results.params).fresh()
-    everyone = {**{name: fresh for name in results.names}, **ratings}
-    if tally is not None:
-        return tally.board(everyone, results.names, results.voided, results.left, results.placement,
-                           results.margin, results.params.model)
-    return build(results.records, everyone, results.names, results.voided, results.left, results.placement,
-                 results.margin, results.params.model)
+    with computing_board(results.where):
+        if ratings is None:
+            ratings = results.kept.ratings if results.kept is not None else \
+                rate(results.records, results.params, results.names)
+        fresh = model_of(results.params).fresh()
+        everyone = {**{name: fresh for name in results.names}, **ratings}
+        if tally is not None:
+            return tally.board(everyone, results.names, results.voided, results.left, results.placement,
+                               results.margin, results.params.model)
+        return build(results.records, everyone, results.names, results.voided, results.left, results.placement,
+                     results.margin, results.params.model)
 
 
 def ladder_board(results: Results) -> list[LadderRow]:
@@ -110,6 +140,7 @@ def ladder_board(results: Results) -> list[LadderRow]:
         raise ValueError("a ladder's board is made from its kept ratings: read the results with kept=True")
     kept = results.kept
     stored = results.evidence
-    return board_rows(results.entries, kept.ratings, kept.matches, kept.last, results.placement,
-                      kept.model.fresh(), stored.evidence if stored is not None else PairEvidence(), results.margin,
-                      stored.luck() if stored is not None else None)
+    with computing_board(results.where):
+        return board_rows(results.entries, kept.ratings, kept.matches, kept.last, results.placement,
+                          kept.model.fresh(), stored.evidence if stored is not None else PairEvidence(),
+                          results.margin, stored.luck() if stored is not None else None)

@@ -107,7 +107,8 @@ def test_a_bot_that_never_starts_is_one_finding_with_its_cause_and_remedy(tmp_pa
     broken = make_bot(tmp_path, "import numpy_that_is_not_here\n")
     code, lines = check(str(broken))
     assert code == 1
-    assert lines[1:5] == [
+    assert lines[1:6] == [
+        "--matches 3: raised to 4 per preset, one at each table size the bot plays (2-5 seats)",
         "supports: every preset, 2-5 seats (nothing declared in bot.yaml)",
         "finding 1: the bot never started (standard, 2 seats, seat 0)",
         "  cause: the bot exited during start-up (exit status 1): ModuleNotFoundError: No module named "
@@ -124,11 +125,11 @@ def test_a_bot_that_does_not_build_is_one_finding(tmp_path: Path) -> None:
     broken = make_bot(tmp_path, "", "build: \"echo 'bot.c:3: error: expected ;' >&2; exit 2\"\n")
     code, lines = check(str(broken))
     assert code == 1
-    assert lines[2] == "note: the bot's install and build run unsandboxed, as the arena's user (sandbox none)"
-    assert lines[3] == "finding 1: the build failed (before any match)"
-    assert lines[4].startswith("  cause: build command ") and lines[4].endswith(
+    assert lines[3] == "note: the bot's install and build run unsandboxed, as the arena's user (sandbox none)"
+    assert lines[4] == "finding 1: the build failed (before any match)"
+    assert lines[5].startswith("  cause: build command ") and lines[5].endswith(
         "failed (exit 2): bot.c:3: error: expected ;")
-    assert lines[5].startswith("  remedy: run the build command by hand in the bot directory")
+    assert lines[6].startswith("  remedy: run the build command by hand in the bot directory")
     assert lines[-1] == "result: 1 finding: nothing else was checked, since the bot did not build"
 
 
@@ -138,8 +139,8 @@ def test_a_build_under_bwrap_gets_no_unsandboxed_note_and_its_failure_is_one_fin
     result = CliRunner().invoke(main, ["bot", "check", str(broken), "--sandbox", "bwrap"])
     lines = result.output.splitlines()
     assert result.exit_code == 1 and not any(line.startswith("note: ") for line in lines)
-    assert lines[2] == "finding 1: the build failed (before any match)"
-    assert lines[3].endswith("failed (exit 2): bot.c:3: error: expected ;")
+    assert lines[3] == "finding 1: the build failed (before any match)"
+    assert lines[4].endswith("failed (exit 2): bot.c:3: error: expected ;")
 
 
 def test_an_opponent_that_does_not_play_the_declared_tables_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.bots import load_bot
@@ -32,7 +33,7 @@ def played(tmp_path: Path, seats: list[str], fault_policy: str = "forfeit") -> t
     seen.mkdir()
     bots = tuple(load_bot(f"b{s}={command.replace('REC', f'/usr/bin/python3 {RECORDER} {seen}')}")
                  for s, command in enumerate(seats))
-    outcome = play_match(MatchJob("m", make_rules("standard"), 77, bots, TimeControl(500, 10000), "none",
+    outcome = play_match(MatchJob("m", make_rules("standard"), 77, bots, TimeControl(5000, 30000), "none",
                                   wire_id="w-1", fault_policy=fault_policy))
     replay = tmp_path / "m.jsonl"
     replay.write_text(outcome.replay_text())
@@ -105,16 +106,24 @@ def test_a_transcript_needs_a_seat_and_one_of_the_two(tmp_path):
     assert code == 1 and err.count("\n") == 1 and "--transcript" in err
 
 
-def test_a_replay_header_with_nonsense_time_limits_falls_back_to_the_defaults(tmp_path):
-    """The header's ``time`` is the file's word: one that is not whole milliseconds is not taken (no traceback)."""
+@pytest.mark.parametrize("limits,said", [
+    ({"move_ms": "fast"}, 'time.move_ms must be a whole number of milliseconds from 0 to 1000000000, not "fast"'),
+    ({"move_ms": 1000, "startup_ms": -5}, "time.startup_ms must be a whole number of milliseconds from 0 to "
+                                          "1000000000, not -5"),
+    ({"move_ms": 1000, "bank_ms": True}, "time.bank_ms must be a whole number of milliseconds from 0 to 1000000000, "
+                                         "not true"),
+    ({"move_ms": 1.5e300}, "time.move_ms must be a whole number of milliseconds from 0 to 1000000000, not 1.5e+300"),
+    ([1000], "time must be an object of move_ms, startup_ms, bank_ms, not [1000]")])
+def test_a_replay_header_with_nonsense_time_limits_is_refused_in_one_line(tmp_path, limits, said):
+    """The header's ``time`` is given to a bot again (``--feed``): one that is not whole milliseconds is the file's
+    damage, said in one line, as every other field's (it was once taken as the defaults, silently)."""
     replay, _ = played(tmp_path, ["REC", "REC"])
     lines = replay.read_text().splitlines()
     header = json.loads(lines[0])
-    header["time"] = {"move_ms": "fast", "startup_ms": [1], "bank_ms": True}
+    header["time"] = limits
     replay.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
-    out = tmp_path / "t.jsonl"
-    assert arena("replay", str(replay), "--seat", "0", "--transcript", str(out))[0] == 0
-    assert json.loads(out.read_text().splitlines()[0])["time"] == {"move_ms": 1000, "startup_ms": 10000}
-    code, said, err = arena("replay", str(replay), "--seat", "0", "--feed", str(ROOT / "bots" / "random"),
-                            "--sandbox", "none")
-    assert code in (0, 1) and "Traceback" not in said + err and " of m.jsonl: " in said
+    for extra in (["--seat", "0", "--transcript", str(tmp_path / "t.jsonl")], ["--luck"],
+                  ["--seat", "0", "--feed", str(ROOT / "bots" / "random"), "--sandbox", "none"]):
+        code, out, err = arena("replay", str(replay), *extra)
+        assert (code, out, err) == (1, "", f"Error: {replay}: line 1 (header): {said}\n")
+    assert not (tmp_path / "t.jsonl").exists()

@@ -86,6 +86,44 @@ BAD: dict[str, Callable[[], tuple[bytes, str]]] = {
 }
 
 
+def _first(kind: str) -> dict:
+    return next(json.loads(line) for line in _lines() if json.loads(line)["type"] == kind)
+
+
+def _another_card(code: str) -> str:
+    return "KC" if code != "KC" else "AS"
+
+
+EDITED: dict[str, Callable[[], tuple[bytes, str]]] = {
+    # a replay changed after its match was written: refused at the first record that its seed and actions do not
+    # make, since its account would say one thing and the luck measured from the rebuilt match another
+    "a card not of the deck": lambda: (_changed_record("draw", {"card": "ZZ"}),
+                                       f'line {_line_of("draw")} (draw): "ZZ" is not a card of the standard deck '
+                                       "(french: AS ... KC); the file was changed after its match was written"),
+    "a card changed to another": lambda: (
+        _changed_record("draw", {"card": _another_card(_first("draw")["card"])}),
+        f'line {_line_of("draw")} (draw): card is "{_another_card(_first("draw")["card"])}", but the seed and the '
+        f'actions before it give "{_first("draw")["card"]}"; the file was changed after its match was written'),
+    "a hand's card changed": lambda: (
+        _changed_record("round_over", {"hands": [["ZZ", *hand[1:]] for hand in _first("round_over")["hands"]]}),
+        f'line {_line_of("round_over")} (round_over): "ZZ" is not a card of the standard deck'),
+    "the seed changed": lambda: (_with_header(seed=8), "line 2 (round_start): "),
+    "a field added to an event": lambda: (_changed_record("round_start", {"peeked": "AS"}),
+                                          f"line {_line_of('round_start')} (round_start): the field peeked is not one "
+                                          "this event has; the file was changed after its match was written"),
+    "an event added": lambda: ((_text() + json.dumps(_first("draw")) + "\n").encode(),
+                               f"line {len(_lines()) + 1} (draw): the seed and the actions before it make no such "
+                               "event here"),
+    "a time not a number": lambda: (_with_header(time={"move_ms": "fast", "startup_ms": 10000}),
+                                    'line 1 (header): time.move_ms must be a whole number of milliseconds from 0 to '
+                                    '1000000000, not "fast"'),
+    "a time negative": lambda: (_with_header(time={"move_ms": 1000, "startup_ms": -1}),
+                                "line 1 (header): time.startup_ms must be a whole number of milliseconds from 0 to "
+                                "1000000000, not -1"),
+}
+BAD.update(EDITED)
+
+
 @pytest.mark.parametrize("case", sorted(BAD))
 @pytest.mark.parametrize("gzipped", [False, True])
 def test_a_bad_replay_is_one_error_naming_the_file_and_what_was_expected(tmp_path, case, gzipped):
@@ -177,6 +215,19 @@ def test_arena_replay_says_what_is_wrong_in_one_line(tmp_path, case):
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"Error: {path}: ")
         assert words in result.output
+
+
+@pytest.mark.parametrize("case", sorted(EDITED))
+def test_arena_replay_luck_of_an_edited_replay_is_refused_in_one_line(tmp_path, case):
+    """``arena replay --luck`` printed the edited card beside the luck of the card the deck gave, and exited 0."""
+    path = tmp_path / "r.jsonl"
+    data, words = EDITED[case]()
+    path.write_bytes(data)
+    for extra in (["--luck"], [], ["--seat", "0"]):
+        result = CliRunner().invoke(main, ["replay", str(path), *extra])
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"Error: {path}: ") and words in lines[0], lines
 
 
 def test_arena_replay_html_of_actions_that_do_not_rebuild_is_one_line(tmp_path):

@@ -21,7 +21,7 @@ from arena.cli import main
 from arena.site import data
 from arena.site.blocks import all_frames, entries_of, parse_head
 from arena.site.build import build_report
-from arena.site.serve import make_server
+from arena.site.serve import LiveReport, make_server
 from arena.site.viewer import build_viewer, match_list
 from arena.site.withhold import withheld
 from arena.tournament.store import schema
@@ -254,3 +254,56 @@ def test_a_store_from_the_first_arena_is_grouped_the_same(tmp_path):
     snapshot = data.read_snapshot(results)
     assert snapshot.withheld == {2} and [m["index"] for m in data.match_list(snapshot)] == [0, 1]
     assert data.summary(snapshot)["withheld"] == 1 and len(snapshot.records) == 3
+
+
+def report_texts(report: Path) -> dict[str, str]:
+    """Every file of a report (its markers apart) as text, by its path."""
+    return {str(p.relative_to(report)): p.read_text(encoding="utf-8", errors="replace")
+            for p in report.rglob("*") if p.is_file() and not p.name.startswith(".")}
+
+
+def public_rows(results: Path) -> dict[str, tuple[int, float | None, float]]:
+    """Each bot's matches, luck and mu on the public board of ``results``."""
+    board = data.compute(data.public_view(data.read_snapshot(results))).board
+    return {row["bot"]: (row["matches"], row["luck"], row["mu"]) for row in data.leaderboard_rows(board)}
+
+
+def test_a_public_board_counts_only_the_deals_played_out(tmp_path):
+    """The public report (what ``arena serve LADDER`` shows strangers, rebuilt as it does) leaves a deal still in
+    play out of its board too: in every page and data file the ratings, match counts and luck are those of the
+    deals played out, and one line says how many more wait; once the deal is played out they count. The
+    organiser's board counts them, and says how many the public one holds back."""
+    bots = [copy_bot(tmp_path, name) for name in ("ann", "bob")]
+    config = tmp_path / "ladder.yaml"
+    config.write_text("\n".join(["name: lad", "schedule: ladder", "seats: [2]", "seed: 5", "sandbox: none",
+                                 "workers: 1", "placement_matches: 2", f"output: {tmp_path / 'out'}", "bots:"]
+                                + [f"  - {b}" for b in bots]) + "\n")
+    results = tmp_path / "out"
+    public = LiveReport(results, tmp_path / "public", interval=0, public=True)
+    run(config, 4)  # two deals, each under both rotations
+    public.build()
+    before, counted = report_texts(public.root), public_rows(results)
+    assert {matches for matches, _, _ in counted.values()} == {4} and all(luck is not None for _, luck, _ in
+                                                                          counted.values())
+    run(config, 1)  # the first rotation of a third deal
+    assert len(data.read_snapshot(results).withheld) == 1
+    public.build()
+    held, line = report_texts(public.root), "4 matches, 1 more held back until its deal is played out"
+    assert line in held["index.html"] and line in held["data/summary.js"]
+    assert {name: text.replace(line, "4 matches") for name, text in held.items()} == before
+    assert public_rows(results) == counted
+    board = CliRunner().invoke(main, ["leaderboard", str(results)]).output.splitlines()
+    assert board[0] == "ladder: 5 matches played; the public board holds back 1 until its deal is played out"
+    end = board[1].index("matches") + len("matches")  # numbers are right-aligned under their heading
+    assert [row[:end].split()[-1] for row in board[2:4]] == ["5", "5"]  # its matches column counts the deal
+
+    run(config, 1)  # the next run plays the deal out
+    public.build()
+    after = report_texts(public.root)
+    assert "6 matches ·" in after["index.html"] and "held back" not in after["index.html"]
+    assert {matches for matches, _, _ in public_rows(results).values()} == {6}
+    fresh = report_texts(build_report(results, tmp_path / "fresh", public=True))
+    assert {name: text for name, text in after.items() if name.endswith(".html")} == \
+        {name: text for name, text in fresh.items() if name.endswith(".html")}
+    assert CliRunner().invoke(main, ["leaderboard", str(results)]).output.splitlines()[0] == \
+        "ladder: 6 matches played"

@@ -12,6 +12,7 @@ import trueskill
 
 from arena.tournament.confidence import (ahead_of_next, board_order, interval_text, p_ahead,
                                          rank_intervals, samples_for, settled)
+from arena.tournament.rating import Belief
 from tests.bots_examples.measure import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +33,13 @@ def test_a_bot_far_ahead_is_surely_first_and_equal_bots_share_every_rank() -> No
     assert intervals["best"] == (1, 1)
     assert intervals["x"] == intervals["y"] == intervals["z"] == (2, 4)
     assert rank_intervals({"alone": R(25.0, 8.0)}) == {"alone": (1, 1)} and rank_intervals({}) == {}
+
+
+def test_a_belief_with_no_spread_left_is_drawn_at_its_mean() -> None:
+    """A model may leave a sigma of 0 (p_ahead takes one); NormalDist refused it and took the whole board down."""
+    field = {"sure": Belief(30.0, 0.0), "x": Belief(29.0, 2.0), "low": Belief(10.0, 0.0)}
+    intervals = rank_intervals(field)
+    assert intervals["sure"] == (1, 2) and intervals["x"] == (1, 2) and intervals["low"] == (3, 3)
 
 
 def test_well_separated_bots_have_one_rank_each_and_wider_sigmas_wider_intervals() -> None:

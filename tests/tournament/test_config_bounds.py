@@ -86,11 +86,40 @@ def test_a_seed_at_the_64_bit_ends_and_a_string_seed_load(tmp_path: Path) -> Non
     assert load(tmp_path, f"seed: '{HUGE}'").seed == HUGE
 
 
+RATING_RANGES = {"mu": "from -1000000 to 1000000", "sigma": "from 0.00416667 to 41.6667 (beta/1000 to 10 beta)",
+                 "beta": "from 0.001 to 1000000", "tau": "from 0 to 41.6667 (at most 10 beta)",
+                 "draw_probability": "from 0 to 0.99"}
+"""Each rating number's range as its message gives it, with the default beta (25/6)."""
+
+
 @pytest.mark.parametrize("value", [".nan", ".inf", "-.inf", "1.0e+23", "-1.0e+23", "true", "x"])
-@pytest.mark.parametrize("key", ["mu", "sigma", "beta", "tau", "draw_probability"])
+@pytest.mark.parametrize("key", sorted(RATING_RANGES))
 def test_a_rating_parameter_is_a_finite_number_in_range(tmp_path: Path, key: str, value: str) -> None:
     message = refused(config_with(tmp_path, f"rating: {{{key}: {value}}}"), f"rating.{key}")
-    assert "from -1000000 to 1000000" in message or "from 0 up to (not including) 1" in message
+    assert f"expected a number {RATING_RANGES[key]}, got " in message
+
+
+@pytest.mark.parametrize("key,value,got", [("sigma", "1.0e-300", "1e-300"), ("sigma", "0.004", "0.004"),
+                                           ("sigma", "42", "42"), ("beta", "0.0005", "0.0005"), ("tau", "42", "42"),
+                                           ("draw_probability", "0.995", "0.995")])
+def test_a_rating_parameter_where_a_model_overflows_is_refused_naming_its_line_and_range(tmp_path: Path, key: str,
+                                                                                          value: str, got: str) -> None:
+    """``sigma: 1.0e-300`` once passed, and every board of the run overflowed after its matches were played."""
+    path = config_with(tmp_path, f"time: {{move_ms: 500}}\nrating:\n  {key}: {value}\n")
+    message = refused(path, f"rating.{key}")
+    assert message == f"{path}:4: rating.{key}: expected a number {RATING_RANGES[key]}, got {got}"
+
+
+def test_sigma_and_tau_are_bounded_in_units_of_the_beta_given(tmp_path: Path) -> None:
+    assert "expected a number from 0.001 to 10 (beta/1000 to 10 beta), got 11" in \
+        refused(config_with(tmp_path, "rating: {beta: 1, sigma: 11}"), "rating.sigma")
+    assert "expected a number from 0 to 20 (at most 10 beta), got 21" in \
+        refused(config_with(tmp_path, "rating: {beta: 2, sigma: 1, tau: 21}"), "rating.tau")
+    message = refused(config_with(tmp_path, "rating: {beta: 0.5}"), "rating.beta")  # the default sigma is 8.33
+    assert message.endswith("with beta 0.5, the default sigma 8.33333 is not a number from 0.0005 to 5 (beta/1000 to "
+                            "10 beta); give sigma too"), message
+    rating = load(tmp_path, "rating: {beta: 0.5, sigma: 5, tau: 5, mu: -1000000, draw_probability: 0.99}").rating
+    assert (rating.beta, rating.sigma, rating.tau, rating.mu, rating.draw_probability) == (0.5, 5, 5, -1e6, 0.99)
 
 
 @pytest.mark.parametrize("value", [".nan", ".inf", "-.inf", "-0.5", "1", HUGE, "true"])

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.tournament.config import load_config
-from arena.tournament.driver import run_tournament
+from arena.tournament.driver import run_tournament, sandbox_line
 from arena.tournament.schedules.round_robin import schedule_size
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,7 +92,7 @@ def _start(path: Path) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def _wait_rows(output: Path, count: int, proc: subprocess.Popen, timeout: float = 60) -> None:
+def _wait_rows(output: Path, count: int, proc: subprocess.Popen, timeout: float = 600) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if (output / "results.sqlite").exists():
@@ -139,7 +139,7 @@ def _alive(pids: set[int]) -> set[int]:
     return alive
 
 
-def _family(pid: int, timeout: float = 10.0) -> set[int]:
+def _family(pid: int, timeout: float = 120.0) -> set[int]:
     """The descendants of ``pid`` once there are some (between two matches there are none)."""
     end = time.monotonic() + timeout
     while not (found := _descendants(pid)) and time.monotonic() < end:
@@ -147,7 +147,7 @@ def _family(pid: int, timeout: float = 10.0) -> set[int]:
     return found
 
 
-def _wait_gone(pids: set[int], timeout: float = 5.0) -> set[int]:
+def _wait_gone(pids: set[int], timeout: float = 60.0) -> set[int]:
     end = time.monotonic() + timeout
     while _alive(pids) and time.monotonic() < end:
         time.sleep(0.05)
@@ -199,6 +199,66 @@ def test_ctrl_c_keeps_finished_matches_and_says_how_to_resume(tmp_path):
     assert not _wait_gone(family)
     summary = run_tournament(load_config(path), out=open(os.devnull, "w"))
     assert summary.skipped == len(kept) and len(rows(output)) == schedule_size(4, [2, 3], 1)
+
+
+def test_sigterm_keeps_finished_matches_and_says_how_to_resume(tmp_path):
+    path = write_config(tmp_path, "terminated", bots=4, workers=2)
+    output = tmp_path / "terminated"
+    proc = _start(path)
+    _wait_rows(output, 2, proc)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, out
+    kept = rows(output)
+    total = schedule_size(4, [2, 3], 1)
+    assert 2 <= len(kept) < total
+    assert (f"terminated (SIGTERM): {len(kept)} match(es) stored by this run, {len(kept)} in all; run the same "
+            "command again to resume") in out
+    summary = run_tournament(load_config(path), out=open(os.devnull, "w"))
+    assert summary.skipped == len(kept) and summary.played == total - len(kept) and summary.failed == 0
+    final = rows(output)
+    assert len({r[1] for r in final}) == total and set(kept) <= set(final)  # nothing lost, changed or doubled
+
+
+def test_run_given_a_results_directory_names_the_file_that_made_it_and_the_leaderboard(played_round_robin):
+    result = CliRunner().invoke(main, ["run", str(played_round_robin)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.splitlines() == [
+        f"Error: {played_round_robin} is a directory holding a stored tournament; give its tournament YAML file "
+        f"(arena run {played_round_robin.parent / 'rr.yaml'} resumes it), or see its leaderboard with arena "
+        f"leaderboard {played_round_robin}"]
+
+
+def test_run_given_a_directory_of_tournament_files_names_them(tmp_path):
+    write_config(tmp_path, "b")
+    write_config(tmp_path, "a")
+    result = CliRunner().invoke(main, ["run", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [f"Error: {tmp_path} is a directory; give a tournament YAML file "
+                                          "(docs/tournaments.md), such as one it holds: a.yaml, b.yaml"]
+
+
+def test_the_sandbox_has_a_short_line_and_a_run_with_nothing_to_play_says_only_that(tmp_path):
+    path = write_config(tmp_path, "short", seats="2", bots=2)
+    first = CliRunner().invoke(main, ["run", str(path), "--no-report"])
+    assert first.exit_code == 0, first.output
+    lines = first.output.splitlines()
+    opening = next(i for i, line in enumerate(lines) if line.startswith("tournament short "))
+    assert lines[opening].endswith("2 matches, 0 already stored, 2 to play on 1 worker(s)")
+    assert lines[opening + 1] == "sandbox: none (requested: no walls but rlimits; docs/sandbox.md)"
+    again = CliRunner().invoke(main, ["run", str(path), "--no-report"])
+    assert again.exit_code == 0, again.output
+    assert f"tournament short (results in {tmp_path / 'short'}): all 2 matches are stored: nothing to play" \
+        in again.output.splitlines()
+    assert "sandbox:" not in again.output and "worker(s)" not in again.output
+
+
+@pytest.mark.parametrize("requested, chosen, remote", [("auto", "bwrap", False), ("auto", "none", False),
+                                                       ("none", "none", False), ("docker", "docker", False),
+                                                       ("auto", "auto", True)])
+def test_every_sandbox_line_fits_in_100_characters(requested, chosen, remote):
+    line = sandbox_line(requested, chosen, remote)
+    assert line.startswith(f"sandbox: {requested if remote else chosen}") and len(line) <= 100
 
 
 def test_cli_run_and_leaderboard(tmp_path):

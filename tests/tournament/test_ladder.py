@@ -123,7 +123,10 @@ def test_a_new_version_replaces_the_old_one_unless_versions_are_kept(tmp_path):
     run(path, 3)
     assert all(set(seats) == {"ann@v2", "bob@v1"} for seats in played(tmp_path / "out")[2:])
     code, output = submit(path, copy_bot(tmp_path / "elsewhere", "ann"))
-    assert code == 1 and "the name ann is taken by a bot submitted from" in output
+    assert code == 1 and "the name ann belongs to the ladder's own field" in output
+    assert submit(path, copy_bot(tmp_path, "cid"))[0] == 0
+    code, output = submit(path, copy_bot(tmp_path / "elsewhere", "cid"))
+    assert code == 1 and "the name cid is taken by a bot submitted from" in output
 
 
 def test_kept_versions_play_side_by_side(tmp_path):
@@ -222,7 +225,7 @@ def test_a_bot_submitted_while_the_ladder_runs_joins_it(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path)], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.time() + 60
+        deadline = time.time() + 600  # a bound only a broken run reaches
         while not (tmp_path / "out" / "results.sqlite").exists() or not played(tmp_path / "out"):
             assert time.time() < deadline and proc.poll() is None
             time.sleep(0.2)
@@ -389,3 +392,20 @@ def test_a_bot_with_a_link_leading_out_is_refused_locally_and_by_the_server_alik
     remote = CliRunner().invoke(main, ["submit", "--server", "http://127.0.0.1:9", "--token", "t", str(bot)])
     assert remote.exit_code == 1 and isinstance(remote.exception, SystemExit), remote.output
     assert remote.output.strip().splitlines() == [output.strip().splitlines()[-1]]  # before anything is sent
+
+
+def test_a_name_of_the_files_own_field_is_submitted_only_from_the_directory_the_file_names(tmp_path):
+    """Before any run, as after: another directory under one of the file's names is refused in one line, and
+    nothing is written; the file's own directory may be submitted (the organiser's version of their bot)."""
+    ann = copy_bot(tmp_path, "ann")
+    path = write_ladder(tmp_path, [ann, copy_bot(tmp_path, "bob")])
+    impostor = copy_bot(tmp_path / "elsewhere", "ann")
+    refused = "Error: the name ann belongs to the ladder's own field (ladder.yaml bots:); choose another name with --name"
+    for given in [(impostor,), (copy_bot(tmp_path / "elsewhere", "cid"), "--name", "ann")]:
+        code, output = submit(path, *given)
+        assert code == 1 and output.strip().splitlines()[-1] == refused, output
+    assert not (tmp_path / "out" / "results.sqlite").exists()
+    code, output = submit(path, ann)
+    assert code == 0 and "entered ann@v1" in output, output
+    run(path, 2)
+    assert field(tmp_path / "out") == [("ann", 1, "active"), ("bob", 1, "active")]

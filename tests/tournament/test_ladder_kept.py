@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -148,6 +149,26 @@ def test_a_fairness_floor_outside_0_to_1_is_refused_with_its_key(tmp_path, value
     path = write_ladder(tmp_path, [], f"fairness_floor: {value}\n")
     with pytest.raises(ConfigError, match="fairness_floor"):
         load_config(path)
+
+
+def test_cycles_in_a_ladder_is_refused_like_another_kinds_key(tmp_path):
+    path = write_ladder(tmp_path, [], "cycles: 5\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    line = len(path.read_text().splitlines())
+    assert str(caught.value) == (f"{path}:{line}: cycles: only used with schedule: round_robin or sampled (a ladder "
+                                 "plays until it is stopped: arena run --matches N or --hours H ends a run); remove it")
+
+
+def test_a_ladder_stored_with_cycles_resumes_once_the_key_is_removed(tmp_path):
+    path = write_ladder(tmp_path, [copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")])
+    config = load_config(path)
+    before = dataclasses.replace(config, cycles=5)  # as an arena that ignored the key stored it
+    store = ResultStore(config.output)
+    store.claim(before.fingerprint(), before.describe(), None)
+    store.close()
+    result = CliRunner().invoke(main, ["run", str(path), "--matches", "2"])
+    assert result.exit_code == 0, result.output
 
 
 def test_fairness_floor_is_read_by_a_ladder_and_refused_elsewhere(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.tournament.config import load_config
 from tests.server.live import copy_bot
 
 LADDER = """name: lad
@@ -91,6 +92,29 @@ def test_a_tournament_file_names_its_results_for_the_readers_too(tmp_path: Path,
     by_file, by_dir = arena("leaderboard", str(home / "t.yaml")), arena("leaderboard", str(home / "out"))
     assert by_file[0] == by_dir[0] == 0 and by_file[1] == by_dir[1]
     assert by_file[2].strip() == f"t: results in {home / 'out'} (from {home / 't.yaml'})" and by_dir[2] == ""
+
+
+def test_an_output_up_from_the_files_directory_is_shown_without_dot_dot(tmp_path: Path) -> None:
+    for name in ("alice", "bob"):
+        copy_bot(tmp_path / "tournaments", name)
+    path = tmp_path / "tournaments" / "t.yaml"
+    path.write_text("name: t\nseats: 2\nseed: 1\nsandbox: none\noutput: ../results/t\nbots: [alice, bob]\n")
+    code, out, err = arena("run", str(path), "--no-report")
+    assert code == 0, err
+    results = tmp_path / "results" / "t"
+    assert f"tournament t (results in {results})" in err and f"results: {results} (" in out
+    assert "/../" not in out + err + arena("leaderboard", str(path))[2]
+
+
+def test_an_output_up_from_a_symlinked_directory_is_where_the_kernel_finds_it(tmp_path: Path) -> None:
+    """``..`` after a symlink leads up from its target: that is the output, not the symlink's own parent."""
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real" / "sub")
+    for name in ("alice", "bob"):
+        copy_bot(tmp_path / "real" / "sub", name)
+    path = tmp_path / "link" / "t.yaml"
+    path.write_text("name: t\nseats: 2\nseed: 1\nsandbox: none\noutput: ../out\nbots: [alice, bob]\n")
+    assert load_config(path).output == tmp_path / "real" / "out"
 
 
 def test_swapped_submit_arguments_get_the_order(ladder: tuple[Path, Path]) -> None:

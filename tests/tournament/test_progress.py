@@ -41,9 +41,8 @@ def test_matches_stored_ahead_of_one_in_play_move_the_line_and_it_says_they_are_
         lines.append(shown(progress, fold))
     assert fold.ahead == 5 and len({value for _, value in fold.top()}) == 1  # the exact ones: none rated yet
     # The exact ratings wait for match 0; the line shows the five stored matches, and says how.
-    assert [f"provisional: {i} match{'es' if i > 1 else ''} rated ahead of {'their' if i > 1 else 'its'} turn in the schedule"
-            in line for i, line in enumerate(lines, 1)] == [True] * 5
-    assert all("top, provisional" in line for line in lines)
+    assert [f"  top, counting {i} match{'es' if i > 1 else ''} that finished before earlier ones (exact once those "
+            "are in): " in line for i, line in enumerate(lines, 1)] == [True] * 5
     assert leaders(lines[-1])[0][0] == "cid"
     assert len({line.split(": ", 1)[1] for line in lines}) == 5  # it moves with every match, never frozen
     provisional = rate(LATER, RatingParams(), BOTS)  # the five stored ones, in the order they came
@@ -58,7 +57,7 @@ def test_once_the_early_match_is_in_the_line_shows_the_exact_schedule_order_rati
         shown(progress, fold)
     fold.add(EARLY)
     line = shown(progress, fold)
-    assert fold.ahead == 0 and "provisional" not in line and "  top: " in line
+    assert fold.ahead == 0 and "counting" not in line and "  top: " in line
     exact = rate([EARLY, *LATER], RatingParams(), BOTS)
     assert leaders(line) == [(n, round(exposure(exact[n]), 1)) for n, _ in sorted(
         exact.items(), key=lambda item: -exposure(item[1]))]
@@ -69,7 +68,7 @@ def test_in_order_the_line_is_exact_from_the_first_match() -> None:
     progress = Progress(6, 0, io.StringIO(), interval=0)
     fold.add(EARLY)
     line = shown(progress, fold)
-    assert "provisional" not in line and leaders(line)[0][0] == "ann"
+    assert "counting" not in line and leaders(line)[0][0] == "ann"
 
 
 def test_a_voided_early_match_ends_the_provisional_numbers() -> None:

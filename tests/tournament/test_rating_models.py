@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import os
 import pickle
 import sqlite3
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from openskill.models import PlackettLuce
 
+from arena.tournament.confidence import rank_intervals
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.driver import run_tournament
 from arena.tournament.rating import MODELS, RatingFold, RatingParams, model_of, p_ahead, rate
@@ -87,6 +89,47 @@ def test_the_fold_is_the_same_in_any_finish_order(name):
     for r in reversed(records):
         fold.add(r)
     assert fold.complete and fold.ratings == rate(records, params, "abcd")
+
+
+def field_records(count: int) -> list[MatchRecord]:
+    """Tables of 2 to 5 of six bots, mostly in the order a > b > ... > f, with an upset every 7th table and a tie at
+    the top every 5th: what pushes a model's arithmetic hardest (a sure order, then a surprise)."""
+    out = []
+    for i in range(count):
+        seats = 2 + i % 4
+        bots = tuple(sorted("abcdef"[(i + k) % 6] for k in range(seats)))
+        places = list(range(1, seats + 1))
+        if i % 7 == 3:
+            places.reverse()
+        if i % 5 == 0:
+            places[places.index(2)] = 1
+        out.append(record(i, bots, tuple(places)))
+    return out
+
+
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("beta", [0.001, 1_000_000.0])
+@pytest.mark.parametrize("mu", [-1_000_000.0, 1_000_000.0])
+@pytest.mark.parametrize("spread", ["narrow", "wide"])
+def test_every_model_stays_finite_at_the_ends_of_the_rating_ranges(name, beta, mu, spread):
+    """The ends of every range arena/bounds.py gives: each belief stays finite with a spread, and the board's rank
+    intervals are drawn from them (openskill overflowed on mu 1000000 before it rated a table about its mean)."""
+    sigma, tau = (beta / 1000, 0.0) if spread == "narrow" else (10 * beta, 10 * beta)
+    params = RatingParams(model=name, mu=mu, beta=beta, sigma=sigma, tau=tau, draw_probability=0.99)
+    ratings = rate(field_records(150), params, "abcdef")
+    assert all(math.isfinite(r.mu) and math.isfinite(r.sigma) and r.sigma > 0 for r in ratings.values()), ratings
+    assert sorted(rank_intervals(ratings)) == list("abcdef")
+
+
+def test_openskill_rates_a_table_alike_wherever_its_mus_are():
+    """Plackett-Luce is unchanged by a shift of every mu; openskill's exp(mu / c) overflowed at a mu far from 0."""
+    model, moved = model_of(RatingParams(model="openskill")), model_of(RatingParams(model="openskill", mu=1e6))
+    near, far = {}, {}
+    for table in (("a", "b", "c"), ("c", "a"), ("b", "c", "a")):
+        model.update(near, table, tuple(range(1, len(table) + 1)))
+        moved.update(far, table, tuple(range(1, len(table) + 1)))
+    for bot in "abc":
+        assert (far[bot].mu - (1e6 - 25.0), far[bot].sigma) == pytest.approx((near[bot].mu, near[bot].sigma), abs=1e-8)
 
 
 def test_the_models_rate_differently():

@@ -4,12 +4,19 @@ leaderboard list the same players in the same order with the same ranks, numbers
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
+from statistics import StatisticsError
+from typing import NoReturn
 
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from arena.cli import main
 from arena.site.data import compute, leaderboard_rows, read_snapshot
+from arena.tournament import leaderboard
+from arena.tournament.store import ResultStore
+
+from .test_store import two_bots
 
 Line = tuple[int | None, str, int, str]
 """(rank, player, matches, status) of one line of a board."""
@@ -96,3 +103,58 @@ def test_a_ladder_has_one_set_of_standings(played_ladder: Path) -> None:
     assert statuses["dan@v1"] in ("placement", "ranked")  # joined late: placed once it has 4 matches
     exposures = {s["bot"]: s["exposure"] for s in files(output)}
     assert exposures == {s["bot"]: s["exposure"] for s in site(output)}
+
+
+def _degenerate(*args: object, **kwargs: object) -> NoReturn:
+    """What NormalDist says of a spread of 0: a board computation that fails on a degenerate input."""
+    raise StatisticsError("cdf() not defined when sigma at or below zero")
+
+
+def _one_line(result: Result) -> str:
+    """The last line of a command that failed in one line (exit status 1, no traceback)."""
+    assert isinstance(result.exception, SystemExit) and result.exit_code == 1, (result.exception, result.output)
+    assert "Traceback" not in result.output
+    return result.output.strip().splitlines()[-1]
+
+
+def test_a_board_that_cannot_be_computed_ends_the_run_in_one_line_with_every_match_kept(tmp_path: Path,
+                                                                                         monkeypatch) -> None:
+    """The run stored its matches, then its board raised: the traceback once hid that they were kept."""
+    out = tmp_path / "store"
+    monkeypatch.setattr(leaderboard, "rank_intervals", _degenerate)
+    line = _one_line(CliRunner().invoke(main, ["run", str(two_bots(tmp_path))]))
+    assert line == (f"Error: {out / 'results.sqlite'}: the board could not be computed (StatisticsError: cdf() not "
+                    "defined when sigma at or below zero); every stored match is kept, and the leaderboard files and "
+                    "the report were not brought up to date")
+    store = ResultStore(out, readonly=True)
+    try:
+        assert store.count() == 2 and len(list((out / "replays").iterdir())) == 2
+    finally:
+        store.close()
+    assert not (out / "leaderboard.md").exists() and not (out / "report").exists()
+    for command in ("leaderboard", "report"):
+        assert _one_line(CliRunner().invoke(main, [command, str(out)])) == \
+            f"Error: {out / 'results.sqlite'}: the board could not be computed (StatisticsError: cdf() not defined " \
+            "when sigma at or below zero)"
+    monkeypatch.undo()
+    assert cli("leaderboard", str(out))[0] == "2 of 2 matches finished"
+
+
+def test_rating_parameters_stored_out_of_range_by_an_older_arena_are_said_and_replaced_by_the_next_run(
+        tmp_path: Path) -> None:
+    """``rating: {sigma: 1.0e-300}`` once passed: its store overflowed every later ``arena leaderboard``."""
+    path = two_bots(tmp_path)
+    out = tmp_path / "store"
+    cli("run", str(path), "--no-report")
+    db = sqlite3.connect(out / "results.sqlite")
+    with db:
+        db.execute("UPDATE meta SET value = '{\"sigma\": 1e-300}' WHERE key = 'rating'")
+    db.close()
+    for command in ("leaderboard", "report"):
+        assert _one_line(CliRunner().invoke(main, [command, str(out)])) == (
+            f"Error: {out / 'results.sqlite'}: the board could not be computed: rating parameter sigma must be a "
+            "number from 0.00416667 to 41.6667 (beta/1000 to 10 beta), got 1e-300, as an earlier run stored it; run "
+            "the tournament file again, which stores its own rating parameters")
+    lines = cli("run", str(path), "--no-report")
+    assert "all 2 matches are stored: nothing to play" in lines[0] and lines[1].startswith("rank  bot")
+    assert cli("leaderboard", str(out))[0] == "2 of 2 matches finished"

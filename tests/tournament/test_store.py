@@ -116,7 +116,7 @@ def test_each_seats_luck_is_stored_with_its_match_and_shows_on_the_board(tmp_pat
         sql.execute("UPDATE luck SET seats = '[1, \"x\"]' WHERE idx = 0")
     sql.close()
     board = CliRunner().invoke(main, ["leaderboard", str(config.output)])
-    assert board.exit_code != 0 and "the luck of match 0 is not a list of numbers" in board.output
+    assert board.exit_code != 0 and "(match 0: luck is not a finite number for each of its 2 seats" in board.output
     assert "Traceback" not in board.output and len(board.output.strip().splitlines()) == 1
 
 

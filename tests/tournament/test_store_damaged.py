@@ -57,6 +57,13 @@ def malform(directory: Path) -> None:
     path.write_bytes(bytes(data))
 
 
+def copied(index: int, to: int) -> str:
+    """The statement that stores match ``index`` again at index ``to``, under a new id (its other keys)."""
+    return (f"INSERT INTO matches SELECT {to}, match_id || '-copy', seed, cycle, rotation, bots, places, totals, "
+            f"forfeited, reason, rounds, faults, decisions, seconds, stats, sandbox, replay, finished_at FROM matches "
+            f"WHERE idx = {index}")
+
+
 def directory_instead(directory: Path) -> None:
     (directory / "results.sqlite").unlink()
     (directory / "results.sqlite").mkdir()
@@ -73,8 +80,9 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
                       "meta 'bots' is not JSON"),
     "meta bots not names": (lambda d: sql(d, "UPDATE meta SET value = '5' WHERE key = 'bots'"),
                             "meta 'bots' is not a list of bot names"),
-    "meta rating not parameters": (lambda d: sql(d, "UPDATE meta SET value = '{\"sigma\": -1}' WHERE key = 'rating'"),
-                                   "meta 'rating' is not rating parameters: rating parameter sigma must be > 0"),
+    "meta rating not parameters": (lambda d: sql(d, "UPDATE meta SET value = '{\"sigma\": \"x\"}' WHERE key = 'rating'"),
+                                   "meta 'rating' is not rating parameters: rating parameter sigma must be a number "
+                                   "from 0.00416667 to 41.6667 (beta/1000 to 10 beta), got 'x'"),
     "meta rating method unknown": (lambda d: sql(d, "UPDATE meta SET value = '{\"method\": \"dupe\"}' WHERE key = 'rating'"),
                                    "meta 'rating' is not rating parameters: rating parameter method must be one of "
                                    "match, deal, table, got 'dupe'"),
@@ -89,6 +97,24 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "a match's totals not JSON": (lambda d: sql(d, "UPDATE matches SET totals = '{' WHERE idx = 1"),
                                   "(match 1: totals is not JSON)"),
     "malformed pages": (malform, "the store is damaged (database disk image is malformed)"),
+    "a match copied past its schedule": (lambda d: sql(d, copied(0, 2)),
+                                         "the store is damaged (match 2 (c1/c-random+random/r0-copy) repeats match 0 "
+                                         "(c1/c-random+random/r0): the same deal, rotation and seats stored twice)"),
+    "a match copied over another": (lambda d: sql(d, "DELETE FROM matches WHERE idx = 1", copied(0, 1)),
+                                    "the store is damaged (match 1 (c1/c-random+random/r0-copy) repeats match 0"),
+    "a match played and voided": (lambda d: sql(d, "INSERT INTO voided SELECT idx, match_id, seed, cycle, rotation, "
+                                                   "bots, 'hand', 0 FROM matches WHERE idx = 1"),
+                                  "the store is damaged (match 1 (c1/c-random+random/r1) is stored both as played "
+                                  "and as voided)"),
+    "a match's luck NaN": (lambda d: sql(d, "UPDATE luck SET seats = '[NaN, 1.5]' WHERE idx = 1"),
+                           "the store is damaged (match 1: luck is not a finite number for each of its 2 seats, "
+                           "got [NaN, 1.5])"),
+    "a match's luck infinite": (lambda d: sql(d, "UPDATE luck SET seats = '[1e999, 1.5]' WHERE idx = 0"),
+                                "(match 0: luck is not a finite number for each of its 2 seats, got [1e999, 1.5])"),
+    "a match's luck short": (lambda d: sql(d, "UPDATE luck SET seats = '[1.5]' WHERE idx = 1"),
+                             "(match 1: luck is not a finite number for each of its 2 seats, got [1.5])"),
+    "a match's luck long": (lambda d: sql(d, "UPDATE luck SET seats = '[1.5, 2, -3.5]' WHERE idx = 0"),
+                            "(match 0: luck is not a finite number for each of its 2 seats, got [1.5, 2, -3.5])"),
     "a match stored twice": (lambda d: sql(d, "CREATE TABLE loose AS SELECT * FROM matches", "DROP TABLE matches",
                                           "ALTER TABLE loose RENAME TO matches",
                                           "INSERT INTO matches SELECT * FROM matches"),

@@ -36,7 +36,8 @@ from .lock import run_lock
 from .snapshot import player_spec, snapshot
 from ..rating import DEFAULT_MODEL, RatingFold, RatingParams
 from ..records import MatchRecord
-from ..store.ladder import LadderStore
+from ..store.ladder import Entry, LadderStore
+from ..store.results import StoreMismatch
 from ..schedules import LADDER
 from ..schedules.base import Schedule, ScheduledMatch
 from ..schedules.kind import (Field, KeyReader, Keys, Players, Reading, RunHooks, ScheduleKind, Settling,
@@ -82,6 +83,33 @@ def settings_of(config: TournamentConfig) -> LadderSettings:
     if not isinstance(settings, LadderSettings):
         raise ValueError(f"{config.path.name} is not a ladder (schedule: {config.schedule})")
     return settings
+
+
+def own_field(config: TournamentConfig) -> dict[str, str]:
+    """The file's own bots (its starting field) by name, each with the directory the file names: these names are
+    the organiser's from the moment the file lists them, entered by a run or not yet."""
+    return {bot.name: str(Path(bot.directory).resolve()) for bot in config.bots if bot.directory}
+
+
+class FieldNameTaken(StoreMismatch):
+    """A name of the file's own field is held in the store by an author's upload (entered before such uploads
+    were refused): the run would play that upload under the organiser's name and never the file's bot."""
+
+
+def uploaded_under_field(config: TournamentConfig, field: Sequence[Entry]) -> str | None:
+    """Why a run cannot enter the file's field, in one line: a name of it whose newest version came from an upload
+    through the submission server (its source inside the output directory); None when there is none."""
+    output = Path(config.output).resolve()
+    newest = {entry.name: entry for entry in field}  # by name then version: the last one is the newest
+    for name, directory in own_field(config).items():
+        entry = newest.get(name)
+        if entry is None or entry.source == directory or not Path(entry.source).is_relative_to(output):
+            continue
+        return (f"{config.path.name} bots: {name}: the ladder's {name} is {entry.key}, an author's upload "
+                f"({entry.source}; arena author list shows whose), so the file's {name} ({directory}) would never "
+                f"play; give the file's bot another name in {config.path.name} (- {{name: NEW-NAME, path: ...}}) "
+                "or take it out of bots:, then run again")
+    return None
 
 
 def write_board(config: TournamentConfig, ladder: LadderStore,
@@ -136,20 +164,25 @@ class LadderRun(RunHooks):
 
     def enter_field(self, accept_bot_changes: bool) -> list[str]:
         """Enter each bot of the file's list whose name the ladder does not know yet, unchecked (the operator
-        chose them); a line per bot entered. A ladder's snapshots never change, so nothing is refused."""
+        chose them); a line per bot entered. A ladder's snapshots never change, so nothing is refused for them:
+        only a name of the field that an author's upload holds (:func:`uploaded_under_field`), before anything
+        is entered."""
         config, ladder = self.config, self.store.ladder
-        known = {e.name for e in entries(ladder)}
+        field = entries(ladder)
+        taken = uploaded_under_field(config, field)
+        if taken is not None:
+            raise FieldNameTaken(taken)
+        known = {e.name for e in field}
         notes = []
         before = (self.store.meta("rating") or {}).get("model", DEFAULT_MODEL)
         if before != config.rating.model and ladder.forget_ratings():
             notes.append(f"ladder {config.name}: rating model {config.rating.model} instead of {before}: "
                          "every stored match is rated anew by it")
-        for spec in config.bots:
-            if spec.name in known or spec.directory is None:
+        for name, source in own_field(config).items():
+            if name in known:
                 continue
-            source = str(Path(spec.directory).resolve())
-            digest, path = snapshot(source, config.output, spec.name)
-            entered = enter(ladder, spec.name, digest, str(path), source, settings_of(config).keep_versions)
+            digest, path = snapshot(source, config.output, name)
+            entered = enter(ladder, name, digest, str(path), source, settings_of(config).keep_versions)
             notes.append(f"ladder {config.name}: entered {entered.entry.key} from the file's bots")
         return notes
 
@@ -208,9 +241,11 @@ class Ladder(ScheduleKind):
     name = LADDER
     keys = Keys(settings=("placement_matches", "keep_versions", "fairness_floor", "replay_tables", "submission",
                           "unsandboxed_builds"),
-                unbound=("bots", "seating"), least_bots=0)
-    """``least_bots`` 0: bots are submitted while it runs. ``unbound``: the file's bots are a starting field,
-    entered once by name and then played from snapshots, so editing one (and submitting it as a new version)
+                unbound=("bots", "seating", "cycles"), least_bots=0, unused=("cycles",),
+                unused_note=" (a ladder plays until it is stopped: arena run --matches N or --hours H ends a run)")
+    """``least_bots`` 0: bots are submitted while it runs. ``cycles`` is refused (it would change nothing) and
+    unbound, so a ladder begun with it in its file resumes once it is removed. ``unbound``: the file's bots are
+    a starting field, entered once by name and then played from snapshots, so editing one (and submitting it as a new version)
     or adding one to the list must not refuse the run; ``seating``: a ladder begun before balanced seatings
     takes them from its next table on (it has no schedule decided in advance to keep; a table cut short is
     completed in its own seating)."""
@@ -275,7 +310,7 @@ class Ladder(ScheduleKind):
             raise ValueError("the tournament has no master seed yet: resolve_seed() chooses one")
         settings = settings_of(config)
         output, params = config.output, config.rating
-        own = {str(Path(b.directory).resolve()) for b in config.bots if b.directory}  # the organiser's choice
+        own = set(own_field(config).values())  # the organiser's choice
         build = functools.partial(player_spec, backend=backend, exempt=own,
                                   unsandboxed_builds=settings.unsandboxed_builds)
         return LadderSchedule(ActiveField(output), build, config.seats, config.rules.preset,

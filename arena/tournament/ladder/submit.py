@@ -20,7 +20,7 @@ from ...authoring.check import CheckReport, check_bot
 from ...sandbox import resolve_backend
 from ..schedules import LADDER
 from ..schedules.kind import TournamentConfig
-from .kind import settings_of
+from .kind import own_field, settings_of
 from ..store import DB_NAME, ResultStore
 from .entries import Entered, Entry, NameTaken, enter, entries, playing
 from .limits import refusal
@@ -58,6 +58,17 @@ def require_ladder(config: TournamentConfig) -> None:
                       f"bots are submitted only to a file with schedule: {LADDER}")
 
 
+def field_refusal(config: TournamentConfig, name: str, source: str | None = None) -> str | None:
+    """Why ``name`` cannot be entered from the directory ``source`` (None: an upload to the server), in one line:
+    it is a name of the file's own field, which only the directory the file names may enter, whether a run has
+    entered it yet or not (else an upload before the first run would take it and the file's bot never play)."""
+    own = own_field(config).get(name)
+    if own is None or own == source:
+        return None
+    return (f"the name {name} belongs to the ladder's own field ({config.path.name} bots:); choose another name "
+            "with --name")
+
+
 def _stored_entries(output: Path) -> list[Entry]:
     """The entries already stored, read without creating a store: a refused bot must leave no trace."""
     path = Path(output) / DB_NAME
@@ -86,6 +97,9 @@ def submit(config: TournamentConfig, directory: str, name: str | None = None,
     if spec.directory is None:
         raise Refused(f"{directory}: a ladder takes bot directories, not command lines")
     source = str(Path(spec.directory).resolve())
+    taken = field_refusal(config, spec.name, source)
+    if taken is not None:
+        raise Refused(taken)
     listed = bot_files(source)
     leaving = outside_link(spec.directory, listed)  # as the submission server refuses the same directory
     if leaving is not None:

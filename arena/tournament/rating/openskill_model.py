@@ -32,12 +32,17 @@ class OpenSkillModel(BeliefModel):
 
     def update(self, ratings: dict[str, Rating], bots: Sequence[str], places: Sequence[int],
                scores: Sequence[float] | None = None) -> None:
-        """openskill's own rating objects do not pickle: they are made for the step and read back as beliefs."""
+        """openskill's own rating objects do not pickle: they are made for the step and read back as beliefs.
+
+        The table is rated about its mean mu: Plackett-Luce is unchanged by a shift of every mu, but openskill
+        takes ``exp(mu / c)`` of each, which overflows once a mu is some 700 times ``c`` from 0 (``mu: 25`` with
+        ``beta: 0.01`` is already past it)."""
         seated = [ratings.setdefault(bot, self.start) for bot in bots]
-        teams = [[self.model.rating(mu=r.mu, sigma=r.sigma)] for r in seated]
+        offset = sum(float(r.mu) for r in seated) / len(seated)
+        teams = [[self.model.rating(mu=float(r.mu) - offset, sigma=r.sigma)] for r in seated]
         updated = self.model.rate(teams, ranks=[float(place) for place in places], tau=self.tau)
         for bot, (rating,) in zip(bots, updated):
-            ratings[bot] = Belief(float(rating.mu), float(rating.sigma))
+            ratings[bot] = Belief(float(rating.mu) + offset, float(rating.sigma))
 
 
 register(OpenSkillModel.name, OpenSkillModel)

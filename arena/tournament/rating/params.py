@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from typing import TypeGuard
+
+from ...bounds import MAX_DRAW_PROBABILITY, MIN_BETA, RATING_MAX, SIGMA_PER_BETA
 
 METHODS = ("match", "deal", "table")
 """How matches become games (:attr:`RatingParams.method`)."""
@@ -16,6 +19,53 @@ DEFAULT_MODEL = "trueskill"
 """The model a configuration that names none is rated with: docs/tournaments.md, "Rating models", says why."""
 _WORDS = ("method", "model")
 """Fields that are names, not numbers."""
+_NUMBERS = ("mu", "sigma", "beta", "tau", "draw_probability")
+"""Fields that are numbers."""
+
+
+class RatingParamError(ValueError):
+    """A rating parameter that is not a number in its range: which one, what it may be and what it is, so that a
+    reader can name it where it was written (a file's key and line, a store's meta)."""
+
+    def __init__(self, name: str, allowed: str, value: object) -> None:
+        super().__init__(f"rating parameter {name} must be {allowed}, got {value!r}")
+        self.name = name
+        """The field."""
+        self.allowed = allowed
+        """What it may be: "a number from 0 to 41.6667 (at most 10 beta)"."""
+        self.value = value
+        """What it is."""
+
+    @property
+    def out_of_range(self) -> bool:
+        """Whether the value is a finite number, only outside the range (an older arena took wider ones)."""
+        return _is_number(self.value) and math.isfinite(self.value)
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _text(number: float) -> str:
+    """A bound as a message shows it: whole numbers in full, others to six digits."""
+    return str(int(number)) if number == int(number) and abs(number) < 1e15 else f"{number:g}"
+
+
+def _ranges(beta: float) -> dict[str, tuple[float, float, str]]:
+    """Each number's (lowest, highest, what else to say), given ``beta``: the bounds of :mod:`arena.bounds`, where
+    each is derived."""
+    low, high = SIGMA_PER_BETA
+    return {"beta": (MIN_BETA, RATING_MAX, ""), "mu": (-RATING_MAX, RATING_MAX, ""),
+            "sigma": (low * beta, high * beta, f" (beta/{_text(1 / low)} to {_text(high)} beta)"),
+            "tau": (0.0, high * beta, f" (at most {_text(high)} beta)"),
+            "draw_probability": (0.0, MAX_DRAW_PROBABILITY, "")}
+
+
+def _check(name: str, value: object, beta: float) -> None:
+    """Refuse ``value`` for the field ``name`` unless it is a number within :func:`_ranges` of ``beta``."""
+    low, high, note = _ranges(beta)[name]
+    if not (_is_number(value) and math.isfinite(value) and low <= value <= high):
+        raise RatingParamError(name, f"a number from {_text(low)} to {_text(high)}{note}", value)
 
 
 @dataclass(frozen=True)
@@ -38,13 +88,13 @@ class RatingParams:
     mu: float = 25.0
     """Mean skill a new bot starts with."""
     sigma: float = 25.0 / 3.0
-    """Uncertainty a new bot starts with; must be positive."""
+    """Uncertainty a new bot starts with; from beta/1000 to 10 beta (:data:`arena.bounds.SIGMA_PER_BETA`)."""
     beta: float = 25.0 / 6.0
-    """Skill gap that gives about 76% chance of winning; must be positive."""
+    """Skill gap that gives about 76% chance of winning; from 0.001 to 1000000."""
     tau: float = 0.0
-    """Uncertainty added before each match, for a skill that drifts between matches; must be >= 0."""
+    """Uncertainty added before each match, for a skill that drifts between matches; from 0 to 10 beta."""
     draw_probability: float = 0.01
-    """Prior chance that two players tie; must be in [0, 1)."""
+    """Prior chance that two players tie; from 0 to 0.99 (:data:`arena.bounds.MAX_DRAW_PROBABILITY`)."""
     method: str = "match"
     """How matches become games (one of :data:`METHODS`): ``match``, each match one game ranked by
     its places; ``deal``, each match one game ranked by every seat's place less the average place of
@@ -56,30 +106,20 @@ class RatingParams:
 
     def __post_init__(self) -> None:
         self.validate()
+        for name in _NUMBERS:  # an integer the file gave is kept as the float every model computes with
+            object.__setattr__(self, name, float(getattr(self, name)))
 
     def validate(self) -> None:
-        """Reject settings a model would accept but compute nonsense (or crash) with."""
+        """Reject settings a model would accept but compute nonsense with, or crash on: each number within the
+        range :func:`_ranges` gives (:class:`RatingParamError` naming it), beta's first: it is the unit of
+        sigma's and tau's."""
         if self.method not in METHODS:
             raise ValueError(f"rating parameter method must be one of {', '.join(METHODS)}, got {self.method!r}")
         if self.model not in MODELS:
             raise ValueError(f"rating parameter model must be one of {', '.join(MODELS)}, got {self.model!r}")
-        for field in fields(self):
-            if field.name in _WORDS:
-                continue
-            value = getattr(self, field.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"rating parameter {field.name} must be a number, got {value!r}")
-            if not math.isfinite(value):
-                raise ValueError(f"rating parameter {field.name} must be finite, got {value!r}")
-        if self.sigma <= 0:
-            raise ValueError(f"rating parameter sigma must be > 0, got {self.sigma!r}")
-        if self.beta <= 0:
-            raise ValueError(f"rating parameter beta must be > 0, got {self.beta!r}")
-        if self.tau < 0:
-            raise ValueError(f"rating parameter tau must be >= 0, got {self.tau!r}")
-        if not 0 <= self.draw_probability < 1:
-            raise ValueError(
-                f"rating parameter draw_probability must be in [0, 1), got {self.draw_probability!r}")
+        _check("beta", self.beta, 1.0)
+        for name in ("mu", "sigma", "tau", "draw_probability"):
+            _check(name, getattr(self, name), self.beta)
 
     def stored(self) -> dict[str, object]:
         """The ``rating`` meta a store keeps: every field, except ``model`` when it is the default, so a

@@ -112,6 +112,11 @@ class Keys:
     """Keys that change no match already decided; listed after ``bots``."""
     only_note: str = ""
     """Said after "only used with schedule: NAME" when a file of another kind gives one of its keys."""
+    unused: tuple[str, ...] = ()
+    """Keys the loader reads for other kinds that this one ignores: given in its file, each is refused as
+    another kind's key is, rather than silently doing nothing."""
+    unused_note: str = ""
+    """Said after "only used with schedule: NAMES" when its file gives one of :attr:`unused`."""
     unbound: tuple[str, ...] = ()
     """Parts of the stored configuration (:meth:`.config.TournamentConfig.describe`) that may change between
     runs of one output directory: a run with only these changed rebinds it instead of being refused."""

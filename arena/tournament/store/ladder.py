@@ -21,7 +21,7 @@ from typing import Iterator, Sequence
 
 from . import schema
 from ..records import MatchRecord
-from .results import DB_NAME, StoreDamaged, connect, decode_match
+from .results import DB_NAME, connect, decode_luck, decode_match
 
 ACTIVE = "active"
 """Scheduled."""
@@ -241,7 +241,7 @@ class LadderStore:
                 "SELECT m.idx, m.bots, l.seats FROM luck l JOIN matches m ON m.idx = l.idx WHERE l.idx > ? "
                 "ORDER BY l.idx", (index,)):
             row = decode_match(self.path, {"idx": idx, "bots": bots})
-            yield int(idx), row["bots"], list(self._luck(idx, seats, len(row["bots"])))
+            yield int(idx), row["bots"], list(decode_luck(self.path, idx, seats, len(row["bots"])))
 
     def scored_after(self, index: int) -> Iterator[tuple[MatchRecord, float]]:
         """Every stored match beyond ``index``, in index order, as the record a rating model reads (places,
@@ -254,20 +254,9 @@ class LadderStore:
         for idx, match_id, bots, places, totals, forfeited, finished, seats in self._db.execute(query, (index,)):
             row = decode_match(self.path, {"idx": idx, "bots": bots, "places": places, "totals": totals,
                                            "forfeited": forfeited})
-            luck = () if seats is None else self._luck(idx, seats, len(row["bots"]))
+            luck = () if seats is None else decode_luck(self.path, idx, seats, len(row["bots"]))
             yield MatchRecord(int(idx), str(match_id), tuple(row["bots"]), tuple(row["places"]),
                               tuple(row["totals"]), tuple(row["forfeited"]), (), (), luck), float(finished)
-
-    def _luck(self, idx: int, seats: str, players: int) -> tuple[float, ...]:
-        """A stored match's luck, a number per seat (anything else is damage, said in one line)."""
-        try:
-            luck = json.loads(seats)
-        except ValueError:
-            luck = None
-        if not isinstance(luck, list) or len(luck) != players or \
-                not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in luck):
-            raise StoreDamaged(f"{self.path}: the luck of match {idx} is not a number per seat: {seats[:80]!r}")
-        return tuple(float(v) for v in luck)
 
     def finished(self) -> list[tuple[float, tuple[str, ...]]]:
         """When each stored match finished and who sat at it, in finishing order."""

@@ -16,12 +16,13 @@ configuration runs next would relabel those matches and replay over their files.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator
 
 from ...match.runner import MatchOutcome, stats_json
 from . import schema
@@ -215,6 +216,7 @@ class ResultStore:
                 raise StoreDamaged(f"{path}: the store is damaged (table {', '.join(loose)} lost its keys: a match "
                                    f"index or id may be stored twice); {_RESTORE}")
             self._check_meta()
+            self._check_played_and_voided()
             if not readonly:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
@@ -313,6 +315,30 @@ class ResultStore:
             raise StoreDamaged(f"{self.path}: the store is damaged (it holds {' and '.join(held)} but no record "
                                f"of their tournament's configuration); {_RESTORE}")
 
+    def _check_played_and_voided(self) -> None:
+        """Refuse a match held twice under one index, played and voided: read from the keys alone, so every command
+        checks it on opening whatever the store's size."""
+        if not schema.has_table(self._db, "voided"):
+            return
+        both = self._db.execute("SELECT v.idx, v.match_id FROM voided v CROSS JOIN matches m ON m.idx = v.idx "
+                                "LIMIT 1").fetchone()
+        if both:
+            raise StoreDamaged(f"{self.path}: the store is damaged (match {both[0]} ({both[1]}) is stored both as "
+                               f"played and as voided); {_RESTORE}")
+
+    def _check_repeats(self) -> None:
+        """Refuse a played match stored twice under two indices and ids: the same deal, rotation and seats (every
+        schedule deals each seating of a table once; a ladder's replayed table seats another version). Such a
+        copy made a run say "-2 to play" and its board "4 of 2 matches finished", counting it twice. A scan of
+        every row, so made where every row is read anyway (:meth:`check_matches`, :meth:`records`, :meth:`raw_rows`)."""
+        twice = self._db.execute("SELECT MIN(idx), MAX(idx) FROM matches GROUP BY seed, rotation, bots "
+                                 "HAVING COUNT(*) > 1 ORDER BY MIN(idx) LIMIT 1").fetchone()
+        if twice:
+            first, again = (self._db.execute("SELECT match_id FROM matches WHERE idx = ?", (index,)).fetchone()[0]
+                            for index in twice)
+            raise StoreDamaged(f"{self.path}: the store is damaged (match {twice[1]} ({again}) repeats match "
+                               f"{twice[0]} ({first}): the same deal, rotation and seats stored twice); {_RESTORE}")
+
     # ------------------------------------------------------------ matches
     def done(self) -> set[int]:
         """Schedule indices of the finished and the voided matches: what a resume does not play."""
@@ -321,11 +347,14 @@ class ResultStore:
 
     def check_matches(self) -> None:
         """Decode and check every stored match now (:func:`decode_match`), so that a run refuses a damaged
-        row before it writes anything rather than when it first reads that row."""
+        row before it writes anything rather than when it first reads that row; and every match's luck, and that
+        no match is stored twice."""
+        self._check_repeats()
         cursor = self._db.execute(f"SELECT idx, bots, {', '.join(_MATCH_COLUMNS)} FROM matches")
         names = [d[0] for d in cursor.description]
         for values in cursor:
             decode_match(self.path, dict(zip(names, values)))
+        self.luck()
 
     def count(self) -> int:
         """Finished matches stored."""
@@ -384,7 +413,8 @@ class ResultStore:
         return self._db.execute("SELECT 1 FROM voided WHERE idx = ?", (index,)).fetchone() is not None
 
     def records(self) -> list[MatchRecord]:
-        """Every finished match in schedule order."""
+        """Every finished match in schedule order (a match stored twice is damage: it would count twice)."""
+        self._check_repeats()
         out = []
         luck = self.luck()
         cursor = self._db.execute(
@@ -396,18 +426,15 @@ class ResultStore:
 
     def luck(self, after: int | None = None) -> dict[int, tuple[float, ...]]:
         """Each measured match's luck per seat (beyond index ``after``), by index (none in a file from before
-        luck was measured)."""
+        luck was measured); each a finite number per seat of its match (:func:`decode_luck`)."""
         if not schema.has_table(self._db, "luck"):
             return {}
         out = {}
-        for index, seats in self._db.execute("SELECT idx, seats FROM luck WHERE idx > ?", (-1 if after is None else after,)):
-            try:
-                values = json.loads(seats)
-            except ValueError:
-                values = None
-            if not isinstance(values, list) or not all(_is_number(v) for v in values):
-                raise StoreDamaged(f"{self.path}: the luck of match {index} is not a list of numbers: {seats[:80]!r}")
-            out[int(index)] = tuple(float(v) for v in values)
+        for index, seats, bots in self._db.execute(
+                "SELECT l.idx, l.seats, m.bots FROM luck l LEFT JOIN matches m ON m.idx = l.idx WHERE l.idx > ?",
+                (-1 if after is None else after,)):
+            players = None if bots is None else len(decode_match(self.path, {"idx": index, "bots": bots})["bots"])
+            out[int(index)] = decode_luck(self.path, int(index), seats, players)
         return out
 
     def luck_models(self) -> list[str]:
@@ -522,7 +549,10 @@ class ResultStore:
 
     def raw_rows(self, after: int | None = None) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
         """The column names, and every finished match (beyond index ``after``) as its raw values in schedule
-        order, read as they are asked for: a report that keeps the rows it decoded decodes only new ones."""
+        order, read as they are asked for: a report that keeps the rows it decoded decodes only new ones. Every
+        row read (``after`` None) is checked for a match stored twice first."""
+        if after is None:
+            self._check_repeats()
         cursor = self._db.execute("SELECT * FROM matches ORDER BY idx") if after is None else \
             self._db.execute("SELECT * FROM matches WHERE idx > ? ORDER BY idx", (after,))
         return [d[0] for d in cursor.description], cursor
@@ -544,9 +574,17 @@ class ResultStore:
         every match of a ladder of 100,000."""
         seeds = sorted({seed for (seed,) in self._chunked("SELECT seed FROM matches WHERE idx IN ({})",
                                                           sorted(indices))})
+        return self._deal_rows(self._chunked("SELECT idx, seed, rotation, bots FROM matches WHERE seed IN ({})",
+                                             seeds))
+
+    def deal_rows(self) -> list[dict[str, Any]]:
+        """``{idx, seed, rotation, bots}`` of every finished match: what tells which deals are whole
+        (:mod:`arena.site.withhold`), without decoding the rest of each row."""
+        return self._deal_rows(self._db.execute("SELECT idx, seed, rotation, bots FROM matches"))
+
+    def _deal_rows(self, rows: Iterable[tuple[Any, ...]]) -> list[dict[str, Any]]:
         return [decode_match(self.path, {"idx": idx, "seed": seed, "rotation": rotation, "bots": bots})
-                for idx, seed, rotation, bots in self._chunked(
-                    "SELECT idx, seed, rotation, bots FROM matches WHERE seed IN ({})", seeds)]
+                for idx, seed, rotation, bots in rows]
 
     def _chunked(self, sql: str, values: list[Any], size: int = 500) -> list[tuple[Any, ...]]:
         """The rows of ``sql`` (one ``IN ({})``) over ``values``, ``size`` parameters a statement."""
@@ -610,6 +648,22 @@ def decode_match(path: Path, row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def decode_luck(path: Path, index: int, text: Any, players: int | None) -> tuple[float, ...]:
+    """Match ``index``'s stored luck: a finite number for each of its ``players`` seats (None: its row is not
+    stored, so any count), else damage naming the match. A NaN would make every rating the points model reaches
+    NaN and every luck column a mean of it; a list of another length gives seats each other's luck."""
+    try:
+        values = json.loads(text)
+    except (TypeError, ValueError):
+        values = None
+    if not (isinstance(values, list) and (players is None or len(values) == players)
+            and all(_is_number(v) and math.isfinite(v) for v in values)):
+        seats = "" if players is None else f" of its {players}"
+        raise StoreDamaged(f"{path}: the store is damaged (match {index}: luck is not a finite number for each"
+                           f"{seats} seat{'' if players == 1 else 's'}, got {str(text)[:80]}); {_RESTORE}")
+    return tuple(float(v) for v in values)
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -617,7 +671,7 @@ def _is_int(value: Any) -> bool:
 def _meta_problem(key: str, value: Any) -> str:
     """What is wrong with a ``meta`` value the arena wrote and reads back ("" if nothing): every reader
     may then use it as it is. Keys the arena does not know are left alone."""
-    from ..rating import RatingParams
+    from ..rating import RatingParamError, RatingParams
 
     if key == "fingerprint" and not isinstance(value, str):
         return "is not a string"
@@ -645,6 +699,11 @@ def _meta_problem(key: str, value: Any) -> str:
             return "is not an object"
         try:
             RatingParams(**value)
+        except RatingParamError as exc:
+            if not exc.out_of_range:
+                return f"is not rating parameters: {exc}"
+            # a number outside today's range, as an older arena took it, is no damage: the file's next run
+            # stores its own, and until then a board says why it cannot rate (..standings.read)
         except (TypeError, ValueError) as exc:
             return f"is not rating parameters: {exc}"
     return ""
