@@ -214,7 +214,7 @@ def test_a_docker_ladder_takes_a_python_and_a_node_bot_with_dependencies(hidden_
         store.close()
     assert all(r.faults == () for r in records), [r.faults for r in records]
     assert {bot for r in records for bot in r.bots} == {"pydeps@v1", "nodedeps@v1"}
-    assert "sandbox docker" in played.output and len(records) == 4
+    assert "sandbox: docker" in played.output and len(records) == 4
 
 
 def test_a_ladder_takes_an_image_from_a_bots_own_manifest_and_refuses_one_from_its_file(tmp_path: Path) -> None:

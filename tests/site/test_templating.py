@@ -14,9 +14,9 @@ TEMPLATES = Path(pages.__file__).with_name("templates")
 
 
 def test_a_value_is_escaped_wherever_a_template_writes_it() -> None:
-    page = render("waiting.html", title=HOSTILE)
+    page = render("waiting.html", title=HOSTILE, running=False, file=HOSTILE)
     assert "<script>" not in page
-    assert page.count("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#x27;") == 2  # the title, the heading
+    assert page.count("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#x27;") == 3  # the title, the heading, the file to run
 
 
 def test_only_html_the_code_made_is_written_as_it_is() -> None:
