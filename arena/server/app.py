@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import sys
 import tempfile
@@ -146,6 +147,8 @@ class Server:
     def __init__(self, config: TournamentConfig, queue_size: int = MAX_WAITING,
                  per_minute: int = UPLOADS_PER_MINUTE, check: Check = submit) -> None:
         self.config = config
+        self._field: tuple[tuple[int, int] | None, TournamentConfig] = (None, config)
+        """The ladder file as :meth:`field_now` last read it, with the stamp (time, size) it had then."""
         self.limits: SubmissionLimits = settings_of(config).submission
         self.db = ServerDB(config.output)
         recover(config, self.db)
@@ -180,11 +183,19 @@ class Server:
 
     def field_now(self) -> TournamentConfig:
         """The ladder file as it says now, for the names of its own field (the organiser may list another bot
-        while the server runs); the file as the server started with it when it cannot be read now."""
+        while the server runs): read again only when the file changed; the file as last read when it cannot be
+        read now."""
         try:
-            return load_config(self.config.path)
-        except ConfigError:
-            return self.config
+            stamp = os.stat(self.config.path)
+            key = (stamp.st_mtime_ns, stamp.st_size)
+        except OSError:
+            return self._field[1]
+        if key != self._field[0]:
+            try:
+                self._field = (key, load_config(self.config.path))
+            except ConfigError:
+                pass
+        return self._field[1]
 
     def may_see(self, author: Author, bot: str, versions: list[Entry]) -> bool:
         """The organiser, or the bot's owner, unless its ``versions`` are the file's own bot: an author who claimed
@@ -192,8 +203,10 @@ class Server:
         upload was never entered, has no hold on the organiser's bot of that name."""
         if author.organiser:
             return True
+        if self.db.owner(bot) != author.name:
+            return False
         own = own_field(self.field_now()).get(bot)
-        return self.db.owner(bot) == author.name and (own is None or not versions or versions[-1].source != own)
+        return own is None or not versions or versions[-1].source != own
 
     def known(self, bot: str) -> list[Entry]:
         """The versions of ``bot``; 404 when the ladder has no such bot and nobody owns the name."""

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from ..errors import SandboxError
+from ..pkgconfig import for_install
 from ..steps import Step
 from .policy import ALLOW_VAR, INDEXES, Policy, Refused
 from .proxy import Gate, Ledger
@@ -37,19 +38,14 @@ SHOWN_REFUSALS = 10
 
 
 @contextlib.contextmanager
-def gated(step: Step, log: IO[str], policy: Policy | None = None,
-          ledger: list[Ledger] | None = None) -> Iterator[Step]:
+def gated(step: Step, log: IO[str]) -> Iterator[Step]:
     """Run a gate for ``step`` while the block runs: yields the step as the backend must run it (the relay
-    before its command, the gate's folder readable). Afterwards the log says what the gate refused.
-    ``ledger``, when given, receives the gate's record (for tests)."""
+    before its command, the gate's folder readable). Afterwards the log says what the gate refused."""
     if step.relay is None or step.relay[0] not in RELAYS:
         raise SandboxError(f"{step.label or step.argv[0]}: a step with the network needs a relay "
                            f"(one of {', '.join(RELAYS)}), got {step.relay!r}")
     kind, interpreter = step.relay
-    if policy is None:
-        from ..pkgconfig import for_install
-
-        policy = Policy.of_machine(for_install().urls)
+    policy = Policy.of_machine(for_install().urls)
     folder = tempfile.mkdtemp(prefix="arena-gate-")
     try:
         os.chmod(folder, 0o755)
@@ -64,8 +60,6 @@ def gated(step: Step, log: IO[str], policy: Policy | None = None,
         finally:
             gate.close()
             _account(gate.ledger, log)
-            if ledger is not None:
-                ledger.append(gate.ledger)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

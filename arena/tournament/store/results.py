@@ -430,10 +430,12 @@ class ResultStore:
         if not schema.has_table(self._db, "luck"):
             return {}
         out = {}
-        for index, seats, bots in self._db.execute(
-                "SELECT l.idx, l.seats, m.bots FROM luck l LEFT JOIN matches m ON m.idx = l.idx WHERE l.idx > ?",
+        # the seats of each match counted by SQLite, not by decoding its bots again (the readers of the rows do,
+        # and refuse bots that are not a list); None where its row is missing or its bots are not a list
+        for index, seats, players in self._db.execute(
+                "SELECT l.idx, l.seats, CASE WHEN json_valid(m.bots) AND json_type(m.bots) = 'array' "
+                "THEN json_array_length(m.bots) END FROM luck l LEFT JOIN matches m ON m.idx = l.idx WHERE l.idx > ?",
                 (-1 if after is None else after,)):
-            players = None if bots is None else len(decode_match(self.path, {"idx": index, "bots": bots})["bots"])
             out[int(index)] = decode_luck(self.path, int(index), seats, players)
         return out
 
