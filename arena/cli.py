@@ -24,7 +24,7 @@ from .bounds import (MAX_BANK_MS, MAX_CHECK_MATCHES, MAX_FAULTS, MAX_HOURS, MAX_
                      MAX_SELFPLAY_MATCHES, MAX_WORKERS, SEED_RANGE)
 from .bots import BotConfigError, BotSpec, build_bot, load_bot
 from .clierrors import ArenaGroup
-from .compare.sprt import MAX_POINTS_MARGIN, PLACES_MARGIN, POINTS_MARGIN
+from .compare.stats import MAX_POINTS_MARGIN, MIN_DEALS, PLACES_MARGIN, POINTS_MARGIN
 from .match.faults import FAULT_POLICIES
 from .kits import LANGUAGES, KitError, new_bot
 from .game.replay import ReplayError, load_replay
@@ -272,15 +272,15 @@ def _error_rate(ctx: click.Context, param: click.Parameter, value: float) -> flo
 @click.option("--seats", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=4, show_default=True,
               help="Players per match.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, callback=_error_rate,
-              help="Chance of calling an equal version better or worse.")
+              help="Chance of calling NEW better when it is not.")
 @click.option("--beta", type=float, default=0.05, show_default=True, callback=_error_rate,
-              help="Chance of missing a difference of the margin per match.")
+              help="Chance of calling NEW not better when it is better by the margin.")
 @click.option("--luck", type=click.Choice(["on", "off"]), default="on", show_default=True,
               help="on: test luck-corrected points (each total less what the cards gave it); off: test places.")
 @click.option("--margin-points", type=float, default=None,
-              help=f"The difference that matters, in luck-corrected points per match [default: {POINTS_MARGIN:g}].")
+              help=f"The gain that matters, in luck-corrected points per match [default: {POINTS_MARGIN:g}].")
 @click.option("--margin", type=float, default=None,
-              help=f"With --luck off: the difference that matters, in places per match [default: {PLACES_MARGIN:g}].")
+              help=f"With --luck off: the gain that matters, in places per match [default: {PLACES_MARGIN:g}].")
 @click.option("--max-matches", type=click.IntRange(1, MAX_RUN_MATCHES), default=4000, show_default=True,
               help="Stop undecided after this many matches (two per deal).")
 @click.option("--seed", default=None, help="Master seed of the deals (default: a random one, printed).")
@@ -290,17 +290,19 @@ def _error_rate(ctx: click.Context, param: click.Parameter, value: float) -> flo
 def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, options: tuple[str, ...], seats: int,
                 alpha: float, beta: float, luck: str, margin_points: float | None, margin: float | None,
                 max_matches: int, seed: str | None, sandbox: str, workers: int | None) -> None:
-    """Is NEW better than OLD? Play both on the same deals, seats and opponents until a verdict holds.
+    """Is NEW better than OLD? Play both on the same deals, seats and opponents until an SPRT answers.
 
-    By default the test is of luck-corrected points: each match total less what the cards gave the seat
-    over the expected cards, which the referee measures. Exit status: 0 better, 3 worse, 4 no difference
-    at the margin, 5 undecided at --max-matches (1 and 2: errors). See docs/bots.md, "Is my new version better?".
+    The question is fishtest's: is NEW better by at least the margin (H1), or not better (H0)? By default
+    it is asked of luck-corrected points: each match total less what the cards gave the seat over the
+    expected cards, which the referee measures. Exit status: 0 better, 4 not better, 5 undecided at
+    --max-matches (1 and 2: errors). See docs/bots.md, "Is my new version better?".
     """
     import os
 
     from .compare.play import ArenaFailure, Setup, bundled_field
-    from .compare.run import EXIT_CODES, UNDECIDED_EXIT, compare, new_test, progress_line, verdict_line
-    from .compare.sprt import Plan
+    from .compare.run import (EXIT_CODES, UNDECIDED_EXIT, beside_line, compare, forfeit_points, progress_line,
+                              verdict_line)
+    from .compare.stats import FORFEIT_POINTS, currency_of, new_test
     from .execute import PoolFailure
 
     corrected = luck == "on"
@@ -322,14 +324,11 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
             raise click.BadParameter(f"{margin} is not a margin in places per match: give one above 0 and below "
                                      f"{seats - 1} (the most a {seats}-seat match can separate two places)",
                                      param_hint="'--margin'")
-    plan = Plan(alpha, beta, margin)
-    test = new_test(plan, seats, corrected)
-    least = test.least_deals()
-    if max_matches < 2 * least:
-        raise click.BadParameter(f"{max_matches} matches cannot end in a verdict: at margin {margin:g} "
-                                 f"{test.unit.split()[-1]} and alpha "
-                                 f"{alpha:g} none comes before {least} deals ({2 * least} matches)",
-                                 param_hint="'--max-matches'")
+    if max_matches < 2 * MIN_DEALS:
+        raise click.BadParameter(f"{max_matches} matches cannot end in a verdict: none comes before {MIN_DEALS} "
+                                 f"deals ({2 * MIN_DEALS} matches)", param_hint="'--max-matches'")
+    test = new_test(corrected, margin, alpha, beta)
+    currency = currency_of(corrected)
     rules = _rules_from(preset, options)
     backend = _sandbox(sandbox)
     try:
@@ -362,10 +361,11 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
         say(f"note: NEW and OLD have the same name, {new_spec.name}: NEW is {new_spec.directory or new}, "
             f"OLD is {old_spec.directory or old}")
     say(f"compare: NEW {named['NEW']} against OLD {named['OLD']}, {preset}, {seats} seats, field "
-        f"{', '.join(s.name for s in field)}; seed {seed}; tested on {test.unit}; alpha {alpha:g}, beta {beta:g}, "
-        f"margin {margin:g} {test.unit.split()[-1]}; sandbox {backend}, {count} worker(s)")
+        f"{', '.join(s.name for s in field)}; seed {seed}; sandbox {backend}, {count} worker(s)")
+    say(f"SPRT on {currency.name}: NEW better by {margin:g} {currency.unit} a match (H1) or not better (H0); "
+        f"alpha {alpha:g}, beta {beta:g}")
     try:
-        done = compare(setup, plan, max_matches // 2, count, say, luck=corrected)
+        done = compare(setup, test, max_matches // 2, count, say, luck=corrected)
     except (ArenaFailure, PoolFailure) as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt as exc:
@@ -377,10 +377,15 @@ def compare_cmd(new: str, old: str, field_refs: tuple[str, ...], preset: str, op
         click.echo(f"{len(done.dropped)} deal(s) not counted: {'; '.join(done.dropped[:3])}"
                    + (" ..." if len(done.dropped) > 3 else ""))
     if any(done.forfeits):
-        counted = ("each deal one side forfeited counted as the worst difference the test allows against it"
-                   if corrected else "placed last")
+        lost = forfeit_points(done)
+        counted = ("placed last" if not corrected else
+                   f"a deal one side forfeited counts as a whole match lost by that side, {lost:g} points"
+                   if lost == FORFEIT_POINTS else
+                   f"a deal one side forfeited counts as {lost:.1f} points lost by that side, the largest gain played")
         click.echo(f"forfeited ({counted}): NEW in {done.forfeits[0]} match(es), OLD in {done.forfeits[1]}; "
                    "`arena play` with the same bots shows why")
+    if done.test.deals:
+        click.echo(beside_line(done))
     click.echo(verdict_line(done))
     raise SystemExit(UNDECIDED_EXIT if done.verdict is None else EXIT_CODES[done.verdict])
 
@@ -660,11 +665,16 @@ def _refuse_directory(given: Path) -> None:
                    "while a ladder plays; the replay viewer's frames of each match are made as it is played "
                    "(--no-report: a later report makes them from the replays).")
 @click.option("--until", "until", metavar="settled[=P]", default=None,
-              help="Stop once every adjacent pair of the board is ordered with probability at least P "
-                   "(default 0.95), after whole cycles (a ladder: after any table), or at cycles or --matches, "
-                   "whichever comes first; the last line says which. See docs/tournaments.md.")
+              help="Stop once every row of the board is shown ahead of the next or in its tier (at most the "
+                   "settle margin behind it), all claims together true with chance at least P (default 0.95); "
+                   "after the first cycle only tables seating pairs still open are played. Checked after whole "
+                   "cycles (a ladder: after any table); or stop at cycles or --matches, whichever comes first; "
+                   "the last line says which. See docs/tournaments.md.")
+@click.option("--wide", is_flag=True,
+              help="Print the board at the end with every column (as arena leaderboard --wide does).")
 def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, max_matches: int | None,
-            hours: float | None, report: bool, dask: str | None = None, until: str | None = None) -> None:
+            hours: float | None, report: bool, dask: str | None = None, until: str | None = None,
+            wide: bool = False) -> None:
     """Run (or resume) the tournament described by CONFIG and print its leaderboard."""
     from . import cluster  # noqa: F401  registers the Dask executor that --dask and `executor: {dask: ...}` choose
     from .execute import DASK, PoolFailure, choose
@@ -697,10 +707,10 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
     except (StoreMismatch, BotConfigError, SandboxError, AlreadyRunning, PoolFailure) as exc:
         raise click.ClickException(str(exc)) from None
     own = config.kind.hooks.board_files  # a schedule kind's own board, shown instead of the leaderboard
-    if own:
-        click.echo((config.output / own[0]).read_text(), nl=False)
+    if own:  # as arena leaderboard prints it (its notes wrapped to this terminal, not to the file's width)
+        click.echo(_stored_board(config.output)[1].terminal(wide=wide), nl=False)
     else:
-        click.echo(text(summary.leaderboard, voided=False))
+        click.echo(text(summary.leaderboard, voided=False, wide=wide))
     own_files = "".join(f"{name}, " for name in own)
     site = ", report/" if report and (config.output / "report" / "index.html").is_file() else ""
     click.echo(f"results: {config.output} ({own_files}leaderboard.md, leaderboard.json, leaderboard.csv, "
@@ -724,9 +734,26 @@ def run_cmd(config_file: Path, workers: int | None, accept_bot_changes: bool, ma
 @main.command("leaderboard")
 @click.argument("output_dir", metavar="OUTPUT_DIR|CONFIG", type=click.Path(path_type=Path))
 @click.option("--all", "show_all", is_flag=True, help="A ladder: show older (replaced) versions too.")
-def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
+@click.option("--format", "form", type=click.Choice(("text", "md", "csv", "json")), default="text", show_default=True,
+              help="text: the board for a terminal; md, csv, json: the content of the board's leaderboard.md, "
+                   ".csv, .json (a ladder's ladder.md, .csv, .json), made now.")
+@click.option("--wide", is_flag=True, help="text: every column (by default the columns that fit 100).")
+def leaderboard_cmd(output_dir: Path, show_all: bool, form: str, wide: bool) -> None:
     """Print the leaderboard of a tournament OUTPUT_DIR (or of the tournament or ladder file CONFIG), also while
     it runs."""
+    from .tournament.render import TEXT, formatted
+
+    if form != TEXT and (wide or show_all):
+        raise click.UsageError(f"{'--wide' if wide else '--all'} applies to --format text only")
+    heading, board = _stored_board(_results_of(output_dir), show_all)
+    if form == TEXT:
+        click.echo(heading)
+    click.echo(formatted(board, form, show_all, wide), nl=False)
+
+
+def _stored_board(output_dir: Path, show_all: bool = False) -> tuple[str, Any]:
+    """The board of the results in ``output_dir`` (a :class:`.tournament.render.Board`: a ladder's own, else the
+    leaderboard) and the line that heads it on a terminal; ``show_all`` is refused for a tournament."""
     from .site.withhold import held_back, held_back_note
     from .tournament.kinds import reading
     from .tournament.ladder import paired
@@ -737,7 +764,6 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
     from .tournament.standings import read, standings
     from .tournament.store import ResultStore, StoreMismatch
 
-    output_dir = _results_of(output_dir)
     try:
         store = ResultStore(output_dir, readonly=True)
     except (FileNotFoundError, StoreMismatch) as exc:
@@ -763,8 +789,7 @@ def leaderboard_cmd(output_dir: Path, show_all: bool) -> None:
             board = standings(results)
     finally:
         store.close()
-    click.echo(heading + (f", {len(voided)} voided" if voided else "") + held)
-    click.echo(board.terminal(show_all), nl=False)
+    return heading + (f", {len(voided)} voided" if voided else "") + held, board
 
 
 def _ladder(config_file: Path) -> Any:

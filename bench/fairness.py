@@ -11,15 +11,16 @@ the arena's own schedules, rating code and stop rule, and prints every absolute 
   (one cyclic order per table), and every line also gives the share won by the copy that sat directly
   after the other, which is the game's own edge for that seat (it is there either way: fairness is
   that both copies get it equally often).
-- ``settle: false settled = R`` on a field with one identical pair among separated bots (``a-p0``,
-  ``b-p0``, ``known-p20``, ``known-p50``, ``known-p100``; 4 seats) and on an all-equal field (four
-  copies of ``known-p0``): over ``--runs`` round robins of fresh master seeds, looked at after every
-  cycle up to ``--cap`` cycles, the share that stopped settled with a claim that is false (an identical
-  pair ordered, a pair that differs shown within the margin, or an order against the truth), with
-  its standard error. The old rule (every adjacent P(ahead) of the TrueSkill posteriors >= P, one
-  look's worth of error asked after every cycle) is judged on the same games.
-- ``settle: matches to settle new/old = R`` on the known-strength field (``known-p0`` ... ``known-p100``,
-  6 bots, 4 seats): mean matches to settled under each rule over the same ``--family-runs`` games.
+- ``settle: false settled = R`` under the arena's own stop rule (its gate, its claims, its tables chosen for
+  the pairs still open), on a field with one identical pair among separated bots (``a-p0``, ``b-p0``,
+  ``known-p20``, ``known-p50``, ``known-p100``; 4 seats), one with an equal-strength pair whose random moves
+  come from streams of their own (``known-p20``, ``twin-p20`` among ``known-p0``, ``known-p50``,
+  ``known-p100``), an all-equal field (four copies of ``known-p0``) and the known-strength field: over
+  ``--runs`` round robins of fresh master seeds, looked at after every cycle up to ``--cap`` cycles, the
+  share that stopped settled with a claim that is false (a row shown ahead of one at least as strong, or in
+  the tier of a stronger one), with its standard error.
+- ``settle: matches to settle = M`` on the known-strength field (``known-p0`` ... ``known-p100``, 6 bots, 4
+  seats): mean matches to settled over the runs, and how many settled orders were the true one.
 - the calibration line of ``bench/calibration.py`` (its rank intervals on the balanced schedule).
 
     .venv/bin/python bench/fairness.py [--workers 2] [--decided 2000] [--runs 200] [--cap 60]
@@ -44,8 +45,12 @@ from typing import Any, Iterable, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.evidence.claims import AHEAD, TIER, PairCall  # noqa: E402
 from arena.tournament import evidence as ev  # noqa: E402
-from arena.tournament.confidence import board_order, settled as old_settled  # noqa: E402
+from arena.tournament.evidence import PairEvidence, board_rules  # noqa: E402
+from arena.tournament.open_tables import OpenTables  # noqa: E402
+from arena.tournament.schedules.fixed import FixedSchedule  # noqa: E402
+from arena.tournament.settle import SettleGate  # noqa: E402
 from arena.tournament.rating import RatingParams, model_of  # noqa: E402
 from arena.tournament.records import MatchRecord  # noqa: E402
 from arena.tournament.schedules.balance import BALANCED, CYCLIC  # noqa: E402
@@ -63,6 +68,8 @@ FIELDS: dict[str, dict[str, str]] = {
                 "known-p50": "known-p50"},
     "pair": {"a-p0": "known-p0", "b-p0": "known-p0", "known-p20": "known-p20", "known-p50": "known-p50",
              "known-p100": "known-p100"},
+    "twins": {"known-p20": "known-p20", "twin-p20": "twin-p20", "known-p0": "known-p0", "known-p50": "known-p50",
+              "known-p100": "known-p100"},
     "equal": {f"{c}-p0": "known-p0" for c in "abcd"},
     "family": {f"known-p{p}": f"known-p{p}" for p in (0, 10, 20, 35, 50, 100)},
 }
@@ -78,9 +85,20 @@ def _seats(field: str) -> dict[str, Any]:
         from tests.bots_examples.driver import PolicySeat
 
         classes = policies()
+        classes["twin-p20"] = twin(classes["known-p20"], 0.2)
         _SEATS[field] = {name: PolicySeat(classes[policy]) for name, policy in FIELDS[field].items()}
     seats: dict[str, Any] = _SEATS[field]
     return seats
+
+
+def twin(base: Any, p: float) -> Any:
+    """``base`` drawing its random moves from a stream of its own: the same strength, other moves."""
+    class Twin(base):  # type: ignore[misc]
+        def __init__(self, hello: dict[str, Any], params: dict[str, float] | None = None) -> None:
+            super().__init__(hello, params)
+            self.rng = random.Random(f"twin/{hello.get('match', '')}/{hello.get('seat', 0)}/{p}")
+
+    return Twin
 
 
 def strength(field: str, name: str) -> int:
@@ -151,46 +169,55 @@ def ladder_task(job: tuple[str, int, int]) -> tuple[int, int, int, int]:
     return head_to_head(records)
 
 
-def wrong_new(field: str, calls: Sequence[ev.PairCall]) -> bool:
-    """Whether a settled board's claims include a false one."""
+def wrong(field: str, calls: Sequence[PairCall]) -> bool:
+    """Whether a settled board's claims include a false one: a row shown ahead of one at least as strong, or in the
+    tier of one stronger than it (every gap of these fields is above the margin: 0.27 places or more)."""
     for call in calls:
         upper, lower = strength(field, call.upper), strength(field, call.lower)
-        if call.state == ev.ORDERED and upper >= lower:
+        if call.relation == AHEAD and upper >= lower:
             return True
-        if call.state == ev.WITHIN and upper != lower:
+        if call.relation == TIER and upper > lower:
             return True
     return False
 
 
-def wrong_old(field: str, order: Sequence[str]) -> bool:
-    """Whether a board the old rule called settled orders some adjacent pair falsely (it had no ties)."""
-    return any(strength(field, a) >= strength(field, b) for a, b in zip(order, order[1:]))
-
-
 def settle_task(job: tuple[str, int, int, float]) -> dict[str, Any]:
-    """A round robin of ``field`` looked at after each cycle, until both rules stopped or ``cap`` cycles."""
+    """A round robin of ``field`` under the arena's own stop rule (:class:`SettleGate` with tables chosen for the
+    pairs still open), a look at each cycle's end, until settled or ``cap`` cycles. Matches are rated in index
+    order at each look, as the driver's rating fold rates them."""
     field, master, cap, margin = job
     names = list(FIELDS[field])
     model = model_of(RatingParams())
     ratings = {name: model.fresh() for name in names}
-    evidence = ev.PairEvidence()
-    out: dict[str, Any] = {"new": None, "new_false": False, "old": None, "old_false": False, "played": 0}
-    matches = list(round_robin(names, [4], cap, master))
-    for cycle in range(1, cap + 1):
-        for m in (m for m in matches if m.cycle == cycle):
-            record = play(field, m, master)
+    pending: list[MatchRecord] = []
+    schedule = FixedSchedule(list(round_robin(names, [4], cap, master)), 3)
+    schedule.resume(set(), [])
+
+    def rated() -> dict[str, Any]:
+        for record in sorted(pending, key=lambda r: r.index):
             model.update(ratings, record.bots, record.places)
-            evidence.add(record)
-            out["played"] += 1
-        order = board_order(ratings)
-        if out["old"] is None and old_settled(ratings, P, order):
-            out["old"], out["old_false"] = out["played"], wrong_old(field, order)
-        calls = ev.judge(evidence, order, P, margin)
-        if out["new"] is None and ev.settled(calls):
-            out["new"], out["new_false"] = out["played"], wrong_new(field, calls)
-        if out["new"] is not None and out["old"] is not None:
-            break
-    return out
+        pending.clear()
+        return ratings
+
+    def pass_over(matches: Sequence[ScheduledMatch]) -> None:
+        for m in matches:
+            schedule.finished(m, None)
+
+    played = [0]
+    gate = SettleGate(schedule, P, lambda m: m.cycle, lambda m: f"cycle {m.cycle}", rated, lambda: None, lambda: 0,
+                      lambda: played[0], (), margin, OpenTables(PairEvidence(), board_rules(P, margin)), pass_over)
+    while (batch := gate.next_batch()) is not None:
+        for m in batch:
+            record = play(field, m, master)
+            pending.append(record)
+            gate.stored(record)
+            schedule.finished(m, record)
+            played[0] += 1
+    verdict = gate.verdict
+    order = [call.upper for call in verdict.calls] + [verdict.calls[-1].lower] if verdict.calls else []
+    truth = sorted(names, key=lambda n: (strength(field, n), n))
+    return {"settled": verdict.settled, "matches": verdict.at, "false": verdict.settled and wrong(field, verdict.calls),
+            "order_true": [strength(field, n) for n in order] == [strength(field, n) for n in truth]}
 
 
 def share(hits: int, total: int) -> tuple[float, float]:
@@ -230,41 +257,36 @@ def fairness(pool: PoolType, decided: int, contrast: bool, workers: int) -> None
             print(f"fairness: identical copies ahead = {p:.3f} ± {se:.3f} ({label}, {count} decided)", flush=True)
 
 
-SETTLE_FIELDS = ("pair", "equal", "family")
+SETTLE_FIELDS = ("pair", "twins", "equal", "family")
 
 
 def settle(pool: PoolType, runs: int, cap: int, family_runs: int, margin: float,
            fields: Sequence[str] = SETTLE_FIELDS) -> None:
-    """False stops on the identical-pair and all-equal fields; matches to settle on the known-strength field."""
-    for field, label, count, limit in (("pair", "one identical pair among separated bots", runs, cap),
-                                       ("equal", "four identical bots", runs, 2 * cap),
-                                       ("family", "the known-strength field", family_runs, cap)):
+    """False stops on fields with identical or equal-strength bots; matches to settle on the known-strength field."""
+    for field, label, count in (("pair", "one identical pair among separated bots", runs),
+                                ("twins", "an equal-strength pair with its own random stream among separated bots",
+                                 runs),
+                                ("equal", "four identical bots", runs),
+                                ("family", "the known-strength field", max(family_runs, runs))):
         if field not in fields:
             continue
         started = time.perf_counter()
-        results = pool.map(settle_task, [(field, 5000 + k, limit, margin) for k in range(count)])
+        results = pool.map(settle_task, [(field, 5000 + k, cap, margin) for k in range(count)])
         per_cycle = len(list(round_robin(list(FIELDS[field]), [4], 1, 0)))
-        for rule in ("new", "old"):
-            stopped = [r[rule] for r in results if r[rule] is not None]
-            false = sum(bool(r[f"{rule}_false"]) for r in results)
-            p, se = share(false, count)
-            middle = f", median {statistics.median(stopped):.0f} matches" if stopped else ""
-            print(f"{label} ({per_cycle} matches a cycle, at most {limit} cycles), {rule} rule: settled in "
-                  f"{len(stopped)} of {count} runs{middle}; false settled in {false} ({p:.3f} ± {se:.3f})",
-                  flush=True)
-            if rule == "new" and field != "family":
-                print(f"settle: false settled = {p:.3f} ± {se:.3f} ({label}, {count} runs, P {P:g})", flush=True)
-        if field == "family":
-            both = [(r["new"], r["old"]) for r in results if r["new"] is not None and r["old"] is not None]
-            if not both:
-                print(f"settle: matches to settle new/old = - (no run settled under both rules in {limit} cycles)")
-                continue
-            new, old = (statistics.mean(x[i] for x in both) for i in (0, 1))
-            ratios = [n / o for n, o in both]
-            spread = statistics.stdev(ratios) / math.sqrt(len(ratios)) if len(ratios) > 1 else math.nan
-            print(f"settle: matches to settle new/old = {new / old:.2f} (mean {new:.0f} against {old:.0f} over the "
-                  f"{len(both)} of {count} runs both settled; run by run {statistics.mean(ratios):.2f} ± {spread:.2f})",
-                  flush=True)
+        stopped = [r["matches"] for r in results if r["settled"]]
+        false = sum(bool(r["false"]) for r in results)
+        p, se = share(false, count)
+        print(f"{label} ({per_cycle} matches a cycle, at most {cap} cycles): settled in {len(stopped)} of {count} "
+              f"runs, median {statistics.median(stopped) if stopped else math.nan:.0f} matches; false settled in "
+              f"{false}", flush=True)
+        print(f"settle: false settled = {p:.3f} ± {se:.3f} ({label}, {count} runs, P {P:g})", flush=True)
+        if field == "family" and stopped:
+            mean = statistics.mean(stopped)
+            spread = statistics.stdev(stopped) / math.sqrt(len(stopped)) if len(stopped) > 1 else math.nan
+            true = sum(r["order_true"] for r in results if r["settled"])
+            print(f"settle: matches to settle = {mean:.0f} ± {spread:.0f} (the known-strength field, mean of the "
+                  f"{len(stopped)} of {count} runs that settled, P {P:g}; every settled order true: "
+                  f"{true} of {len(stopped)})", flush=True)
         print(f"({time.perf_counter() - started:.0f} s)", flush=True)
 
 
@@ -280,20 +302,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2, help="processes playing at once (default 2)")
     parser.add_argument("--decided", type=int, default=2000, help="decided head-to-heads per line (default 2000)")
     parser.add_argument("--runs", type=int, default=200, help="runs per field for the false-settled lines (200)")
-    parser.add_argument("--cap", type=int, default=60, help="most cycles a settle run plays (default 60; "
-                        "the all-equal field twice as many)")
-    parser.add_argument("--family-runs", type=int, default=30, help="runs of the known-strength field (30)")
+    parser.add_argument("--cap", type=int, default=60, help="most cycles a settle run plays (default 60)")
+    parser.add_argument("--family-runs", type=int, default=30, help="least runs of the known-strength field (30; "
+                        "--runs when more)")
     parser.add_argument("--margin", type=float, default=ev.DEFAULT_MARGIN, help="settle margin (places per match)")
     parser.add_argument("--contrast", action="store_true", help="also play the old seating, for comparison")
     parser.add_argument("--only", default="fairness,settle,calibration", help="which parts, comma separated")
     parser.add_argument("--fields", default=",".join(SETTLE_FIELDS),
-                        help="which settle fields, comma separated (default pair,equal,family)")
+                        help="which settle fields, comma separated (default pair,twins,equal,family)")
     args = parser.parse_args(argv)
     parts, fields = set(args.only.split(",")), args.fields.split(",")
     if min(args.workers, args.decided, args.runs, args.cap, args.family_runs) < 1 or args.margin <= 0 or \
             not parts <= {"fairness", "settle", "calibration"} or not set(fields) <= set(SETTLE_FIELDS):
         parser.error("counts must be at least 1, --margin above 0, --only of fairness, settle, calibration, "
-                     "--fields of pair, equal, family")
+                     "--fields of pair, twins, equal, family")
     random.seed(0)
     with Pool(args.workers) as pool:
         if "fairness" in parts:

@@ -5,11 +5,17 @@
    (``--in-flight`` matches in play), twenty bots submitted and ten retired along the
    way, until ``--matches`` (100,000) matches were handed out. Timed: each call that
    draws a table (the field read, the fairness floor, the pick, queueing the rotations).
-2. Storing: those matches go into a real ladder store (rows inserted in bulk, the kept
-   ratings those of the run), then ``--store-samples`` more are stored the way the driver
-   stores them: rated, replay file written, row and kept ratings in one transaction.
-3. Leaderboard: ``arena leaderboard`` on that store as a subprocess (interpreter start
-   included), best of three.
+2. Storing: those matches go into a real ladder store (rows and each seat's luck inserted
+   in bulk, the kept ratings those of the run, the kept pair and luck sums counted as a
+   ladder run's start counts them), then ``--store-samples`` more are stored the way the
+   driver stores them: rated, replay file written, row, luck, kept ratings and kept sums in
+   one transaction.
+3. Leaderboard: ``arena leaderboard`` on that store as a new process (interpreter start
+   included), best of ``--board-runs`` (5), alternated with ``arena --version`` (the start
+   every command pays: the interpreter and the CLI's imports); then its phases, timed in one
+   more process that makes the board step by step as the command does. ``--only
+   leaderboard`` runs parts 1-3 alone; ``--store DIR`` keeps the ladder store in DIR, and
+   reuses it (parts 1 and 2 skipped) when DIR holds one already.
 4. A short real run: the bundled bots on a ladder, to show the whole path works, and its
    kept ratings checked against a recomputation.
 5. Throughput beside a round robin: the same four bundled bots at tables of 4 under
@@ -20,7 +26,8 @@
    its start once), and over the whole run, which adds about a second for a ladder
    building its snapshots in a fresh directory. ``--only throughput`` runs this part alone.
 
-Last lines: ``ladder: pick X us, store Y ms, leaderboard Z s`` (targets: pick <= 1000 us,
+Last lines: ``ladder: arena leaderboard of B bots / M matches as a new process = Z s (best of N)``
+(target <= 1 s), ``ladder: pick X us, store Y ms, leaderboard Z s`` (targets: pick <= 1000 us,
 store <= 2 ms, leaderboard <= 1 s), then ``ladder: throughput ladder/round-robin = R``
 (target >= 0.8).
 """
@@ -32,6 +39,7 @@ import dataclasses
 import gzip
 import io
 import json
+import os
 import random
 import sqlite3
 import statistics
@@ -60,6 +68,13 @@ from arena.tournament.store import ResultStore  # noqa: E402
 
 SEATS = (2, 3, 4)
 PLACEMENT = 5
+LUCK_MODEL = "1@0123456789abcdef"
+"""The value function a made-up match's luck is said to come from (arena.luck.model_label's form)."""
+
+
+def made_up_luck(rng: random.Random, seats: int) -> tuple[float, ...]:
+    """Each seat's luck, rounded as the runner stores it (arena.luck.LUCK_DIGITS)."""
+    return tuple(round(rng.gauss(0, 3), 3) for _ in range(seats))
 
 
 class Field:
@@ -147,18 +162,20 @@ def matchmaking(args: argparse.Namespace) -> tuple[list[float], list[float], lis
     return picks, rating, played, field, schedule
 
 
-def outcome_of(match: ScheduledMatch, record: MatchRecord, replay: bytes) -> MatchOutcome:
+def outcome_of(match: ScheduledMatch, record: MatchRecord, replay: bytes, rng: random.Random) -> MatchOutcome:
     seats = len(match.bots)
     return MatchOutcome(match.match_id, match.seed, match.bots, record.totals, record.places, record.forfeited, (),
                         "target", ((0,) * seats,), 40 * seats, 0.05, 0.04,
                         tuple(SeatStats(40, 12.0, 1.5, 20.0) for _ in range(seats)), "none", replay,
-                        tuple("" for _ in range(seats)))
+                        tuple("" for _ in range(seats)), luck=made_up_luck(rng, seats), luck_model=LUCK_MODEL)
 
 
 def build_store(directory: Path, field: Field, played: list[tuple[ScheduledMatch, MatchRecord]],
                 replay: bytes) -> None:
-    """A ladder store holding ``played`` as the driver would have left it (kept ratings included)."""
+    """A ladder store holding ``played`` as the driver would have left it (kept ratings, luck and kept sums
+    included)."""
     store = ResultStore(directory)
+    rng = random.Random(2)
     try:
         store.claim("bench", {"name": "bench", "schedule": "ladder"}, None)
         store.set_meta("rating", RatingParams().stored())
@@ -175,11 +192,14 @@ def build_store(directory: Path, field: Field, played: list[tuple[ScheduledMatch
                              "target", "[[0]]", "[]", 40, 0.05, stats, "none", f"replays/{match.index:06d}.jsonl.gz",
                              time.time()))
             store._db.executemany(f"INSERT INTO matches VALUES ({', '.join('?' * 18)})", rows)
+            store._db.executemany("INSERT INTO luck VALUES (?, ?, ?)", [
+                (match.index, LUCK_MODEL, json.dumps(made_up_luck(rng, len(match.bots)))) for match, _ in played])
             kept = Kept(model_of(RatingParams()))
             fold = RatingFold(RatingParams(), [], [r for _, r in played], on_rate=lambda r: kept.count(
                 r.index, r.bots, time.time()))
             kept.ratings = fold.ratings
             kept.save(store.ladder)
+        store.ladder.keep_sums()  # as a ladder run's start counts the matches it finds
     finally:
         store.close()
 
@@ -192,6 +212,7 @@ def storing(directory: Path, schedule: LadderSchedule, field: Field, samples: in
         fold = RatingFold(RatingParams(), [], initial=kept.ratings, after=kept.through,
                           on_rate=lambda r: kept.count(r.index, r.bots, time.time()))
         kept.ratings = fold.ratings
+        rng = random.Random(3)
         times = []
         for _ in range(samples):
             batch = schedule.next_batch()
@@ -199,7 +220,7 @@ def storing(directory: Path, schedule: LadderSchedule, field: Field, samples: in
                 batch = schedule.next_batch()
             match = batch[0]
             record = field.result(match)
-            outcome = outcome_of(match, record, replay)
+            outcome = outcome_of(match, record, replay, rng)
             start = time.perf_counter()
             fold.expect([match.index])
             fold.add(record_of(match, outcome))
@@ -211,16 +232,113 @@ def storing(directory: Path, schedule: LadderSchedule, field: Field, samples: in
         store.close()
 
 
-def leaderboard(directory: Path) -> tuple[float, str]:
-    """Best of three wall times of ``arena leaderboard DIRECTORY`` as a user runs it, and its first line."""
-    best, first = float("inf"), ""
-    for _ in range(3):
-        start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "arena.cli", "leaderboard", str(directory)], cwd=ROOT,
-                              capture_output=True, text=True, check=True)
-        best = min(best, time.perf_counter() - start)
-        first = done.stdout.splitlines()[0]
-    return best, first
+def leaderboard(directory: Path, runs: int) -> tuple[float, float, str]:
+    """Best of ``runs`` wall times of ``arena leaderboard DIRECTORY`` as a user runs it (a new process), and of
+    ``arena --version`` alternated with it (a new process that starts the interpreter and imports the CLI, and
+    does nothing more: what every command pays), and the board's first line."""
+    board, start_only, first = float("inf"), float("inf"), ""
+    for _ in range(runs):
+        for command in (["leaderboard", str(directory)], ["--version"]):
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "arena.cli", *command], cwd=ROOT, capture_output=True,
+                                  text=True, check=True)
+            took = time.perf_counter() - start
+            if command[0] == "leaderboard":
+                board, first = min(board, took), done.stdout.splitlines()[0]
+            else:
+                start_only = min(start_only, took)
+    return board, start_only, first
+
+
+PHASES = r"""
+import sys, time
+start = time.perf_counter()
+marks = []
+def mark(name):
+    global start
+    now = time.perf_counter()
+    marks.append((name, now - start))
+    start = now
+import arena.cli
+mark("import arena.cli (what the arena command imports before it runs one)")
+from arena.site.withhold import held_back
+from arena.tournament.confidence import rank_intervals
+from arena.tournament.kinds import reading
+from arena.tournament.ladder import board as ladder_board, kept as ladder_kept, paired
+from arena.tournament.standings import ladder_board as ladder_rows, read
+from arena.tournament.store import ResultStore
+mark("import the leaderboard's own modules")
+store = ResultStore(sys.argv[1], readonly=True)
+ladder = reading(store).keeps_ratings
+mark("open the store")
+results = read(store, records=False)
+store.count()
+mark("read the standings (entries, kept ratings, the pairs' deals, luck)")
+held_back(store)
+mark("count the matches held back")
+rows = ladder_rows(results)
+mark("the board's rows (ranking, rank intervals, tiers, P(>next))")
+replays = paired.read(store.ladder)
+mark("the new versions against their previous ones (replays)")
+ladder_board.LadderBoard(rows, replays, results.params.model).terminal()
+mark("render")
+print("\n".join(f"{seconds * 1000:.0f}\t{name}" for name, seconds in marks))
+# the parts of the reads above, each timed again on its own
+read(store, records=False, kept=False)
+mark("  of the standings: entries, meta, voided")
+ladder_kept.read(store.ladder, results.params)
+mark("  of the standings: kept ratings")
+if hasattr(ladder_board, "stored_evidence"):  # guarded: the phases are also timed on other versions of the arena
+    ladder_board.stored_evidence(store.ladder)
+    mark("  of the standings: the pairs' deals and luck, as the board reads them")
+if hasattr(store.ladder, "kept_sums"):
+    store.ladder.kept_sums()
+    mark("  (the kept pair and luck sums alone: tables ladder_pairs, ladder_luck)")
+ranked = [row for row in rows if row.rank is not None]
+rank_intervals({f"{row.name}@v{row.version}": results.kept.ratings[f"{row.name}@v{row.version}"] for row in ranked})
+mark(f"  of the board's rows: rank intervals of {len(ranked)} ranked bots")
+print("\n".join(f"{seconds * 1000:.0f}\t{name}" for name, seconds in marks if name.startswith("  ")))
+"""
+"""Makes the board step by step as ``arena leaderboard`` does (arena/cli.py), timing each step; then times parts of
+the first steps again alone. Prints ``milliseconds<TAB>phase`` lines."""
+
+
+def phases(directory: Path) -> list[tuple[float, str]]:
+    """The leaderboard's phases in a new process: (seconds, name), the interpreter's own start first."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    bare = time.perf_counter() - start
+    done = subprocess.run([sys.executable, "-c", PHASES, str(directory)], cwd=ROOT, capture_output=True, text=True,
+                          check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = [(bare, "start the interpreter (python -c pass)")]
+    for line in done.stdout.splitlines():
+        ms, _, name = line.partition("\t")
+        out.append((float(ms) / 1000, name))
+    return out
+
+
+def stored_size(directory: Path) -> tuple[int, int]:
+    """Entries and stored matches of the ladder store in ``directory``."""
+    db = sqlite3.connect(f"file:{directory / 'results.sqlite'}?mode=ro", uri=True)
+    try:
+        return (int(db.execute("SELECT COUNT(*) FROM ladder_bots").fetchone()[0]),
+                int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]))
+    finally:
+        db.close()
+
+
+def time_leaderboard(directory: Path, runs: int) -> tuple[float, str]:
+    """Prints the leaderboard's time and its phases; returns the time and the figure's line."""
+    board_s, start_s, first = leaderboard(directory, runs)
+    bots, matches = stored_size(directory)
+    print(f"arena leaderboard (a new process, best of {runs}): {board_s:.2f} s; arena --version beside it "
+          f"{start_s:.2f} s, so the board's own work is {board_s - start_s:.2f} s ({board_s / start_s:.1f}x the "
+          f"start); it says '{first}'")
+    print("its phases (one more process, each step as the command makes it):")
+    for seconds, name in phases(directory):
+        print(f"  {seconds * 1000:6.0f} ms  {name}")
+    return board_s, (f"ladder: arena leaderboard of {bots:,} bots / {matches:,} matches as a new process = "
+                     f"{board_s:.2f} s (best of {runs})")
 
 
 def real_run(directory: Path) -> str:
@@ -322,11 +440,19 @@ def main() -> None:
     parser.add_argument("--throughput-matches", type=int, default=120)
     parser.add_argument("--throughput-runs", type=int, default=3)
     parser.add_argument("--sandbox", default="bwrap", help="the throughput part's sandbox (default bwrap)")
-    parser.add_argument("--only", choices=["throughput"], help="run this part alone")
+    parser.add_argument("--board-runs", type=int, default=5, help="new processes timed for the leaderboard")
+    parser.add_argument("--only", choices=["throughput", "leaderboard"], help="run this part alone (leaderboard: "
+                        "with the matchmaking and the store it reads)")
+    parser.add_argument("--store", type=Path, help="keep the ladder store in this directory; reuse it (no "
+                        "matchmaking, no storing) when it holds one already")
     args = parser.parse_args()
     if args.only == "throughput":
         ratio = throughput(args.throughput_matches, args.throughput_runs, args.sandbox)
         print(f"ladder: throughput ladder/round-robin = {ratio:.2f}")
+        return
+    if args.store is not None and (args.store / "results.sqlite").is_file():
+        print(f"the ladder store in {args.store}, as an earlier run of this bench left it")
+        print(time_leaderboard(args.store, args.board_runs)[1])
         return
     buffer = io.BytesIO()
     with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as out:
@@ -344,17 +470,20 @@ def main() -> None:
     print(f"the matchmaker's own rating fold: mean {statistics.mean(rating) * 1e6:.0f} us per match (trueskill; "
           "the driver rates each match once more for the store, counted in 'store')")
     with tempfile.TemporaryDirectory() as tmp:
-        store_dir = Path(tmp) / "ladder"
+        store_dir = args.store or Path(tmp) / "ladder"
         build_store(store_dir, field, played, replay)
         times = storing(store_dir, schedule, field, args.store_samples, replay)
         store_ms = statistics.median(times) * 1e3
-        print(f"store a match (rate, replay file, row and kept ratings in one transaction) into a store of "
-              f"{len(played):,}: median {store_ms:.2f} ms, mean {statistics.mean(times) * 1e3:.2f} ms "
+        print(f"store a match (rate, replay file, row, luck, kept ratings and kept sums in one transaction) into a "
+              f"store of {len(played):,}: median {store_ms:.2f} ms, mean {statistics.mean(times) * 1e3:.2f} ms "
               f"over {len(times)}")
-        board_s, first = leaderboard(store_dir)
-        print(f"arena leaderboard (a new process, best of 3): {board_s:.2f} s; it says '{first}'")
+        board_s, figure = time_leaderboard(store_dir, args.board_runs)
+        if args.only == "leaderboard":
+            print(figure)
+            return
         print(real_run(Path(tmp)))
     ratio = throughput(args.throughput_matches, args.throughput_runs, args.sandbox)
+    print(figure)
     print(f"ladder: pick {pick_us:.0f} us, store {store_ms:.2f} ms, leaderboard {board_s:.2f} s")
     print(f"ladder: throughput ladder/round-robin = {ratio:.2f}")
 

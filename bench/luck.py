@@ -15,16 +15,15 @@ error (bootstrap over matches or deals):
   the same seat against the same three family opponents: the deals a verdict needs scale with
   ``var(x) / mean(x)^2`` of the paired difference ``x``, printed for the plain place difference (what compare
   tests), the plain points difference and the luck-corrected points difference;
-* ``compare``: ``arena compare``'s own tests played to their verdicts, on its own tables (the seat turns, the
-  field of ``bench/compare.py``: random, heuristic, known-p50), all three fed the same deals side by side: the
-  default test of luck-corrected points (margin 2.5 points), the plain place test of ``--luck off`` (margin 0.1
-  places) and, to tell the correction's part from the unit's, the same points test without the correction.
-  ``--compare-reps`` (24) comparisons of known-p10 (NEW) against known-p20 per preset, and ``--false-reps``
-  (400) comparisons of equal bots under ``standard``: known-p{10,20,35,50} against a twin drawing its random
-  choices from its own stream (equal strength, other moves), at the equal-bot margins of ``bench/compare.py``
-  (7.5 points, 0.3 places: a larger margin stops sooner, where a test errs most, and costs a ninth); then the
-  default test at margins 2.5, 5 and 7.5 points, 2,000 tests each on deals drawn from ``--pool`` (250) played twin
-  deals per p and their negatives (a mean of exactly zero), as ``bench/compare.py`` checks the place test;
+* ``compare``: ``arena compare``'s own SPRT (:func:`arena.compare.stats.new_test`) played to its answers, on its
+  own tables (the seat turns, the field of ``bench/compare.py``: random, heuristic, known-p50), three tests fed the
+  same deals side by side: the default test of luck-corrected points (its default margin), the place test of
+  ``--luck off`` (its default margin) and, to tell the correction's part from the unit's, the same points test
+  without the correction. ``--compare-reps`` (24) comparisons of known-p10 (NEW) against known-p20 per preset,
+  and ``--false-reps`` (400) comparisons of equal bots under ``standard``: known-p{10,20,35,50} against a twin
+  drawing its random choices from its own stream (equal strength, other moves), at the default margins; then the
+  default test at margins 4, 5 and 6 points, 2,000 tests each on deals drawn from ``--pool`` (250) played twin
+  deals per p and their negatives (a mean of exactly zero), as ``bench/compare.py`` does;
 * ``settle``: ``--settle-seeds`` (20) round robins of the known-strength family per preset, ``--settle-matches``
   (180) matches each (the arena's schedule, ``bench/calibration.py``'s games, metered), rated by TrueSkill on places,
   by the points model on luck-corrected totals and by the same model on plain totals: matches until the board's
@@ -36,9 +35,9 @@ error (bootstrap over matches or deals):
         [--settle-seeds 20] [--settle-matches 180] [--jobs 2] [--only PART]   (about 17 minutes on 2 cores)
 
 Last lines: ``luck: variance removed = V (standard), V (espanola)`` (table-relative totals, the family),
-``luck: compare corrected/uncorrected = R`` (mean matches to a verdict of the default test over the plain place
-test's, p10 against p20, per preset, played), ``luck: false verdicts = F (alpha A)`` (equal bots, the default
-test), ``luck: matches to settle corrected/trueskill = R`` (the points model over TrueSkill on the family, the mean of
+``luck: compare corrected/uncorrected = R`` (mean matches to a verdict of the default test over the place test's,
+p10 against p20, per preset, played), ``luck: false verdicts = F (alpha A)`` (equal bots called better by the
+default test), ``luck: matches to settle corrected/trueskill = R`` (the points model over TrueSkill on the family, the mean of
 both presets), ``luck: meter cost = R of a match`` (against a piped match).
 """
 
@@ -58,8 +57,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from arena.compare.run import new_test  # noqa: E402
-from arena.compare.sprt import BETTER, NO_DIFFERENCE, WORSE, Plan, Sequential, points_test  # noqa: E402
+from arena.compare.stats import PLACES_MARGIN, POINTS_MARGIN, new_test  # noqa: E402
+from arena.evidence.sequential import Answer, Sprt  # noqa: E402
 from arena.game import Match  # noqa: E402
 from arena.luck.meter import Meter  # noqa: E402
 from arena.tournament.rating import RatingParams, exposure, model_of  # noqa: E402
@@ -178,9 +177,9 @@ TESTS = ("corrected", "points", "places")
 correction, and the plain place test of ``--luck off``."""
 
 
-def _tests(points_margin: float, places_margin: float) -> dict[str, Sequential]:
-    return {"corrected": points_test(Plan(margin=points_margin)), "points": points_test(Plan(margin=points_margin)),
-            "places": new_test(Plan(margin=places_margin), SEATS, luck=False)}
+def _tests(points_margin: float, places_margin: float) -> dict[str, Sprt]:
+    return {"corrected": new_test(True, points_margin), "points": new_test(True, points_margin),
+            "places": new_test(False, places_margin)}
 
 
 def deal_diffs(new: Any, old: Any, preset: str, label: str, deal: int) -> dict[str, float]:
@@ -202,7 +201,7 @@ def deal_diffs(new: Any, old: Any, preset: str, label: str, deal: int) -> dict[s
 
 def played_comparison(task: tuple[str, float, float, bool, float, float, str]) -> dict[str, Any]:
     """One comparison as ``arena compare`` plays it, the three tests fed the same deals until each has a verdict:
-    per test its verdict and deals, and the largest corrected difference seen."""
+    per test its answer and deals, and the largest corrected difference seen. A test's gain is OLD minus NEW."""
     preset, p_new, p_old, twin, points_margin, places_margin, label = task
     new, old = known(p_new, twin), known(p_old)
     tests = _tests(points_margin, places_margin)
@@ -211,11 +210,11 @@ def played_comparison(task: tuple[str, float, float, bool, float, float, str]) -
         diffs = deal_diffs(new, old, preset, label, deal)
         largest = max(largest, abs(diffs["corrected"]))
         for name, test in tests.items():
-            if test.verdict is None:
-                test.add(diffs[name])
-        if all(test.verdict is not None for test in tests.values()):
+            if test.answer is None:
+                test.add(-diffs[name])
+        if all(test.answer is not None for test in tests.values()):
             break
-    return {"largest": largest, **{name: (test.verdict, test.deals, test.clipped) for name, test in tests.items()}}
+    return {"largest": largest, **{name: (test.answer, test.deals) for name, test in tests.items()}}
 
 
 def _played(tasks: list[tuple[str, float, float, bool, float, float, str]], jobs: int) -> list[dict[str, Any]]:
@@ -226,10 +225,9 @@ def _played(tasks: list[tuple[str, float, float, bool, float, float, str]], jobs
 
 
 def _verdicts(runs: Sequence[dict[str, Any]], name: str) -> str:
-    count = {v: sum(r[name][0] is v for r in runs) for v in (BETTER, WORSE, NO_DIFFERENCE, None)}
+    count = {v: sum(r[name][0] is v for r in runs) for v in (Answer.H1, Answer.H0, None)}
     matches = [2 * r[name][1] for r in runs]
-    return (f"{count[BETTER]} better, {count[WORSE]} worse, {count[NO_DIFFERENCE]} no difference, {count[None]} "
-            f"undecided; matches to a verdict: mean {statistics.fmean(matches):.0f}, median "
+    return (f"{count[Answer.H1]} better, {count[Answer.H0]} not better, {count[None]} undecided; matches to a verdict: mean {statistics.fmean(matches):.0f}, median "
             f"{statistics.median(matches):.0f}, max {max(matches)}")
 
 
@@ -253,25 +251,26 @@ def resampled_false(deals: int, tests: int, jobs: int) -> None:
     ps = (0.1, 0.2, 0.35, 0.5)
     with multiprocessing.get_context("fork").Pool(max(jobs, 1)) as pool:
         pools = [diffs + [-x for x in diffs] for diffs in pool.map(twin_deals, [(p, deals) for p in ps])]
-    for margin in (2.5, 5.0, 7.5):
+    for margin in (4.0, 5.0, 6.0):
         rng = random.Random(round(margin * 10))
         wrong, used = 0, 0
         for i in range(tests):
             drawn = pools[i % len(pools)]
-            test = points_test(Plan(margin=margin))
+            test = new_test(True, margin)
             while test.add(rng.choice(drawn)) is None and test.deals < COMPARE_MAX_DEALS * 2:
                 pass
-            wrong += test.verdict in (BETTER, WORSE)
+            wrong += test.answer is Answer.H1
             used += test.deals
         print(f"standard equal bots, resampled from {len(ps) * deals} played twin deals, corrected test at margin "
-              f"{margin:g} points: {tests} tests, false verdicts {wrong / tests:.3f} (95% upper bound "
+              f"{margin:g} points: {tests} tests, called better {wrong / tests:.3f} (95% upper bound "
               f"{wilson_upper(wrong, tests):.3f}); mean {2 * used / tests:.0f} matches to a verdict", flush=True)
 
 
 def compare_speed(preset: str, reps: int, jobs: int) -> float:
     """known-p10 against known-p20, ``reps`` played comparisons: print each test's verdicts and matches, return the
     mean matches of the default test over the plain place test's."""
-    runs = _played([(preset, 0.1, 0.2, False, 2.5, 0.1, f"lcmp/{preset}/{i}") for i in range(reps)], jobs)
+    runs = _played([(preset, 0.1, 0.2, False, POINTS_MARGIN, PLACES_MARGIN, f"lcmp/{preset}/{i}")
+                    for i in range(reps)], jobs)
     for name in TESTS:
         print(f"{preset} compare p10 against p20, {name} test: {_verdicts(runs, name)}", flush=True)
 
@@ -281,25 +280,25 @@ def compare_speed(preset: str, reps: int, jobs: int) -> float:
     print(f"{preset} compare: corrected/places = {ratio(runs):.3f} (se {boot_se(runs, ratio):.3f}); "
           f"corrected/plain points = {ratio(runs, bottom='points'):.3f} "
           f"(se {boot_se(runs, lambda g: ratio(g, bottom='points')):.3f}); largest corrected difference "
-          f"{max(r['largest'] for r in runs):.1f} points, {sum(r['corrected'][2] for r in runs)} deal(s) beyond "
-          "the bound", flush=True)
+          f"{max(r['largest'] for r in runs):.1f} points", flush=True)
     return ratio(runs)
 
 
 def false_verdicts(reps: int, jobs: int) -> float:
     """``reps`` played comparisons of a known-p bot against its twin under ``standard``: print how often each test
-    called one better or worse; return the default test's rate."""
+    called one better; return the default test's rate."""
     ps = (0.1, 0.2, 0.35, 0.5)
-    runs = _played([("standard", ps[i % 4], ps[i % 4], True, 7.5, 0.3, f"lfalse/{i}") for i in range(reps)], jobs)
+    runs = _played([("standard", ps[i % 4], ps[i % 4], True, POINTS_MARGIN, PLACES_MARGIN, f"lfalse/{i}")
+                    for i in range(reps)], jobs)
     rates = {}
     for name in TESTS:
-        wrong = sum(r[name][0] in (BETTER, WORSE) for r in runs)
+        wrong = sum(r[name][0] is Answer.H1 for r in runs)
         rates[name] = wrong / len(runs)
-        print(f"standard equal bots, {name} test (margin {'0.3 places' if name == 'places' else '7.5 points'}): "
-              f"{_verdicts(runs, name)}; false verdicts {rates[name]:.3f} ({wrong} of {len(runs)}; 95% upper bound "
-              f"{wilson_upper(wrong, len(runs)):.3f})", flush=True)
-    print(f"standard equal bots: largest corrected difference {max(r['largest'] for r in runs):.1f} points, "
-          f"{sum(r['corrected'][2] for r in runs)} deal(s) beyond the bound", flush=True)
+        margin = f"{PLACES_MARGIN:g} places" if name == "places" else f"{POINTS_MARGIN:g} points"
+        print(f"standard equal bots, {name} test (margin {margin}): {_verdicts(runs, name)}; called better "
+              f"{rates[name]:.3f} ({wrong} of {len(runs)}; 95% upper bound {wilson_upper(wrong, len(runs)):.3f})",
+              flush=True)
+    print(f"standard equal bots: largest corrected difference {max(r['largest'] for r in runs):.1f} points", flush=True)
     return rates["corrected"]
 
 
@@ -432,7 +431,7 @@ def main() -> None:
         print(f"luck: compare corrected/uncorrected = {ratios['standard']:.3f} (standard), {ratios['espanola']:.3f} "
               "(espanola) (played to their verdicts: the default test over --luck off's)")
     if false is not None:
-        print(f"luck: false verdicts = {false:.3f} (alpha {Plan().alpha:g})")
+        print(f"luck: false verdicts = {false:.3f} (alpha {new_test(True).plan.alpha:g})")
     if settling is not None:
         print(f"luck: matches to settle corrected/trueskill = {settling:.3f} (the points model over TrueSkill, "
               "mean of both presets)")

@@ -27,8 +27,8 @@ duplicate deals could take away at best: :func:`luck_share`). Last four lines:
 default parameters otherwise; the target was R <= 0.7), both ratios of the means over the
 two rule sets; ``rating: openskill/trueskill matches to settle = R, cost = C``: the two rating
 models (:mod:`arena.tournament.rating`) with the default parameters on the same duplicate games,
-and the cost of one match's update, timed side by side (best of 5); then ``compare: paired/unpaired = R``: matches until ``arena compare``'s test
-calls p = 0.1 better than p = 0.2, on paired deals against independent ones
+and the cost of one match's update, timed side by side (best of 5); then ``compare: paired/unpaired = R``: matches until ``arena compare``'s
+default test (luck-corrected points, its default margin) answers for p = 0.1 against p = 0.2, on paired deals against independent ones
 (``--compare-reps`` comparisons each way, ``pairing`` in ``bench/compare.py``, which
 ``bench/compare.py`` also runs; the target was R <= 0.5). The two comparisons' own lines come first,
 before the table, so that these lines end the output.
@@ -59,7 +59,6 @@ from arena.tournament.ladder.entries import ACTIVE, Entry  # noqa: E402
 from arena.tournament.rating import MODELS, Rating, RatingFold, RatingParams, exposure, model_of  # noqa: E402
 from arena.tournament.records import MatchRecord  # noqa: E402
 from arena.tournament.ladder.matchmaking import LadderSchedule  # noqa: E402
-from arena.compare.sprt import Plan  # noqa: E402
 
 from tests.bots_examples.measure import load_module  # noqa: E402
 
@@ -235,7 +234,7 @@ def main() -> None:
               for preset in PRESETS for kind in ("duplicate", "plain")}
     print(f"games ready in {time.perf_counter() - start:.0f} s (cache {args.cache})")
     # the pairing's own lines first, so that the rating: lines and the compare: line end the output
-    pairing = _compare.pairing(args.compare_reps, Plan().margin, args.workers) if args.compare_reps > 0 else None
+    pairing = _compare.pairing(args.compare_reps, None, args.workers) if args.compare_reps > 0 else None
     print_schemes(played, args)
     print("compare: paired/unpaired = " + ("not measured (--compare-reps 0)" if pairing is None else f"{pairing:.2f}"))
 

@@ -23,18 +23,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from arena.evidence.claims import AHEAD, TIER, PairCall, settled as claims_settled  # noqa: E402
 from arena.tournament import evidence as ev  # noqa: E402
 from arena.tournament.confidence import board_order, settled  # noqa: E402
 from arena.tournament.rating import RatingParams, model_of  # noqa: E402
 from arena.tournament.records import MatchRecord  # noqa: E402
 
 
-def wrong(call: ev.PairCall, q: float) -> bool:
+def wrong(call: PairCall, q: float) -> bool:
     """Whether a call is false: ``b0`` truly leads ``b1`` by ``2q - 1`` places per match, and equal bots by 0."""
     lead = {("b0", "b1"): 2 * q - 1, ("b1", "b0"): 1 - 2 * q}.get((call.upper, call.lower), 0.0)
-    if call.state == ev.ORDERED:
+    if call.relation == AHEAD:
         return lead <= 0
-    return call.state == ev.WITHIN and abs(lead) >= ev.DEFAULT_MARGIN
+    return call.relation == TIER and lead <= -ev.DEFAULT_MARGIN
 
 
 def one_run(bots: int, q: float, p: float, cycles: int, rng: random.Random) -> dict[str, tuple[int, bool] | None]:
@@ -58,8 +59,8 @@ def one_run(bots: int, q: float, p: float, cycles: int, rng: random.Random) -> d
         ranked = board_order(ratings)
         if out["old"] is None and settled(ratings, p, ranked):
             out["old"] = (cycle, q == 0.5 or ranked[0] != names[0])
-        calls = ev.judge(evidence, ranked, p, ev.DEFAULT_MARGIN)
-        if out["new"] is None and ev.settled(calls):
+        _, calls = ev.judged(evidence, ranked, p, ev.DEFAULT_MARGIN)
+        if out["new"] is None and claims_settled(calls):
             out["new"] = (cycle, any(wrong(call, q) for call in calls))
         if out["new"] is not None and out["old"] is not None:
             break

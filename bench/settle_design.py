@@ -108,6 +108,8 @@ process.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import itertools
 import json
 import math
@@ -131,6 +133,37 @@ from arena.tournament import evidence as ev  # noqa: E402
 from arena.tournament.schedules.round_robin import round_robin  # noqa: E402
 from tests.bots_examples.driver import BOTS, PolicySeat, play  # noqa: E402
 from tests.bots_examples.measure import load_module  # noqa: E402
+
+# The rule ``--until settled`` shipped before this bench's choice, kept here to compare against: a two-sided
+# asymptotic confidence sequence per pair (Waudby-Smith et al. 2024) at (1 - P) / pairs.
+TODAY_MIN_DEALS = 20
+TODAY_MIN_SD = 0.25
+TODAY_TARGET = 60
+
+
+def today_alpha(p: float, players: int) -> float:
+    return (1.0 - p) / max(1, players * (players - 1) // 2)
+
+
+def today_half_width(deals: int, variance: float, alpha: float) -> float:
+    if deals <= 0:
+        return math.inf
+    lam = -2.0 * math.log(alpha)
+    rho2 = (lam + math.log(lam + 1.0)) / TODAY_TARGET
+    spread = math.sqrt(max(variance, TODAY_MIN_SD ** 2))
+    grown = deals * rho2 + 1.0
+    return spread * math.sqrt(2.0 * grown / (deals * deals * rho2) * math.log(math.sqrt(grown) / alpha))
+
+
+def today_settled(evidence: Any, order: Sequence[str], p: float, margin: float) -> bool:
+    alpha = today_alpha(p, len(order))
+    for upper, lower in zip(order, order[1:]):
+        n, mean, variance = evidence.of(upper, lower)
+        half = today_half_width(n, variance, alpha) if n >= TODAY_MIN_DEALS else math.inf
+        if not (mean - half > 0 or abs(mean) + half < margin):
+            return False
+    return True
+
 
 SEATS = 4
 SPREAD = float(SEATS - 1)
@@ -350,8 +383,11 @@ class Rule:
     evalue: str = "gauss"
     adaptive: bool = False
     currency: int = 0
-    min_deals: int = ev.MIN_DEALS
+    min_deals: int = TODAY_MIN_DEALS
     cycle_looks: bool = False
+    open_all: bool = False
+    """``-all``: the tables are chosen for every pair not yet decided either way, not only the order's neighbours
+    (what the arena does: the choice then needs no order, so a resumed run makes it again from its stored deals)."""
 
 
 def parse_rule(name: str, min_deals: int) -> Rule:
@@ -359,11 +395,11 @@ def parse_rule(name: str, min_deals: int) -> Rule:
     if name in ("today-cycle", "today-deal"):
         return Rule(name, "today", cycle_looks=name == "today-cycle")
     parts = name.split("-")
-    if len(parts) < 2 or parts[0] not in ("union", "holm", "holmall", "stakes") or parts[1] not in ("gauss", "bet"):
+    if len(parts) < 2 or parts[0] not in ("union", "holm", "holmall", "stakes") or parts[1] not in ("gauss", "bet", "sprt", "mix"):
         raise ValueError(f"unknown rule {name!r}")
     if parts[0] == "stakes" and parts[1] != "bet":
         raise ValueError("stakes needs bet: its accounts move by one deal's factor at a time")
-    rule = Rule(name, parts[0], parts[1], min_deals=min_deals if parts[1] == "gauss" else 0)
+    rule = Rule(name, parts[0], parts[1], min_deals=min_deals if parts[1] != "bet" else 0)
     for part in parts[2:]:
         if part == "adaptive":
             rule = Rule(name, rule.kind, rule.evalue, True, rule.currency, rule.min_deals)
@@ -371,6 +407,8 @@ def parse_rule(name: str, min_deals: int) -> Rule:
             if rule.evalue == "bet":
                 raise ValueError("points have no bound a bet could stake against: use gauss")
             rule = Rule(name, rule.kind, rule.evalue, rule.adaptive, CURRENCIES.index(part), rule.min_deals)
+        elif part == "all":
+            rule = dataclasses.replace(rule, open_all=True)
         elif part.startswith("min") and part[3:].isdigit():
             rule = Rule(name, rule.kind, rule.evalue, rule.adaptive, rule.currency, int(part[3:]))
         else:
@@ -414,6 +452,28 @@ def gauss_log_e(n: int, total: float, var: float, rho2: float, min_sd2: float) -
     if tail <= 0.0:
         return -math.inf
     return math.log(2.0) - 0.5 * math.log(g) + rho2 * z * z / (2.0 * g) + math.log(tail)
+
+
+SPRT_PRIOR_DEALS = 2.0
+SPRT_PRIOR_VARIANCE = float(os.environ.get("SD_PRIOR", "1.0"))
+MIX_SHIFTS = tuple(float(x) for x in os.environ.get("SD_SHIFTS", "1,2,4").split(","))
+
+
+def mix_log_e(n: int, lead: float, m2: float, margin: float, prior: float) -> float:
+    """log of the mean of Wald's ratios of "the mean lead is -margin + s * margin" over "it is -margin", s in
+    MIX_SHIFTS: a mixture of point alternatives, near-equal and far apart alike."""
+    var = (max(m2, 0.0) + SPRT_PRIOR_DEALS * prior) / (n - 1 + SPRT_PRIOR_DEALS)
+    mean = lead / n
+    logs = [n * s * margin * (mean + margin - s * margin / 2.0) / var for s in MIX_SHIFTS]
+    top = max(logs)
+    return top + math.log(sum(math.exp(v - top) for v in logs) / len(logs))
+
+
+def sprt_log_e(n: int, lead: float, m2: float, margin: float, prior: float) -> float:
+    """log of the likelihood ratio of "the mean lead is 0" over "it is -margin" (normal, the variance regularised by
+    SPRT_PRIOR_DEALS deals of ``prior``): Wald's statistic, an e-value against every mean <= -margin."""
+    var = (max(m2, 0.0) + SPRT_PRIOR_DEALS * prior) / (n - 1 + SPRT_PRIOR_DEALS)
+    return margin / var * (lead + n * margin / 2.0)
 
 
 @dataclass
@@ -547,6 +607,12 @@ class Run:
         n = st.n[pair]
         if n < max(1, self.rule.min_deals):
             return -math.inf
+        if self.rule.evalue == "mix":
+            return mix_log_e(n, sign * st.s[pair], st.ss[pair] - st.s[pair] ** 2 / n, self.margin,
+                             SPRT_PRIOR_VARIANCE * self.setting.per_place[self.rule.currency] ** 2)
+        if self.rule.evalue == "sprt":
+            return sprt_log_e(n, sign * st.s[pair], st.ss[pair] - st.s[pair] ** 2 / n, self.margin,
+                              SPRT_PRIOR_VARIANCE * self.setting.per_place[self.rule.currency] ** 2)
         return gauss_log_e(n, sign * st.s[pair] + n * self.margin, st.variance(pair), self.rho2, self.min_sd2)
 
     def judge(self, order: Sequence[int]) -> tuple[list[int], list[tuple[int, int, str]]]:
@@ -574,17 +640,23 @@ class Run:
         claims = [(u, lo, "above") for (u, lo), ok in zip(neighbours, done) if ok]
         return open_pairs, claims
 
+    def undecided(self) -> list[int]:
+        """Every pair with no claim either way (neither bot shown at most the margin behind the other)."""
+        bound = math.log(self.m / self.alpha)
+        return [pair for pair, (a, b) in enumerate(self.world.pairs)
+                if self.log_e(a, b) < bound and self.log_e(b, a) < bound]
+
     def _today(self, neighbours: Sequence[tuple[int, int]]) -> tuple[list[int], list[tuple[int, int, str]]]:
         """evidence.judge as shipped: ordered, within the margin, or open."""
         st = self.state
-        alpha = ev.pair_alpha(self.setting.p, self.world.k)
+        alpha = today_alpha(self.setting.p, self.world.k)
         open_pairs, claims = [], []
         for u, lo in neighbours:
             d, sign = direction(self.world, u, lo)
             pair = d // 2
             n = st.n[pair]
             mean = sign * st.s[pair] / n if n else 0.0
-            half = ev.half_width(n, st.variance(pair), alpha) if n >= ev.MIN_DEALS else math.inf
+            half = today_half_width(n, st.variance(pair), alpha) if n >= TODAY_MIN_DEALS else math.inf
             if mean - half > 0:
                 claims.append((u, lo, "ordered"))
             elif abs(mean) + half < self.setting.margin:
@@ -644,7 +716,8 @@ class Run:
         while self.deals * MATCHES_PER_DEAL < cap:
             if not queue:
                 if self.rule.adaptive and self.deals >= self.first_pass:
-                    queue = self.next_unit(self.judge(self.order())[0]) or list(range(tables))
+                    undecided = self.undecided() if self.rule.open_all else self.judge(self.order())[0]
+                    queue = self.next_unit(undecided) or list(range(tables))
                 else:
                     queue = list(range(tables))
             self.add(queue.pop(0))
@@ -775,7 +848,7 @@ def real_today(runs: int, p: float, margin: float, cap: int) -> None:
                     score[a] += lead if n else 0.0
                     score[b] -= lead if n else 0.0
             order = sorted(names, key=lambda b: (-score[b], b))
-            if ev.settled(ev.judge(evidence, order, p, margin)):
+            if today_settled(evidence, order, p, margin):
                 stops.append(float(played))
                 break
     m, se = mean_se(stops)
@@ -793,9 +866,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--margin", type=float, default=ev.DEFAULT_MARGIN, help="margin in places per match (0.25)")
     parser.add_argument("--stake", type=float, default=0.5, help="the bet's largest stake, share of a deal's "
                         "worst (0.5)")
-    parser.add_argument("--min-deals", type=int, default=ev.MIN_DEALS, help="gauss: deals of a pair before a "
+    parser.add_argument("--min-deals", type=int, default=TODAY_MIN_DEALS, help="gauss: deals of a pair before a "
                         "claim (20)")
-    parser.add_argument("--min-sd", type=float, default=ev.MIN_SD, help="gauss: least sd, places per match (0.25)")
+    parser.add_argument("--min-sd", type=float, default=TODAY_MIN_SD, help="gauss: least sd, places per match (0.25)")
     parser.add_argument("--target", type=int, default=30, help="gauss: deals at which the mixture is tightest (30)")
     parser.add_argument("--cap", type=int, default=4000, help="most matches of a run (4000)")
     parser.add_argument("--pool", type=int, default=96, help="cycles of the family played for its pool (96)")

@@ -1,7 +1,13 @@
 """The comparison as the command runs it: pairs in, the test updated, progress and the verdict out.
 
 Kept apart from the click glue so that it can be driven with a fake ``play`` in tests, and apart
-from :mod:`.sprt` (no playing there) and :mod:`.play` (no statistics there).
+from :mod:`.stats` (the question, no playing) and :mod:`.play` (no statistics there).
+
+Every line says a sign in words (NEW ``scores 3.1 fewer`` points, ``finishes 0.20 places ahead``),
+never as a bare ``+`` or ``-`` that could be read from either side, and the interval of the tested
+currency is read with the test's own variance (:meth:`arena.evidence.sequential.Sprt.interval`), so
+that at the default error rates it always agrees with the verdict beside it: after ``better`` its
+lower end is above 0, after ``not better`` its upper end is below the margin.
 """
 
 from __future__ import annotations
@@ -9,60 +15,66 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..evidence.sequential import Answer, Running, Sprt
 from ..execute import WorkerLost
 from ..execute.results import Play
 from .play import Pair, Setup, pairs
-from .sprt import BETTER, NO_DIFFERENCE, WORSE, Plan, Sequential, Tally, Verdict, points_test
+from .stats import CORRECTED, FORFEIT_POINTS, PLACES, POINTS, VERDICTS, Currency, currency_of, number
 
-__all__ = ["EXIT_CODES", "Comparison", "UNDECIDED_EXIT", "compare", "effect_text", "new_test", "verdict_line"]
+__all__ = ["EXIT_CODES", "Comparison", "PROGRESS_DEALS", "UNDECIDED_EXIT", "WIDTH", "beside_line", "compare",
+           "forfeit_points", "progress_line", "verdict_line"]
 
-EXIT_CODES = {BETTER: 0, WORSE: 3, NO_DIFFERENCE: 4}
-"""The exit status of each verdict (1 and 2 stay the errors of every command)."""
+EXIT_CODES = {Answer.H1: 0, Answer.H0: 4}
+"""The exit status of each verdict: 0 better, 4 not better (1 and 2 stay the errors of every command)."""
 UNDECIDED_EXIT = 5
 """The exit status when ``--max-matches`` came first."""
 PROGRESS_DEALS = 8
 """A progress line every this many deals."""
-
-
-def new_test(plan: Plan, seats: int, luck: bool) -> Sequential:
-    """The test a comparison runs: of luck-corrected points (``luck``), or of places."""
-    return points_test(plan) if luck else Sequential(plan, seats - 1)
+WIDTH = 100
+"""The most characters a progress line has."""
 
 
 @dataclass
 class Comparison:
-    """Where a comparison stands: the test, the differences it reports, and what did not count."""
+    """Where a comparison stands: the test, the gains it reports, and what did not count."""
 
-    test: Sequential
+    test: Sprt
     luck: bool = True
     """The test is of luck-corrected points (else of places)."""
-    places: Tally = field(default_factory=Tally)
-    points: Tally = field(default_factory=Tally)
-    corrected: Tally = field(default_factory=Tally)
-    """NEW minus OLD per counted deal: places, points, luck-corrected points (reported whichever is tested)."""
+    places: Running = field(default_factory=Running)
+    points: Running = field(default_factory=Running)
+    corrected: Running = field(default_factory=Running)
+    """OLD minus NEW per counted deal (positive: NEW did better), as played: places, points, luck-corrected points
+    (reported whichever is tested)."""
     played: int = 0
     """Matches played, those beyond the deciding deal included."""
     dropped: list[str] = field(default_factory=list)
     """Why each dropped deal does not count."""
     forfeits: list[int] = field(default_factory=lambda: [0, 0])
-    """Matches in which NEW, and OLD, were forfeited (each then placed last)."""
+    """Matches in which NEW, and OLD, were forfeited."""
+    largest: float = 0.0
+    """The largest luck-corrected gain either way in a deal without a forfeit."""
 
     @property
-    def verdict(self) -> Verdict | None:
-        return self.test.verdict
+    def verdict(self) -> Answer | None:
+        return self.test.answer
 
     @property
     def used(self) -> int:
         """Matches the verdict rests on: two per counted deal."""
         return 2 * self.test.deals
 
+    @property
+    def currency(self) -> Currency:
+        return currency_of(self.luck)
 
-def compare(setup: Setup, plan: Plan, max_deals: int, workers: int, say: Callable[[str], None],
+
+def compare(setup: Setup, test: Sprt, max_deals: int, workers: int, say: Callable[[str], None],
             play: Play | None = None, luck: bool = True) -> Comparison:
-    """Play deals in order until the test gives a verdict or ``max_deals`` deals have been played;
-    ``say`` gets the progress lines. ``luck``: test luck-corrected points, else places. A KeyboardInterrupt
-    stops the workers and propagates, with the comparison so far in its ``comparison`` attribute."""
-    done = Comparison(new_test(plan, setup.seats, luck), luck)
+    """Play deals in order until ``test`` (:func:`.stats.new_test`) answers or ``max_deals`` deals have been played;
+    ``say`` gets the progress lines. ``luck``: the test is of luck-corrected points, else of places. A
+    KeyboardInterrupt stops the workers and propagates, with the comparison so far in its ``comparison`` attribute."""
+    done = Comparison(test, luck)
     source = pairs(setup, max_deals, workers, play)
     try:
         for item in source:
@@ -73,7 +85,7 @@ def compare(setup: Setup, plan: Plan, max_deals: int, workers: int, say: Callabl
             _count(done, item)
             if done.verdict is not None:
                 break
-            if item.deal % PROGRESS_DEALS == PROGRESS_DEALS - 1:
+            if item.deal % PROGRESS_DEALS == PROGRESS_DEALS - 1 and done.test.deals:
                 say(progress_line(done))
     except KeyboardInterrupt as exc:
         exc.comparison = done  # type: ignore[attr-defined]
@@ -81,6 +93,13 @@ def compare(setup: Setup, plan: Plan, max_deals: int, workers: int, say: Callabl
     finally:
         source.close()
     return done
+
+
+def forfeit_points(done: Comparison) -> float:
+    """What a deal one side forfeited counts against that side on points: :data:`.stats.FORFEIT_POINTS`, or the
+    largest gain played so far in the comparison when that is more (a crash never counts as less than a deal
+    played)."""
+    return max(FORFEIT_POINTS, done.largest)
 
 
 def _count(done: Comparison, pair: Pair) -> None:
@@ -91,58 +110,68 @@ def _count(done: Comparison, pair: Pair) -> None:
     forfeits = pair.forfeits()
     for side, lost in enumerate(forfeits):
         done.forfeits[side] += lost
-    done.places.add(pair.place_diff)
-    done.points.add(pair.points_diff)
-    done.corrected.add(pair.corrected_diff)
+    places, points, corrected = -pair.place_diff, -pair.points_diff, -pair.corrected_diff
+    done.places.add(places)
+    done.points.add(points)
+    done.corrected.add(corrected)
     if not done.luck:
-        done.test.add(pair.place_diff)
+        done.test.add(float(places))  # the referee places a forfeited seat below every other
     elif forfeits[0] != forfeits[1]:
-        # a forfeited seat is played out by the fallback policy: its points are not its bot's, so the match counts
-        # as the worst the test allows for the side that forfeited, as a place test counts it last
-        done.test.add(done.test.spread if forfeits[0] else -done.test.spread)
+        # a forfeited seat is played out by the fallback policy: its points are not its bot's, so the deal counts
+        # as a whole match lost by the side that forfeited
+        loss = forfeit_points(done)
+        done.test.add(-loss if forfeits[0] else loss)
+    elif forfeits[0]:
+        done.test.add(0.0)
     else:
-        done.test.add(0.0 if forfeits[0] else pair.corrected_diff)
+        done.largest = max(done.largest, abs(corrected))
+        done.test.add(corrected)
 
 
-def _gain(tally: Tally, digits: int) -> str:
-    """A tally of NEW minus OLD (lower is better in Cabo) as OLD minus NEW, the gain: positive is better."""
-    low, high = tally.interval()
-    return f"{-tally.mean + 0.0:+.{digits}f} [{-high + 0.0:+.{digits}f}, {-low + 0.0:+.{digits}f}]"
-
-
-def effect_text(done: Comparison) -> str:
-    """The effect per match with its 95% interval, as the ladder's paired line says it: what NEW gains over OLD
-    (OLD minus NEW; positive: NEW better), in what is tested first."""
-    if done.luck:
-        return (f"NEW gains {_gain(done.corrected, 1)} luck-corrected points per match (plain points "
-                f"{_gain(done.points, 1)}, places {_gain(done.places, 3)}; OLD minus NEW, 95% intervals; "
-                "positive: NEW better)")
-    return (f"NEW gains {_gain(done.places, 3)} places and {_gain(done.points, 1)} points per match "
-            "(OLD minus NEW, 95% intervals; positive: NEW better)")
+def _bounds(test: Sprt, of: str = "of ") -> str:
+    return f"LLR {test.llr + 0.0:+.2f} {of}[{test.plan.lower:+.2f}, {test.plan.upper:+.2f}]"
 
 
 def progress_line(done: Comparison) -> str:
-    better, worse = done.test.ratios()
-    above, below = done.test.within()
-    plan = done.test.plan
-    return (f"  {done.test.deals} deals: {effect_text(done)}; evidence (log-likelihood ratio) that NEW is "
-            f"better {better:+.2f}, worse {worse:+.2f}, of the {plan.upper:.2f} that gives that verdict; that they "
-            f"are within the margin {min(above, below):+.2f}, of the {plan.lower:.2f} that says no difference")
+    """``  64 deals: NEW 3.1 fewer corrected points a match [0.4, 5.8]; LLR +1.12 of [-2.94, +2.94]``: the tested
+    gain with its interval and the log-likelihood ratio between the bounds that end the test, in at most
+    :data:`WIDTH` characters (shorter forms when the numbers are long)."""
+    test, cur = done.test, done.currency
+    low, high = test.interval()
+    mean = test.gains.mean
+    forms = [f"{test.deals:>4} deals: NEW {cur.amount(mean, low, high, verb=False, name=cur.short)}; {_bounds(test)}",
+             f"{test.deals} deals: NEW {cur.amount(mean, low, high, verb=False, name=cur.unit)}; {_bounds(test)}"]
+    d = cur.digits
+    word, shown = (cur.better, (mean, low, high)) if round(mean, d) >= 0 else (cur.worse, (-mean, -high, -low))
+    forms.append(f"{test.deals} deals: {number(shown[0], d)} {word} [{number(shown[1], d)}, {number(shown[2], d)}]; "
+                 f"{_bounds(test, of='')}")
+    return next((line for line in forms if len(line) <= WIDTH), forms[-1][:WIDTH])
+
+
+def beside_line(done: Comparison) -> str:
+    """What was not tested, reported beside the test (an estimate, not a verdict): plain points and places, or with
+    ``--luck off`` points and luck-corrected points."""
+    shown = (POINTS, PLACES) if done.luck else (POINTS, CORRECTED)
+    parts = []
+    for cur in shown:
+        tally = {"points": done.points, "places": done.places}.get(cur.name, done.corrected)
+        parts.append(cur.amount(tally.mean, *tally.interval(), verb=False))
+    return f"{'plain' if done.luck else 'untested'}: NEW {', '.join(parts)} (95%, not tested)"
 
 
 def verdict_line(done: Comparison) -> str:
-    """The last line: the verdict and what it was tested on (or why there is none), the effect, and the matches it
-    rests on."""
-    test = done.test
+    """The last line, read at a glance: the verdict, the tested gain with its 95% interval, the log-likelihood ratio
+    with its bounds, margin and error rates, and the matches it rests on."""
+    test, cur, plan = done.test, done.currency, done.test.plan
     verdict = done.verdict
-    if verdict is NO_DIFFERENCE:
-        head = f"no difference at margin {test.plan.margin:g} {test.unit}"
-    elif verdict is not None:
-        head = f"{verdict.value} on {test.unit}"
-    else:
-        better, worse = test.ratios()
-        lean = "better" if better > worse else "worse"
-        head = (f"undecided on {test.unit} (leaning {lean}: evidence {max(better, worse):+.2f} of the "
-                f"{test.plan.upper:.2f} a verdict needs)" if test.deals else f"undecided on {test.unit}")
-    clipped = (f"; {test.clipped} deal(s) beyond the test's bound counted at it" if test.clipped else "")
-    return f"{head}: {effect_text(done)}; {done.used} matches used ({test.deals} deals){clipped}"
+    head = VERDICTS[verdict] if verdict is not None else "undecided"
+    if not test.deals:
+        return f"{head}: no deal counted; {done.played} matches played"
+    low, high = test.interval()
+    line = (f"{head}: NEW {cur.amount(test.gains.mean, low, high)} (95%); {_bounds(test)}, margin "
+            f"{plan.margin:g} {cur.unit}, alpha {plan.alpha:g}, beta {plan.beta:g}; {done.used} matches "
+            f"({test.deals} deals)")
+    if (verdict is Answer.H1 and low <= 0) or (verdict is Answer.H0 and high >= plan.margin):
+        line += ("; the interval is read once, at the stop, and at error rates this loose the test can stop where "
+                 "it disagrees")
+    return line

@@ -40,9 +40,11 @@ def withheld_in(store: ResultStore, rows: Sequence[Mapping[str, Any]]) -> set[in
 
 
 def held_back(store: ResultStore) -> int:
-    """How many stored matches of ``store`` a public board leaves out (:func:`withheld_in`), read without decoding
-    more of a row than its deal: for the organiser's board, which counts them, to say so."""
-    return len(withheld_in(store, store.deal_rows()))
+    """How many stored matches of ``store`` a public board leaves out (:func:`withheld_in`), counted by the store
+    in one aggregate (:meth:`..tournament.store.ResultStore.withheld_count`), no row decoded, unless a row is not
+    what that count reads: for the organiser's board, which counts them, to say so."""
+    counted = store.withheld_count(voided=not reading(store).replays_voided)
+    return len(withheld_in(store, store.deal_rows())) if counted is None else counted
 
 
 def held_back_note(count: int) -> str:

@@ -122,6 +122,23 @@ def rank_intervals(ratings: Mapping[str, Rating], level: float = LEVEL, samples:
     return out
 
 
+def reconciled_intervals(intervals: Mapping[str, tuple[int, int]], shown: Sequence[str],
+                         tier: Mapping[str, int]) -> dict[str, tuple[int, int]]:
+    """The rating model's ``intervals`` made to agree with the board: each holds the rank its row is shown at
+    (the board may move a row the deals show ahead), and every row of a tier holds all of its tier's ranks
+    (a tier does not order its rows), so two rows of one tier always have overlapping intervals."""
+    spans: dict[int, tuple[int, int]] = {}
+    for rank, name in enumerate(shown, start=1):
+        low, high = spans.get(tier.get(name, rank), (rank, rank))
+        spans[tier.get(name, rank)] = (min(low, rank), max(high, rank))
+    out = {}
+    for rank, name in enumerate(shown, start=1):
+        low, high = intervals.get(name, (rank, rank))
+        first, last = spans[tier.get(name, rank)]
+        out[name] = (min(low, rank, first), max(high, rank, last))
+    return out
+
+
 def _inverse(mu: float, sigma: float) -> Callable[[float], float]:
     """The inverse CDF of N(mu, sigma^2), which draws a skill from a uniform; a belief with no spread left (a model
     may give sigma 0, as :func:`.rating.p_ahead` allows) always draws mu, where ``NormalDist`` refuses it."""

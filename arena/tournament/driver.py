@@ -20,23 +20,25 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Callable, Iterator, Mapping, Protocol, TextIO
+from typing import Callable, Iterator, Mapping, Protocol, Sequence, TextIO
 
 from ..bots import BotConfigError, BotSpec, build_bot
 from ..execute import PROCESSES, Choice, PoolFailure, Start, Voided, WorkerLost, registered
 from ..match.runner import MatchJob
 from ..sandbox import Backend, NoneBackend, SandboxError, resolve_backend
 from .config import TournamentConfig
-from .evidence import evidence_of
+from .evidence import PairEvidence, board_rules
+from .open_tables import OpenTables
 from .extend import extension
 from .leaderboard import Leaderboard, write_files
 from .progress import Progress
 from .rating import RatingFold
-from .records import record_of
+from .records import MatchRecord, record_of
 from .schedules.balance import CYCLIC
 from .schedules.base import Schedule, ScheduledMatch
 from .kinds import schedule_for, schedule_of as schedule_of
 from .schedules.fixed import FixedSchedule
+from .schedules.kind import RunHooks
 from .seating import refusal
 from .settle import SettleGate
 from .standings import BoardError, computing_board, standings
@@ -181,6 +183,25 @@ def _jobs(schedule: Schedule | SettleGate, live: RatingFold, issued: dict[int, S
             live.expect(schedule.unfinished())
         issued.update((s.index, s) for s in batch)
         yield [(s.index, job(s)) for s in batch]
+
+
+def _gate(schedule: Schedule, config: TournamentConfig, p: float, records: Sequence[MatchRecord], live: RatingFold,
+          hooks: RunHooks, among: Callable[[], frozenset[str] | None], in_play: Callable[[], int],
+          counted: Callable[[], int]) -> SettleGate:
+    """The stop rule of ``--until settled`` over ``schedule``: on a schedule known in advance, with its later
+    units' tables chosen for the pairs still open (:mod:`.open_tables`), the others passed over unrated."""
+    kind = config.kind
+
+    def pass_over(matches: Sequence[ScheduledMatch]) -> None:
+        for scheduled in matches:
+            live.void(scheduled.index)
+            schedule.finished(scheduled, None)
+        hooks.passed_over()
+
+    tables = None if schedule.total is None else \
+        OpenTables(PairEvidence(), board_rules(p, config.margin), reseat=config.seating != CYCLIC)
+    return SettleGate(schedule, p, kind.settle.unit, kind.settle.name, lambda: live.ratings, among, in_play, counted,
+                      records, config.margin, tables, pass_over)
 
 
 def _pass_over_undealt(schedule: Schedule, live: RatingFold, issued: Mapping[int, ScheduledMatch]) -> None:
@@ -371,10 +392,9 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
             if until is not None and time.monotonic() >= until:
                 return 0
             return None if max_matches is None else max_matches - played - len(issued)
-        evidence = evidence_of(records)  # every pair's deals, for the stop rule
-        gate = None if until_settled is None else SettleGate(
-            schedule, until_settled, kind.settle.unit, kind.settle.name, lambda: live.ratings, playing,
-            lambda: len(issued), lambda: len(done) + played + voided, evidence, config.margin)
+        gate = None if until_settled is None else _gate(schedule, config, until_settled, records, live, hooks,
+                                                         playing, lambda: len(issued),
+                                                         lambda: len(done) + played + voided)
         jobs = _jobs(gate or schedule, live, issued, lambda s: _job(config, s, specs, sandbox, frames), room, tell)
         interrupted = terminated = False
         stopped = ""
@@ -408,7 +428,8 @@ def _run(config: TournamentConfig, out: TextIO | None, workers: int | None, say:
                 now = time.time()
                 hooks.finished(scheduled.index, now)
                 live.add(record)  # rates it, and any stored match that waited for it, before the store writes
-                evidence.add(record)
+                if gate is not None:
+                    gate.stored(record)
                 store.record(scheduled, result.outcome, now, hooks.keep)
                 played += 1
                 timed_out += lost_on_time(result.outcome)

@@ -23,11 +23,13 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..match.faults import FaultKind
 from ..match.runner import SeatStats
-from .confidence import interval_text, rank_intervals
-from .evidence import BOARD_P, DEFAULT_MARGIN, MIN_DEALS, PairEvidence, judge, sure_text, tier_text, tiers
+from ..evidence.claims import tiers
+from .confidence import interval_text, rank_intervals, reconciled_intervals
+from .evidence import BOARD_P, DEFAULT_MARGIN, MIN_DEALS, PairEvidence, judged, sure_text, tier_text
 from .rating import DEFAULT_MODEL, MODEL_LABELS, Rating, exposure, roster, schedule_order
 from .records import MatchRecord, VoidRecord, is_replay
 from .render import Table, csv_text, markdown_row, write
+from .table import notes
 
 FAULT_ORDER: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
 """Known fault kinds in protocol order; faults are listed in this order, unknown kinds after, sorted."""
@@ -41,7 +43,7 @@ VOIDED_NAME = "voided.csv"
 STANDING_COLUMNS: tuple[str, ...] = ("rank", "bot", "exposure", "mu", "sigma", "matches", "wins",
                                      "average_place", "average_total", "forfeits", "faults", "voided",
                                      "mean_ms", "max_ms", "startup_ms", "status", "rank_low", "rank_high",
-                                     "p_ahead_next", "tier", "luck")
+                                     "p_ahead_next", "tier", "next", "luck")
 """Column order of ``leaderboard.csv`` (the confidence columns last, so that readers of the older
 columns by position still read them)."""
 HEAD_TO_HEAD_COLUMNS: tuple[str, ...] = ("bot", "opponent", "shared", "ahead", "behind", "level")
@@ -166,6 +168,9 @@ class Standing:
     (:func:`.evidence.tiers`); its own rank when it shares a tier with nobody; None when not ranked."""
     tier_shared: bool = False
     """Whether others share its tier (the board shows ``2=``)."""
+    next: str | None = None
+    """Its relation to the next ranked row (:mod:`arena.evidence.claims`): ``ahead``, ``tier`` or ``open``; None
+    for the last ranked row and a row not ranked."""
     luck: float | None = None
     """Points per match the cards gave it over expectation, over its measured matches (:mod:`arena.luck`;
     positive: more points than expected, worse luck in Cabo); None when none was measured."""
@@ -208,13 +213,17 @@ class Leaderboard:
         """Its files (:func:`files`): a :class:`.render.Board`."""
         return files(self)
 
-    def terminal(self, everything: bool = False) -> str:
-        """Its standings for a terminal (:func:`text`); it keeps no rows apart."""
-        return text(self)
+    def names(self) -> dict[str, str]:
+        """Its standings files by format: a :class:`.render.Board`."""
+        return {"md": MARKDOWN_NAME, "csv": CSV_NAME, "json": JSON_NAME}
 
-    def table(self, everything: bool = False) -> Table:
-        """The standings' cells (:func:`_table`), as the terminal and ``leaderboard.md`` draw them."""
-        return _table(self)
+    def terminal(self, everything: bool = False, wide: bool = False, width: int | None = None) -> str:
+        """Its standings for a terminal (:func:`text`), every column when ``wide``; it keeps no rows apart."""
+        return text(self, wide=wide, width=width)
+
+    def table(self, everything: bool = False, wide: bool = False) -> Table:
+        """The standings' cells (:func:`_table`), as the terminal draws them (``wide``: as ``leaderboard.md`` does)."""
+        return _table(self, wide)
 
     def pair(self, bot: str, opponent: str) -> HeadToHead | None:
         """The head-to-head line of ``bot`` against ``opponent``, or None if they never met."""
@@ -258,11 +267,15 @@ def _fault_key(kind: str) -> tuple[int, str]:
 
 @dataclass(frozen=True)
 class Confidence:
-    """The confidence columns of a board: each ranked player's rank interval, how sure it is ahead of the
-    next (at every look), and its tier."""
+    """The confidence columns of a board, from one set of claims: the ranked players in the order shown (the
+    rating model's, with no row above one the deals show ahead of it), each one's relation to the next and how
+    sure it is ahead of it, its tier, and its rank interval (the model's, widened to hold its shown rank and its
+    tier's ranks), so that no column contradicts another."""
 
+    order: tuple[str, ...]
     intervals: Mapping[str, tuple[int, int]]
     ahead: Mapping[str, float | None]
+    next: Mapping[str, str]
     tiers: Mapping[str, int]
     shared: frozenset[str]
     """Players whose tier holds others too."""
@@ -270,19 +283,25 @@ class Confidence:
     @classmethod
     def of(cls, ratings: Mapping[str, Rating], ranked: Sequence[str], evidence: PairEvidence,
            margin: float = DEFAULT_MARGIN) -> "Confidence":
-        """Over the ``ranked`` players in board order only: a player in placement or out of the field
-        competes for no rank, so it widens nobody's interval. ``evidence``: the deals of every pair, judged
-        as ``--until settled`` judges them (:func:`.evidence.judge`, at :data:`.evidence.BOARD_P`)."""
-        field = {name: ratings[name] for name in ranked}
-        calls = judge(evidence, ranked, BOARD_P, margin)
-        tier = tiers(ranked, calls)
+        """Over the ``ranked`` players in the rating model's order only: a player in placement or out of the
+        field competes for no rank, so it widens nobody's interval. ``evidence``: the deals of every pair,
+        judged as ``--until settled`` judges them (:func:`.evidence.judged`, at :data:`.evidence.BOARD_P`)."""
+        shown, calls = judged(evidence, ranked, BOARD_P, margin)
+        tier = tiers(shown, calls)
         counts: dict[int, int] = {}
         for value in tier.values():
             counts[value] = counts.get(value, 0) + 1
         ahead: dict[str, float | None] = {call.upper: call.sure for call in calls}
-        if ranked:
-            ahead[ranked[-1]] = None
-        return cls(rank_intervals(field), ahead, tier, frozenset(n for n, t in tier.items() if counts[t] > 1))
+        if shown:
+            ahead[shown[-1]] = None
+        intervals = reconciled_intervals(rank_intervals({name: ratings[name] for name in shown}), shown, tier)
+        return cls(tuple(shown), intervals, ahead, {call.upper: call.relation for call in calls}, tier,
+                   frozenset(n for n, t in tier.items() if counts[t] > 1))
+
+    def ranking(self, order: Sequence[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
+        """:func:`ranking`'s (rank, player) list with its ranked players in the order shown."""
+        return [(rank, name) for rank, name in enumerate(self.order, start=1)] + \
+            [(rank, name) for rank, name in order if rank is None]
 
 
 class Tally:
@@ -386,6 +405,7 @@ class Tally:
         order = ranking({name: (exposure(ratings[name]), status[name]) for name in names})
         confidence = Confidence.of(ratings, [name for rank, name in order if rank is not None], self.evidence,
                                    margin)
+        order = confidence.ranking(order)
         standings = tuple(
             Standing(
                 rank=rank,
@@ -408,6 +428,7 @@ class Tally:
                 p_ahead_next=confidence.ahead.get(name),
                 tier=confidence.tiers.get(name),
                 tier_shared=name in confidence.shared,
+                next=confidence.next.get(name),
                 luck=luck_sum[name] / luck_count[name] if luck_count[name] else None,
             )
             for rank, name in order
@@ -465,22 +486,48 @@ INTERVAL_LABEL = "95% rank"
 """The title of the rank interval column on every board."""
 AHEAD_LABEL = "P(>next)"
 """The title of the sure-ahead-of-the-next-row column on every board."""
-CONFIDENCE_NOTE = (f"{INTERVAL_LABEL}: the ranks the bot holds in 95% of draws of every skill from its rating; "
-                   f"{AHEAD_LABEL}: how sure it is ahead of the next ranked row, from the deals they shared, "
-                   f"valid however often the board is looked at (blank before {MIN_DEALS} deals together, "
-                   "and below 0.5: not shown ahead); "
-                   "2=: a tier, bots shown within the margin of each other")
-"""Under every board: what the two confidence columns mean (docs/tournaments.md, "How sure is this ranking")."""
+INTERVAL_NOTE = (f"{INTERVAL_LABEL}: the ranks the bot holds in 95% of draws from the rating model, reconciled with "
+                 "the claims")
+"""What the rank interval column means (docs/tournaments.md, "How sure is this ranking")."""
+AHEAD_NOTE = (f"{AHEAD_LABEL}: the level at which the deals the row shared with the next one show it ahead, valid "
+              "however often the board is looked at (blank below 0.5)")
+"""What the sure-ahead column means."""
+TIER_NOTE = ("2=: a tier, each row of it shown at most the margin behind the row above it (if behind at all) but "
+             "not shown ahead")
+"""What a rank such as ``2=`` means (printed on a terminal only under a board that shows one)."""
+CONFIDENCE_NOTE = "; ".join((INTERVAL_NOTE, AHEAD_NOTE, TIER_NOTE))
+"""The three confidence notes as one sentence: under the Markdown boards and on the report's leaderboard."""
 TEXT_HEADER: tuple[str, ...] = ("rank", "bot", EXPOSURE_LABEL, "mu", "sigma", INTERVAL_LABEL, AHEAD_LABEL, "matches",
                                 "wins", "avg place", "avg total", "luck", "forfeits", "ms/move", "max ms",
                                 "start ms", "faults")
-"""Column titles of the terminal and Markdown tables (a ladder's add ``status``: :func:`_header`)."""
+"""Column titles of the wide terminal table (``--wide``) and of the Markdown table, every column (a ladder's add
+``status``: :func:`_table`)."""
+TERMINAL_HEADER: tuple[str, ...] = ("rank", "bot", EXPOSURE_LABEL, INTERVAL_LABEL, AHEAD_LABEL, "matches", "wins",
+                                    "avg place", "luck", "forfeits", "faults")
+"""Column titles of the default terminal table: the columns a reader needs, within :data:`.table.TEXT_WIDTH` with
+names as long as the bundled bots' (92 columns for the league; mu, sigma, avg total and the times are in the wide
+table and the files); its faults cell is the count of every kind, the wide one names the kinds."""
 LUCK_NOTE = ("luck: points per match the cards gave the bot over the expected cards (+: more points, worse "
              "luck; the referee's measure, docs/tournaments.md \"Luck and skill\")")
-"""Under every board (the leaderboard's with its timing note, a ladder's on its own line): what luck means."""
-TIMES_NOTE = (f"{LUCK_NOTE}; ms/move: mean time per decision (act sent to reply read); max ms: the slowest; "
-              "start ms: mean time from process start to ready")
-"""Under the terminal and Markdown tables: what the timing columns measure."""
+"""Under every board: what luck means."""
+MOVE_NOTE = "ms/move: mean time per decision (act sent to reply read)"
+MAX_MS_NOTE = "max ms: the slowest decision"
+START_NOTE = "start ms: mean time from process start to ready"
+FAULTS_NOTE = "faults: how many of any kind (--wide names the kinds)"
+"""Under the default terminal table, whose faults cell is a count."""
+TIMES_NOTE = "; ".join((LUCK_NOTE, MOVE_NOTE, MAX_MS_NOTE, START_NOTE))
+"""Under the Markdown table: what luck and the timing columns measure."""
+COLUMN_NOTES: dict[str, str] = {INTERVAL_LABEL: INTERVAL_NOTE, AHEAD_LABEL: AHEAD_NOTE, "luck": LUCK_NOTE,
+                                "ms/move": MOVE_NOTE, "max ms": MAX_MS_NOTE, "start ms": START_NOTE}
+"""The note under a terminal board for each column title that needs one (:func:`column_notes`)."""
+
+
+def column_notes(header: Sequence[str], tier: bool = False, counted_faults: bool = False) -> list[str]:
+    """The notes for the columns of ``header``, in its order, one a column: :data:`TIER_NOTE` first when ``tier``
+    (a rank such as ``2=`` is shown), :data:`FAULTS_NOTE` for a faults column of counts (``counted_faults``)."""
+    said = [TIER_NOTE] if tier else []
+    said += [COLUMN_NOTES[title] for title in header if title in COLUMN_NOTES]
+    return said + ([FAULTS_NOTE] if counted_faults and "faults" in header else [])
 
 
 def rank_text(rank: int | None) -> str:
@@ -498,20 +545,35 @@ def _statuses(lb: Leaderboard) -> bool:
     return any(s.status != RANKED for s in lb.standings)
 
 
-def _table(lb: Leaderboard) -> Table:
-    """Its cells: bot, faults and status read better left-aligned."""
-    header = list(TEXT_HEADER) + (["status"] if _statuses(lb) else [])
-    return Table(header, _rows(lb), {1, len(TEXT_HEADER) - 1, len(header) - 1})
+def _table(lb: Leaderboard, wide: bool = False) -> Table:
+    """Its cells: with ``wide`` every column (:data:`TEXT_HEADER`), else the terminal's default ones
+    (:data:`TERMINAL_HEADER`); a status column when somebody is not simply ranked. Bot, faults by kind and status
+    read better left-aligned."""
+    header = list(TEXT_HEADER if wide else TERMINAL_HEADER) + (["status"] if _statuses(lb) else [])
+    left = {"bot", "status"} | ({"faults"} if wide else set())
+    return Table(header, _rows(lb, header, wide), {col for col, title in enumerate(header) if title in left})
 
 
-def _rows(lb: Leaderboard) -> list[list[str]]:
-    extra = _statuses(lb)
-    return [[standing_rank_text(s), s.bot, number_cell(s.exposure, 2), number_cell(s.mu, 2), number_cell(s.sigma, 2),
-             interval_text(s.rank_interval), sure_text(s.p_ahead_next), str(s.matches), str(s.wins),
-             number_cell(s.average_place, 2), number_cell(s.average_total, 2), luck_cell(s.luck),
-             str(s.forfeits), number_cell(s.mean_ms, 1), number_cell(s.max_ms, 1), number_cell(s.startup_ms, 1),
-             faults_text(s.faults)] + ([s.status] if extra else [])
-            for s in lb.standings]
+def _cells(s: Standing, kinds: bool) -> dict[str, str]:
+    """Every cell of a standing by column title; ``kinds``: faults by kind (``timeout:2 illegal:1``), else their
+    count."""
+    return {"rank": standing_rank_text(s), "bot": s.bot, EXPOSURE_LABEL: number_cell(s.exposure, 2),
+            "mu": number_cell(s.mu, 2), "sigma": number_cell(s.sigma, 2),
+            INTERVAL_LABEL: interval_text(s.rank_interval), AHEAD_LABEL: sure_text(s.p_ahead_next),
+            "matches": str(s.matches), "wins": str(s.wins),
+            "avg place": number_cell(s.average_place, 2), "avg total": number_cell(s.average_total, 2),
+            "luck": luck_cell(s.luck), "forfeits": str(s.forfeits), "ms/move": number_cell(s.mean_ms, 1),
+            "max ms": number_cell(s.max_ms, 1), "start ms": number_cell(s.startup_ms, 1),
+            "faults": faults_text(s.faults) if kinds else str(sum(s.faults.values())), "status": s.status}
+
+
+def _rows(lb: Leaderboard, header: Sequence[str] = TEXT_HEADER, kinds: bool = True) -> list[list[str]]:
+    """The cells of ``header``'s columns, a row per standing."""
+    rows = []
+    for s in lb.standings:
+        cells = _cells(s, kinds)
+        rows.append([cells[title] for title in header])
+    return rows
 
 
 def ranking_note(lb: Leaderboard) -> str:
@@ -538,15 +600,17 @@ def voided_summary(voided: Sequence[VoidRecord], limit: int = 10) -> str:
     return f"{count} match{'' if count == 1 else 'es'} voided: " + "; ".join(parts)
 
 
-def text(lb: Leaderboard, voided: bool = True) -> str:
-    """The standings as aligned columns for a terminal (names left, numbers right).
-
-    Then, with ``voided`` and if there are any, the line of :func:`voided_summary`.
+def text(lb: Leaderboard, voided: bool = True, wide: bool = False, width: int | None = None) -> str:
+    """The standings as aligned columns for a terminal (names left, numbers right): the default columns, or with
+    ``wide`` every column. Under them a note for each column that needs one, the number of matches and the
+    ranking rule, every note wrapped to ``width`` (None: the terminal's, :func:`.table.terminal_width`), a name
+    never cut; then, with ``voided`` and if there are any, the line of :func:`voided_summary`, whole (the
+    line ``arena run`` prints too, match ids that a reader copies).
     """
-    lines = _table(lb).text()
-    lines.append(TIMES_NOTE)
-    lines.append(CONFIDENCE_NOTE)
-    lines.append(f"{lb.matches} matches; {ranking_note(lb)}")
+    table = _table(lb, wide)
+    said = column_notes(table.header, any(s.tier_shared for s in lb.standings), counted_faults=not wide)
+    said.append(f"{lb.matches} matches; {ranking_note(lb)}")
+    lines = table.text() + notes(said, width)
     if voided and lb.voided:
         lines.append(voided_summary(lb.voided))
     return "\n".join(lines) + "\n"
@@ -561,7 +625,7 @@ def standing_json(s: Standing) -> dict[str, Any]:
             "faults": dict(s.faults), "forfeits": s.forfeits, "voided": s.voided,
             "mean_ms": rounded(s.mean_ms), "max_ms": rounded(s.max_ms), "startup_ms": rounded(s.startup_ms),
             "status": s.status, "rank_interval": None if s.rank_interval is None else list(s.rank_interval),
-            "p_ahead_next": rounded(s.p_ahead_next), "tier": s.tier, "luck": rounded(s.luck)}
+            "p_ahead_next": rounded(s.p_ahead_next), "tier": s.tier, "next": s.next, "luck": rounded(s.luck)}
 
 
 def to_json(lb: Leaderboard) -> dict[str, Any]:
@@ -592,7 +656,7 @@ def standings_csv(lb: Leaderboard) -> str:
                  s.forfeits, faults_text(s.faults, ";") if s.faults else "", s.voided, _csv_cell(s.mean_ms),
                  _csv_cell(s.max_ms), _csv_cell(s.startup_ms), s.status,
                  *(("", "") if s.rank_interval is None else s.rank_interval), _csv_cell(s.p_ahead_next),
-                 "" if s.tier is None else s.tier, _csv_cell(s.luck))
+                 "" if s.tier is None else s.tier, s.next or "", _csv_cell(s.luck))
                 for s in lb.standings)
     return csv_text(rows)
 
@@ -614,7 +678,8 @@ def voided_csv(lb: Leaderboard) -> str:
 def markdown(lb: Leaderboard) -> str:
     """``leaderboard.md``: the standings table, a head-to-head matrix in rank order, then any voided matches."""
     voids = f"; {len(lb.voided)} voided, not rated (listed at the end)" if lb.voided else ""
-    lines = ["# Leaderboard", "", f"{lb.matches} matches{voids}; {ranking_note(lb)}.", "", *_table(lb).markdown()]
+    lines = ["# Leaderboard", "", f"{lb.matches} matches{voids}; {ranking_note(lb)}.", "",
+             *_table(lb, wide=True).markdown()]
     lines += ["", TIMES_NOTE, "", CONFIDENCE_NOTE]
     names = [s.bot for s in lb.standings]
     lookup = {(h.bot, h.opponent): h for h in lb.head_to_head}

@@ -1,9 +1,10 @@
 """One renderer interface for every board: the leaderboard and a ladder's own board.
 
 A board is a :class:`Board`: the files it is published as (by name, one per format: JSON, CSV,
-Markdown, and a ladder's text), what a terminal shows of it, and its main table's cells, which the
-report draws as HTML (``arena/site/templates/board_table.html``). :func:`write` publishes any board,
-each file replaced atomically; ``arena leaderboard`` prints any board's :meth:`Board.terminal`.
+Markdown, and a ladder's text), what a terminal shows of it (the columns a reader needs, fitting
+:data:`.table.TEXT_WIDTH`; every column when wide), and its main table's cells, which the report draws
+as HTML (``arena/site/templates/board_table.html``). :func:`write` publishes any board, each file
+replaced atomically; ``arena leaderboard`` prints any board in any of :data:`FORMATS` (:func:`formatted`).
 Inside a board, its table of cells is one :class:`Table`, drawn as aligned terminal columns or as a
 Markdown table by the same rule (names left, numbers right), and its machine rows are
 :func:`csv_text`, so the two boards never disagree on how a format looks.
@@ -21,6 +22,11 @@ from typing import Collection, Iterable, Mapping, Protocol, Sequence
 
 from .table import aligned
 
+TEXT = "text"
+"""The format of :meth:`Board.terminal`."""
+FORMATS: tuple[str, ...] = (TEXT, "md", "csv", "json")
+"""What ``arena leaderboard --format`` prints: the terminal's board, or the board's Markdown, CSV or JSON file."""
+
 
 class Board(Protocol):
     """What a board is to those who publish and print it."""
@@ -28,12 +34,29 @@ class Board(Protocol):
     def files(self) -> Mapping[str, str]:
         """Every file it is published as, by name, each whole."""
 
-    def terminal(self, everything: bool = False) -> str:
-        """What a terminal shows, its notes under the rows; ``everything``: the rows it keeps apart too (a
-        ladder's replaced versions)."""
+    def names(self) -> Mapping[str, str]:
+        """The name of its standings file in each format but text (``md``, ``csv``, ``json``: keys of
+        :meth:`files`)."""
 
-    def table(self, everything: bool = False) -> "Table":
-        """Its main table's cells, the same the terminal, the Markdown file and the report draw."""
+    def terminal(self, everything: bool = False, wide: bool = False, width: int | None = None) -> str:
+        """What a terminal shows: its default columns (within :data:`.table.TEXT_WIDTH` unless a name is longer
+        than the room), or with ``wide`` every column; under the rows a note per column shown, wrapped to
+        ``width`` (None: the terminal's, :func:`.table.terminal_width`). ``everything``: the rows it keeps apart
+        too (a ladder's replaced versions)."""
+
+    def table(self, everything: bool = False, wide: bool = False) -> "Table":
+        """Its main table's cells, the same the terminal draws (``wide``: every column) and the report draws."""
+
+
+def formatted(board: Board, form: str = TEXT, everything: bool = False, wide: bool = False,
+              width: int | None = None) -> str:
+    """``board`` in the format ``form`` (one of :data:`FORMATS`): text is :meth:`Board.terminal`, the others the
+    content of its file in that format, as :func:`write` publishes it."""
+    if form == TEXT:
+        return board.terminal(everything, wide, width)
+    if form not in FORMATS:
+        raise ValueError(f"unknown format {form!r}: one of {', '.join(FORMATS)}")
+    return board.files()[board.names()[form]]
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """arena compare from the command line: real matches of bots of known strength, and bad input."""
 
+import shutil
+
 import pytest
 from click.testing import CliRunner
 
@@ -14,46 +16,55 @@ def run(*args):
 FAST = ("--field", "bots/random", "--sandbox", "none", "--workers", "1", "--seed", "3")
 
 
+def progress(result):
+    return [line for line in result.stderr.splitlines() if " deals: " in line]
+
+
 @pytest.mark.parametrize("new, old, verdict, code", [("known-p0", "known-p100", "better", 0),
-                                                     ("known-p100", "known-p0", "worse", 3)])
-@pytest.mark.parametrize("margin, unit", [(("--margin-points", "8"), "luck-corrected points"),
-                                          (("--luck", "off", "--margin", "0.3"), "places")])
-def test_the_stronger_version_is_called_better_and_the_weaker_worse(new, old, verdict, code, margin, unit):
+                                                     ("known-p100", "known-p0", "not better", 4)])
+@pytest.mark.parametrize("margin, unit, words", [(("--margin-points", "8"), "points", ("fewer", "more")),
+                                                 (("--luck", "off", "--margin", "0.3"), "places", ("ahead", "behind"))])
+def test_the_stronger_version_is_better_and_the_weaker_not_better(new, old, verdict, code, margin, unit, words):
     result = run(f"bots/{new}", f"bots/{old}", *margin, "--max-matches", "100", *FAST)
     assert result.exit_code == code, result.output
     last = result.stdout.strip().splitlines()[-1]
-    assert last.startswith(f"{verdict} on {unit}: NEW gains {'+' if verdict == 'better' else '-'}")
-    assert "OLD minus NEW, 95% intervals; positive: NEW better)" in last and "matches used" in last
+    word = words[0] if code == 0 else words[1]
+    assert last.startswith(f"{verdict}: NEW {'scores' if unit == 'points' else 'finishes'} ")
+    assert f" {word} " in last and "(95%); LLR " in last and " of [-2.94, +2.94], margin " in last
+    assert last.endswith("; 32 matches (16 deals)")  # a difference this large needs no more than the floor
     assert "compare: NEW " + new in result.stderr  # the header and progress go to stderr
-    assert f"tested on {unit}" in result.stderr
+    assert all(len(line) <= 100 for line in progress(result))
 
 
 def test_the_luck_corrected_test_is_the_default_and_reports_plain_points_and_places_beside_it():
     result = run("bots/known-p0", "bots/known-p100", "--max-matches", "100", *FAST)
     assert result.exit_code == 0, result.output
-    last = result.stdout.strip().splitlines()[-1]
-    assert last.startswith("better on luck-corrected points: NEW gains +")
-    assert " luck-corrected points per match (plain points +" in last and ", places +" in last
-    assert "margin 2.5 points" in result.stderr
+    *_, beside, last = result.stdout.strip().splitlines()
+    assert last.startswith("better: NEW scores ") and " fewer luck-corrected points a match [" in last
+    assert "margin 5 points, alpha 0.05, beta 0.05" in last
+    assert beside.startswith("plain: NEW ") and " fewer points a match [" in beside and " places ahead " in beside
+    assert "SPRT on luck-corrected points: NEW better by 5 points a match (H1) or not better (H0)" in result.stderr
 
 
-@pytest.mark.parametrize("margin, said", [(("--margin-points", "8"), "no difference at margin 8 luck-corrected "
-                                                 "points: NEW gains +0.0 "),
-                                                (("--luck", "off", "--margin", "0.5"), "no difference at margin 0.5 "
-                                                 "places: NEW gains +0.000 ")])
-def test_a_version_against_itself_is_no_difference_at_the_margin(margin, said):
-    result = run("bots/known-p0", "bots/known-p0", *margin, "--max-matches", "400", *FAST)
+@pytest.mark.parametrize("luck", [(), ("--luck", "off")])
+def test_a_byte_identical_copy_is_not_better_within_40_matches(tmp_path, luck):
+    copy = tmp_path / "bots"
+    for name in ("heuristic", "lib"):
+        shutil.copytree(f"bots/{name}", copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    result = run(str(copy / "heuristic"), "bots/heuristic", *luck, "--max-matches", "400", *FAST)
     assert result.exit_code == 4, result.output
-    assert result.stdout.strip().splitlines()[-1].startswith(said)
-    assert "note: NEW and OLD have the same name, known-p0: NEW is " in result.stderr
-    assert "compare: NEW known-p0 (" in result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("not better: NEW ") and last.endswith("; 34 matches (17 deals)")
+    assert "note: NEW and OLD have the same name, heuristic: NEW is " in result.stderr
+    assert len(progress(result)) == 2 and all(len(line) <= 100 for line in progress(result))
 
 
 def test_max_matches_ends_an_open_comparison_undecided():
-    result = run("bots/known-p0", "bots/known-p0", "--max-matches", "41", *FAST)
+    result = run("bots/known-p0", "bots/known-p0", "--margin-points", "0.5", "--max-matches", "41", *FAST)
     assert result.exit_code == 5, result.output
-    assert result.stdout.strip().splitlines()[-1].startswith("undecided")
-    assert "40 matches used (20 deals)" in result.stdout
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("undecided: NEW scores 0.0 fewer luck-corrected points a match [")
+    assert last.endswith("; 40 matches (20 deals)")
 
 
 @pytest.mark.parametrize("args, message", [
@@ -64,17 +75,22 @@ def test_max_matches_ends_an_open_comparison_undecided():
     (("bots/known-p0", "bots/known-p10", "--luck", "off", "--seats", "2", "--margin", "1"),
      "below 1 (the most a 2-seat match"),
     (("bots/known-p0", "bots/known-p10", "--margin", "0.2"), "'--margin': --margin is in places and sets the plain "
-     "test (--luck off); the luck-corrected test's margin is --margin-points POINTS (default 2.5)"),
+     "test (--luck off); the luck-corrected test's margin is --margin-points POINTS (default 5)"),
     (("bots/known-p0", "bots/known-p10", "--luck", "off", "--margin-points", "3"), "'--margin-points': "
-     "--margin-points sets the luck-corrected test; with --luck off the margin is --margin PLACES (default 0.1)"),
+     "--margin-points sets the luck-corrected test; with --luck off the margin is --margin PLACES (default 0.15)"),
     (("bots/known-p0", "bots/known-p10", "--margin-points", "-1"), "'--margin-points': -1.0 is not a margin in "
      "points per match: give one above 0 and below 100"),
     (("bots/known-p0", "bots/known-p10", "--margin-points", "inf"), "'--margin-points': inf is not a margin"),
     (("bots/known-p0", "bots/known-p10", "--luck", "maybe"), "'maybe' is not one of 'on', 'off'"),
-    (("bots/known-p0", "bots/known-p10", "--alpha", "0.7"), "'--alpha': 0.7 is not an error rate"),
+    (("bots/known-p0", "bots/known-p10", "--alpha", "0.7"), "'--alpha': 0.7 is not an error rate: give one above 0 "
+     "and below 0.5"),
+    (("bots/known-p0", "bots/known-p10", "--alpha", "0"), "'--alpha': 0.0 is not an error rate: give one above 0 "
+     "and below 0.5"),
     (("bots/known-p0", "bots/known-p10", "--beta", "nan"), "'--beta': nan is not an error rate"),
-    (("bots/known-p0", "bots/known-p10", "--max-matches", "19"), "'--max-matches': 19 matches cannot end in a verdict: at margin 2.5 points and alpha 0.05 none comes before 10 deals"),
-    (("bots/known-p0", "bots/known-p10", "--luck", "off", "--max-matches", "21"), "'--max-matches': 21 matches cannot end in a verdict: at margin 0.1 places and alpha 0.05 none comes before 11 deals"),
+    (("bots/known-p0", "bots/known-p10", "--max-matches", "31"), "'--max-matches': 31 matches cannot end in a "
+     "verdict: none comes before 16 deals (32 matches)"),
+    (("bots/known-p0", "bots/known-p10", "--luck", "off", "--max-matches", "5"), "'--max-matches': 5 matches cannot "
+     "end in a verdict"),
     (("bots/known-p0", "bots/known-p10", "-o", "nope=1"), "unknown option 'nope'"),
     (("bots/known-p0",), "Missing argument 'OLD'"),
 ])
@@ -103,7 +119,7 @@ def test_an_installed_arena_without_bots_plays_against_the_opponent_it_ships(mon
 
 def test_a_version_that_crashes_never_gains_by_the_fallback_playing_its_seat(tmp_path):
     """The fallback policy plays a forfeited seat out, and may score fewer points than the bot would have: on
-    points each such deal counts as the worst difference against the side that forfeited, so a crash is worse."""
+    points each such deal counts as a whole match lost by the side that forfeited, so a crash is never better."""
     crash = tmp_path / "crash"
     crash.mkdir()
     (crash / "bot.yaml").write_text('name: crash\nrun: ["{python}", "bot.py"]\n')
@@ -115,7 +131,8 @@ def test_a_version_that_crashes_never_gains_by_the_fallback_playing_its_seat(tmp
                                   "    elif msg['type'] == 'act':\n"
                                   "        sys.exit(1)\n")
     result = run(str(crash), "bots/known-p100", "--max-matches", "60", *FAST)
-    assert result.exit_code == 3, result.output
-    assert ("forfeited (each deal one side forfeited counted as the worst difference the test allows against it): "
-            "NEW in ") in result.stdout
-    assert result.stdout.strip().splitlines()[-1].startswith("worse on luck-corrected points: ")
+    assert result.exit_code == 4, result.output
+    assert ("forfeited (a deal one side forfeited counts as a whole match lost by that side, 100 points): "
+            "NEW in 16 match(es), OLD in 0") in result.stdout
+    assert result.stdout.strip().splitlines()[-1].startswith("not better: NEW scores 100.0 more luck-corrected "
+                                                             "points a match [")

@@ -70,7 +70,7 @@ def test_logs_are_stored_per_seat_and_printed_by_bot_log(tmp_path):
     code, out = run("bot", "log", str(tmp_path / "nowhere"), "writer")
     assert code == 1 and "no results.sqlite here" in out and "Traceback" not in out
 
-    code, board = run("leaderboard", str(config.output))
+    code, board = run("leaderboard", str(config.output), "--wide")
     assert code == 0 and "ms/move" in board and "start ms" in board
 
 
@@ -85,6 +85,8 @@ def test_a_store_from_before_logs_opens_says_so_and_resumes(tmp_path):
         db.execute("DROP TABLE decision_times")
         db.execute("DROP TABLE frames")
         db.execute("DROP TABLE luck")
+        db.execute("DROP TABLE ladder_pairs")
+        db.execute("DROP TABLE ladder_luck")
         db.execute("DELETE FROM matches WHERE idx = 1")
         db.execute("UPDATE matches SET stats = json_array(json_remove(json_extract(stats, '$[0]'), '$.startup_ms'),"
                    " json_remove(json_extract(stats, '$[1]'), '$.startup_ms'))")
@@ -100,7 +102,7 @@ def test_a_store_from_before_logs_opens_says_so_and_resumes(tmp_path):
     assert (summary.skipped, summary.played) == (1, 1)
     db = sqlite3.connect(config.output / "results.sqlite")
     try:
-        assert schema.version(db) == schema.VERSION == 7
+        assert schema.version(db) == schema.VERSION == 9
         assert db.execute("SELECT idx, seat FROM logs ORDER BY idx, seat").fetchall() == [(1, 0), (1, 1)]
     finally:
         db.close()

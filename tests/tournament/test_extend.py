@@ -106,7 +106,8 @@ def test_a_store_from_before_extending_existed_resumes_and_extends(tmp_path):
     run_tournament(load_config(path), out=QUIET)
     db = sqlite3.connect(tmp_path / "old" / "results.sqlite")
     with db:  # the first arena's layout, fingerprinted with cycles, one match still to play
-        for table in ("voided", "logs", "ladder_bots", "ladder_ratings", "decision_times", "frames", "luck"):
+        for table in ("voided", "logs", "ladder_bots", "ladder_ratings", "decision_times", "frames", "luck",
+                      "ladder_pairs", "ladder_luck"):
             db.execute(f"DROP TABLE {table}")
         db.execute("DELETE FROM matches WHERE idx = 1")
     db.execute("PRAGMA user_version = 0")

@@ -15,7 +15,9 @@ from arena.cli import main
 from arena.site.data import read_snapshot, version
 from arena.tournament.config import load_config
 from arena.tournament.driver import publish
+from tests.tournament.test_table import unwrapped
 from arena.tournament.ladder.board import LadderRow, current, markdown, text, to_csv, to_json, view, write
+from arena.tournament.leaderboard import AHEAD_NOTE, INTERVAL_NOTE, LUCK_NOTE, TIER_NOTE
 from arena.tournament.store import ResultStore
 from tests.tournament.test_ladder import copy_bot, run, submit, write_ladder
 
@@ -53,11 +55,10 @@ def test_text_prints_the_rows_given_ranks_only_ranked_ones_and_says_what_is_hidd
     assert shown.splitlines()[1].split()[3:7] == ["21.23", "1-2", "0.88", "12"]
     assert shown.splitlines()[2].split()[3:6] == ["15.50", "1-2", "9"]  # the last ranked row: P(>next) blank
     assert shown.splitlines()[3].split()[3:6] == ["2.10", "-", "1"]  # in placement: no interval, no P
-    assert shown.splitlines()[-4] == ("#: ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name; "
-                                      "entries in placement and versions that left the field (replaced, retired) are "
-                                      "listed after the ranked ones, unranked")
-    assert shown.splitlines()[-3].startswith("95% rank: the ranks the bot holds in 95% of draws")
-    assert shown.splitlines()[-2].startswith("luck: points per match the cards gave the bot")
+    assert unwrapped(shown.splitlines()[5:]) == [
+        "#: ranked by mu-3σ (conservative TrueSkill: mu minus 3 sigma), ties by name; entries in placement and "
+        "versions that left the field (replaced, retired) are listed after the ranked ones, unranked",
+        INTERVAL_NOTE, AHEAD_NOTE, LUCK_NOTE, "(2 older versions hidden: --all shows them)"]  # no tier: no 2= note
     assert shown.splitlines()[-1] == "(2 older versions hidden: --all shows them)"
     everything = view(BOARD, everything=True)
     assert cells(everything)[3:5] == [("-", "ann", "v1", "replaced"), ("-", "bob", "v0", "replaced")]
@@ -71,13 +72,13 @@ def test_text_prints_the_rows_given_ranks_only_ranked_ones_and_says_what_is_hidd
 def test_csv_holds_every_row_with_iso_times_and_an_empty_rank_when_unranked():
     rows = list(csv.reader(io.StringIO(to_csv(BOARD))))
     assert rows[0] == ["rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played", "status",
-                       "rank_low", "rank_high", "p_ahead_next", "tier", "luck"]
+                       "rank_low", "rank_high", "p_ahead_next", "tier", "next", "luck"]
     assert rows[1] == ["1", "ann", "2", "21.235", "30.0", "2.922", "12", "2026-11-30T12:00:00Z", "ranked",
-                       "1", "2", "0.877", "", ""]
-    assert rows[2][-5:] == ["1", "2", "", "", ""]
+                       "1", "2", "0.877", "", "", ""]
+    assert rows[2][-6:] == ["1", "2", "", "", "", ""]
     assert rows[2][7] == "2026-11-30T12:01:01Z"
     assert [r[0] for r in rows[1:]] == ["1", "2", "", "", "", ""]
-    assert rows[5] == ["", "bob", "0", "0.5", "20.0", "6.5", "0", "", "replaced", "", "", "", "", ""]
+    assert rows[5] == ["", "bob", "0", "0.5", "20.0", "6.5", "0", "", "replaced", "", "", "", "", "", ""]
     assert len(rows) == 1 + len(BOARD)
 
 
@@ -89,7 +90,7 @@ def test_markdown_shows_the_current_field_then_the_older_versions_in_their_own_s
     top, older = md.split("## Older versions")
     assert "| 1 | ann | v2 | 21.23 | 1-2 | 0.88 | 12 |" in top and "| 2 | bob | v1 | 15.50 | 1-2 |  | 9 |" in top
     assert "| - | dan | v1 | 14.00 | - |  | 8 | - | 2026-11-30 11:59 | retired |" in top
-    assert "P(>next): how sure it is ahead of the next ranked row" in top
+    assert AHEAD_NOTE in top and INTERVAL_NOTE in top and TIER_NOTE in top
     assert "| replaced |" not in top
     assert "| - | ann | v1 | 18.00 |" in older and "| - | bob | v0 |" in older and "ranked" not in older
     assert "## Older versions" not in markdown(current(BOARD))
@@ -131,7 +132,8 @@ def test_all_is_refused_for_a_tournament_that_is_not_a_ladder(tmp_path):
     assert CliRunner().invoke(main, ["leaderboard", str(tmp_path / "rr")]).exit_code == 0
 
 
-def test_the_leaderboard_hides_a_replaced_version_unless_all_is_given(tmp_path):
+def test_the_leaderboard_hides_a_replaced_version_unless_all_is_given(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")  # the terminal of ladder.txt, whose notes are wrapped to 100
     ann, bob = copy_bot(tmp_path, "ann"), copy_bot(tmp_path, "bob")
     path = write_ladder(tmp_path, [ann, bob])
     out = tmp_path / "out"
@@ -262,3 +264,47 @@ def test_the_refresh_reads_only_new_matches_and_equals_a_whole_read(tmp_path):
         assert kept.luck() == pytest.approx(stored.luck()) and set(stored.luck()) == {"ann@v1", "bob@v1", "carl@v1"}
     finally:
         db.close()
+
+
+LEAGUE = ("heuristic", "js-greedy", "c-random", "random")
+"""The bundled league's bots (tournaments/league.yaml)."""
+
+
+def league_rows(names: tuple[str, ...] = LEAGUE, extra: int = 0) -> list[LadderRow]:
+    """A ladder board of the league's bots as a real ladder shows it (1,000 entries of ``bench/ladder.py``'s
+    names with ``extra``): tiers, a P(>next), a placement entry, a retired one."""
+    rows = [LadderRow(name, 1, 30.77 - 4 * i, 33.7 - 4 * i, 0.98, 72 + i, NOON, "ranked", i + 1, (1 + i // 2, 2 + i // 2),
+                      0.996 if i == 1 else None, 1 + 2 * (i // 2), True, luck=-0.9 + i / 3)
+            for i, name in enumerate(names)]
+    rows += [LadderRow(f"bot{i:04d}", 1, 10.0 - i / 100, 20.0, 3.0, 12000, NOON, "ranked", len(names) + i + 1,
+                       (len(names) + i - 40, len(names) + i + 60), 0.51, len(names) + i + 1, False, luck=-12.25)
+             for i in range(extra)]
+    return rows + [LadderRow("newcomer", 1, -12.5, 20.0, 8.0, 2, NOON, "placement"),
+                   LadderRow("oldtimer", 3, 14.2, 21.0, 2.3, 9, NOON, "retired")]
+
+
+def test_the_default_ladder_board_fits_100_columns_and_wide_adds_mu_and_sigma(monkeypatch):
+    for rows in (league_rows(), league_rows(extra=1000)):
+        for columns in ("60", "100"):
+            monkeypatch.setenv("COLUMNS", columns)
+            lines = view(rows).splitlines()
+            table = lines[:len(rows) + 1]
+            assert max(len(line) for line in table) <= 100  # the table fits 100 wherever it is printed
+            assert all(len(line) <= int(columns) for line in lines[len(rows) + 1:])  # the notes fit the terminal
+            assert unwrapped(lines[len(rows) + 1:])[1:3] == [TIER_NOTE, INTERVAL_NOTE]  # a tier is shown: its note
+        wide = view(rows, wide=True).splitlines()
+        assert [t.strip() for t in wide[0].split("  ") if t.strip()] == ["#", "bot", "version", "mu-3σ", "mu", "sigma",
+                                                                          "95% rank", "P(>next)", "matches", "luck",
+                                                                          "last played (UTC)", "status"]
+        assert "33.70" in wide[1] and "33.70" not in view(rows).splitlines()[1]
+
+
+def test_ladder_txt_is_wrapped_to_100_whatever_the_terminal_of_the_run_that_wrote_it(monkeypatch):
+    from arena.tournament.ladder.board import LadderBoard
+
+    board = LadderBoard(league_rows())
+    monkeypatch.setenv("COLUMNS", "60")
+    narrow = board.files()["ladder.txt"]
+    monkeypatch.setenv("COLUMNS", "200")
+    assert board.files()["ladder.txt"] == narrow == board.terminal(width=100)
+    assert max(len(line) for line in narrow.splitlines()) <= 100 < len(LUCK_NOTE)

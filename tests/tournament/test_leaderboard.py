@@ -115,7 +115,7 @@ def test_with_real_ratings_is_deterministic() -> None:
 
 
 def test_text_columns(board: Leaderboard) -> None:
-    lines = text(board).splitlines()
+    lines = text(board, wide=True, width=100).splitlines()
     header, rows = lines[0], lines[1:5]
     for title in ("rank", "bot", "mu-3σ", "mu", "sigma", "95% rank", "P(>next)", "matches", "wins", "avg place",
                   "avg total", "luck", "faults"):
@@ -154,7 +154,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
                                     "matches": 3, "wins": 2, "average_place": 1.667, "average_total": 16.0,
                                     "faults": {"exit": 1}, "forfeits": 1, "voided": 0, "mean_ms": 7.5,
                                     "max_ms": 20.0, "startup_ms": 70.0, "status": "ranked", "rank_interval": [1, 3],
-                                    "p_ahead_next": None, "tier": 1, "luck": None}
+                                    "p_ahead_next": None, "tier": 1, "next": "open", "luck": None}
     assert data["standings"][2]["average_total"] == 10.667
     assert data["standings"][2]["faults"] == {"timeout": 2, "illegal": 1}
     assert data["standings"][3]["average_place"] is None
@@ -171,7 +171,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
                        "wins": "2", "average_place": "1.667", "average_total": "16.0", "forfeits": "1",
                        "faults": "exit:1", "voided": "0", "mean_ms": "7.5", "max_ms": "20.0",
                        "startup_ms": "70.0", "status": "ranked", "rank_low": "1", "rank_high": "3",
-                       "p_ahead_next": "", "tier": "1", "luck": ""}
+                       "p_ahead_next": "", "tier": "1", "next": "open", "luck": ""}
     assert rows[2]["faults"] == "timeout:2;illegal:1"
     assert rows[1]["faults"] == ""
     assert rows[3]["average_place"] == "" and rows[3]["matches"] == "0"
@@ -205,12 +205,13 @@ def test_timing_columns_in_every_format(board: Leaderboard, tmp_path: Path) -> N
     timing = {s.bot: (s.mean_ms, s.max_ms, s.startup_ms) for s in board.standings}
     assert timing == {"a": (5.0, 12.0, 110.0), "b": (7.5, 20.0, 70.0), "c": (10.0, 40.0, 200.0),
                       "d": (None, None, None)}
-    lines = text(board).splitlines()
+    lines = text(board, wide=True).splitlines()
     header = lines[0].split("  ")
     assert [t.strip() for t in header if t.strip()][-4:] == ["ms/move", "max ms", "start ms", "faults"]
     assert lines[1].split()[-4:] == ["7.5", "20.0", "70.0", "exit:1"]
     assert lines[4].split()[-4:] == ["-", "-", "-", "-"]
-    assert "start ms: mean time from process start to ready" in text(board)
+    assert "start ms: mean time from process start to ready" in text(board, wide=True, width=100)
+    assert "start ms" not in text(board)  # the default columns leave the times to the wide view
     write_files(board, tmp_path)
     data = json.loads((tmp_path / "leaderboard.json").read_text(encoding="utf-8"))
     assert [(s["mean_ms"], s["max_ms"], s["startup_ms"]) for s in data["standings"]] == [
@@ -260,7 +261,7 @@ def test_voided_matches_count_nowhere_but_every_output_lists_them(board: Leaderb
     assert {s.bot: s.voided for s in voided.standings} == {"a": 2, "b": 0, "c": 0, "d": 0, "k": 2}
 
     line = "2 matches voided: c1/a+k/r0, c1/a+k/r1 (killed its worker process twice, SIGKILL each time)"
-    assert text(voided).splitlines()[-1] == line
+    assert text(voided, width=40).splitlines()[-1] == line  # whole, however narrow: ids a reader copies
     assert line not in text(voided, voided=False) and "voided" not in text(plain)
 
     write_files(voided, tmp_path)
@@ -293,3 +294,122 @@ def test_voided_summary_groups_by_reason_and_names_at_most_ten() -> None:
     assert voided_summary(many[:1]) == "1 match voided: m0 (why)"
     assert voided_summary(many) == ("13 matches voided: m0, m1, m2, m3, m4, m5, m6, m7, m8, m9 and 2 more (why); "
                                     "x (other)")
+
+
+LEAGUE = ("heuristic", "js-greedy", "c-random", "random")
+"""The bundled league's bots (tournaments/league.yaml), best first."""
+
+
+def league(names: tuple[str, ...] = LEAGUE, cycles: int = 50) -> Leaderboard:
+    """A board like the bundled league's after its 200 matches: four seats, every rotation of each deal, places
+    from fixed strengths and seeded noise, totals, luck and times of a real run's size, and the faults of a bot
+    whose kit helper played for it (by kind the widest cell of the wide board) and a forfeit."""
+    import random
+
+    from arena.tournament.rating import rate
+
+    rng = random.Random(2026)
+    strength = dict(zip(names, (3.0, 2.8, 0.2, 0.0)))
+    records = []
+    for cycle in range(cycles):
+        for rotation in range(4):
+            bots = tuple(names[(seat + rotation) % 4] for seat in range(4))
+            score = {bot: strength[bot] + rng.gauss(0, 1) for bot in bots}
+            order = sorted(bots, key=lambda bot: -score[bot])
+            places = tuple(order.index(bot) + 1 for bot in bots)
+            faults = tuple((seat, kind) for seat, bot in enumerate(bots) if bot == names[3] and cycle % 2 and
+                           not rotation for kind in ("timeout", "helper_fallback"))
+            forfeited = tuple(bot == names[2] and cycle == 7 and rotation == 0 for bot in bots)
+            stats = tuple(SeatStats(40, 40 * rng.uniform(0.1, 0.4), rng.uniform(5, 120), rng.uniform(30, 120))
+                          for _ in bots)
+            records.append(MatchRecord(4 * cycle + rotation, f"c{cycle + 1}/{'+'.join(sorted(names))}/r{rotation}",
+                                       bots, places, tuple(rng.randint(0, 160) for _ in bots), forfeited, faults,
+                                       stats, tuple(rng.gauss(0, 3) for _ in bots)))
+    return build(records, rate(records, RatingParams(), list(names)), list(names))
+
+
+def titles(line: str) -> list[str]:
+    """The column titles of a table's header line (titles are separated by at least two spaces)."""
+    return [title.strip() for title in line.split("  ") if title.strip()]
+
+
+def under(shown: str, rows: int) -> list[str]:
+    """The notes under a board of ``rows`` rows, each wrapped note joined back into one."""
+    out: list[str] = []
+    for line in shown.splitlines()[rows + 1:]:
+        if line.startswith("  "):
+            out[-1] += " " + line[2:]
+        else:
+            out.append(line)
+    return out
+
+
+@pytest.mark.parametrize("columns", [60, 100])
+def test_the_league_s_default_board_fits_100_columns_and_its_notes_the_terminal(columns: int, monkeypatch) -> None:
+    from arena.tournament.leaderboard import (AHEAD_NOTE, FAULTS_NOTE, INTERVAL_NOTE, LUCK_NOTE, TERMINAL_HEADER,
+                                              TIER_NOTE)
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    board = league()
+    assert board.matches == 200 and {s.bot for s in board.standings} == set(LEAGUE)
+    shown = text(board)
+    lines = shown.splitlines()
+    assert titles(lines[0]) == list(TERMINAL_HEADER)
+    assert max(len(line) for line in lines) <= 100  # rows and notes: nothing wraps on a terminal of 100
+    assert all(len(line) <= columns for line in lines[5:])  # the notes fit the terminal, however narrow
+    assert max(len(line) for line in lines[:5]) > 80  # the rows are not cut to fit 60: they are what they are
+    assert [line.split()[1] for line in lines[1:5]] == [s.bot for s in board.standings]
+    tier = any(s.tier_shared for s in board.standings)
+    assert under(shown, 4) == [TIER_NOTE] * tier + [INTERVAL_NOTE, AHEAD_NOTE, LUCK_NOTE, FAULTS_NOTE,
+                                                    f"200 matches; {board_ranking(board)}"]
+    faulty = next(s for s in board.standings if s.bot == "random")
+    assert faulty.faults == {"timeout": 25, "helper_fallback": 25}
+    assert lines[1 + board.standings.index(faulty)].split()[-1] == "50"  # the count; --wide names the kinds
+
+
+def board_ranking(board: Leaderboard) -> str:
+    from arena.tournament.leaderboard import ranking_note
+
+    return ranking_note(board)
+
+
+def test_the_wide_board_shows_every_column_and_the_notes_of_its_columns_only(monkeypatch) -> None:
+    from arena.tournament.leaderboard import (FAULTS_NOTE, MAX_MS_NOTE, MOVE_NOTE, START_NOTE, TEXT_HEADER,
+                                              TERMINAL_HEADER)
+
+    monkeypatch.setenv("COLUMNS", "100")
+    board = league()
+    wide = text(board, wide=True)
+    header = wide.splitlines()[0]
+    assert titles(header) == list(TEXT_HEADER)
+    assert f"| {' | '.join(TEXT_HEADER)} |" in markdown(board)  # leaderboard.md keeps every column
+    assert set(TERMINAL_HEADER) < set(TEXT_HEADER)
+    assert "timeout:25 helper_fallback:25" in wide and "helper_fallback" not in text(board)
+    notes = under(wide, 4)
+    assert {MOVE_NOTE, MAX_MS_NOTE, START_NOTE} <= set(notes) and FAULTS_NOTE not in notes
+    assert not {MOVE_NOTE, MAX_MS_NOTE, START_NOTE} & set(under(text(board), 4))
+    assert max(len(line) for line in wide.splitlines()[:5]) > 100  # every column: wider than the default
+
+
+def test_a_tier_s_note_only_under_a_board_that_shows_one() -> None:
+    import dataclasses
+
+    from arena.tournament.leaderboard import TIER_NOTE
+
+    board = league()
+    alone = dataclasses.replace(board, standings=tuple(dataclasses.replace(s, tier=s.rank, tier_shared=False)
+                                                       for s in board.standings))
+    tiered = dataclasses.replace(board, standings=tuple(dataclasses.replace(s, tier=1, tier_shared=True)
+                                                        for s in board.standings))
+    assert TIER_NOTE not in under(text(alone, width=200), 4)
+    assert under(text(tiered, width=200), 4)[0] == TIER_NOTE
+    assert [line.split()[0] for line in text(tiered).splitlines()[1:5]] == ["1="] * 4
+
+
+def test_a_name_longer_than_the_room_is_never_cut_and_the_notes_still_wrap(monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    long = "a-bot-whose-author-gave-it-a-name-far-longer-than-any-column-should-hold"
+    board = league((long, *LEAGUE[1:]))
+    lines = text(board).splitlines()
+    assert sum(long in line for line in lines[1:5]) == 1 and max(len(line) for line in lines[:5]) > 100
+    assert all(len(line) <= 100 for line in lines[5:])

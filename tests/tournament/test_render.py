@@ -82,9 +82,28 @@ def test_every_board_offers_the_cells_its_terminal_and_markdown_draw(kind: str) 
     board = boards()[kind]
     table = board.table()
     assert board.terminal().splitlines()[:len(table.rows) + 1] == table.text()
+    wide = board.table(wide=True)
+    assert board.terminal(wide=True).splitlines()[:len(wide.rows) + 1] == wide.text()
+    assert len(wide.header) > len(table.header) and set(table.header) < set(wide.header)
     markdown = next(content for name, content in board.files().items() if name.endswith(".md"))
-    assert "\n".join(table.markdown()) in markdown
+    drawn = wide if kind == "leaderboard" else table  # leaderboard.md keeps every column; ladder.md its own
+    assert "\n".join(drawn.markdown()) in markdown
     assert len(board.table(everything=True).rows) == (3 if kind == "ladder" else 2)
+
+
+@pytest.mark.parametrize("kind", ["leaderboard", "ladder"])
+def test_every_board_prints_each_format_as_its_file(kind: str) -> None:
+    """``arena leaderboard --format``: text is the terminal's board, md, csv and json the content of the board's own
+    file of that format."""
+    board = boards()[kind]
+    stem = "leaderboard" if kind == "leaderboard" else "ladder"
+    assert render.FORMATS == ("text", "md", "csv", "json")
+    for form in ("md", "csv", "json"):
+        assert render.formatted(board, form) == board.files()[f"{stem}.{form}"]
+    assert render.formatted(board) == board.terminal() and render.formatted(board, "text", wide=True) == \
+        board.terminal(wide=True)
+    with pytest.raises(ValueError, match="unknown format 'xml'"):
+        render.formatted(board, "xml")
 
 
 def test_a_ladder_board_from_the_leaderboard_of_its_versions_keeps_every_number() -> None:

@@ -59,16 +59,16 @@ def match(index: int, cycle: int, table: str) -> ScheduledMatch:
 def gate_over(runs: list[list[ScheduledMatch]], sure: list[bool], in_play: list[int]) -> SettleGate:
     """A gate whose evidence settles the board at the n-th check when ``sure[n]`` (a deals ahead of b)."""
     checks = iter(sure)
-    evidence = PairEvidence()
 
     def ratings() -> dict[str, trueskill.Rating]:
         if next(checks):
             for deal in range(40):
-                evidence.add_places(f"far/{deal}/r0", ("a", "b"), (1, 2 + deal % 2))
+                gate.evidence.add_places(f"far/{deal}/r0", ("a", "b"), (1, 2 + deal % 2))
         return {"a": trueskill.Rating(40, 1), "b": trueskill.Rating(10, 1)}
 
-    return SettleGate(Runs(runs), 0.95, lambda s: s.cycle, lambda s: f"cycle {s.cycle}", ratings,
-                      lambda: None, lambda: in_play[0], lambda: 0, evidence)
+    gate = SettleGate(Runs(runs), 0.95, lambda s: s.cycle, lambda s: f"cycle {s.cycle}", ratings,
+                      lambda: None, lambda: in_play[0], lambda: 0)
+    return gate
 
 
 # Two tables over three cycles, cut into runs that span cycles (indices in schedule order: cycle-major).
@@ -106,7 +106,7 @@ def test_the_gate_stops_at_the_first_settled_unit_end():
         cycles += [s.cycle for s in batch]
     assert cycles == [1, 1, 2, 2]
     assert gate.verdict.line() == ("until settled=0.95 (margin 0.25 places per match): settled after 0 rated "
-                                   "matches, at the end of cycle 2: 1 adjacent pair ordered, 0 within the margin")
+                                   "matches, at the end of cycle 2: 1 row ahead of the next, 0 in the next one's tier")
 
 
 # --------------------------------------------------------------------------- whole runs

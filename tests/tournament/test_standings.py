@@ -67,11 +67,11 @@ def test_a_tournament_has_one_set_of_standings(played_round_robin: Path) -> None
                for s in written]
     assert numbers == [(s["rank"], s["bot"], s["exposure"], s["mu"], s["sigma"], s["matches"], s["wins"],
                         s["forfeits"]) for s in shown]
-    assert [(rank(p[0]), p[1], int(confident(p, 5)[2][0]), int(confident(p, 5)[2][1])) for p in printed] == \
+    assert [(rank(p[0]), p[1], int(confident(p, 3)[2][0]), int(confident(p, 3)[2][1])) for p in printed] == \
         [(s["rank"], s["bot"], s["matches"], s["wins"]) for s in written]
     sure = [(s["rank_interval"], s["p_ahead_next"]) for s in written]
     assert sure == [(s["rank_interval"], s["p_ahead_next"]) for s in shown]
-    assert [confident(p, 5)[:2] for p in printed] == [(f"{low}-{high}", printed_p(p_next))
+    assert [confident(p, 3)[:2] for p in printed] == [(f"{low}-{high}", printed_p(p_next))
                                                      for (low, high), p_next in sure]
     assert sure[-1][1] is None  # the last: nobody to be ahead of; the others: blank before 20 deals of a pair
     assert all(p_next is None or 0 <= float(str(p_next)) <= 1 for _, p_next in sure)
@@ -158,3 +158,49 @@ def test_rating_parameters_stored_out_of_range_by_an_older_arena_are_said_and_re
     lines = cli("run", str(path), "--no-report")
     assert "all 2 matches are stored: nothing to play" in lines[0] and lines[1].startswith("rank  bot")
     assert cli("leaderboard", str(out))[0] == "2 of 2 matches finished"
+
+
+def test_each_format_prints_the_content_of_the_board_s_file(played_round_robin: Path, played_ladder: Path) -> None:
+    """``arena leaderboard --format md|csv|json`` prints exactly what the run wrote into leaderboard.md, .csv and
+    .json (a ladder's ladder.md, .csv, .json), nothing else on stdout; text is the default."""
+    for out, stem in ((played_round_robin, "leaderboard"), (played_ladder.parent / "out", "ladder")):
+        for form in ("md", "csv", "json"):
+            result = CliRunner().invoke(main, ["leaderboard", str(out), "--format", form])
+            assert result.exit_code == 0, result.output
+            assert result.stdout == (out / f"{stem}.{form}").read_text(encoding="utf-8")
+        assert cli("leaderboard", str(out), "--format", "text") == cli("leaderboard", str(out))
+    given = CliRunner().invoke(main, ["leaderboard", str(played_ladder), "--format", "csv"])  # the ladder's file
+    assert given.exit_code == 0 and given.stdout == (played_ladder.parent / "out" / "ladder.csv").read_text()
+
+
+def test_a_bad_format_or_wide_off_text_is_refused_by_click(played_round_robin: Path) -> None:
+    bad = CliRunner().invoke(main, ["leaderboard", str(played_round_robin), "--format", "xml"])
+    assert bad.exit_code == 2 and "Invalid value for '--format': 'xml' is not one of 'text', 'md', 'csv', 'json'." \
+        in bad.output
+    for flag in ("--wide", "--all"):
+        refused = CliRunner().invoke(main, ["leaderboard", str(played_round_robin), "--format", "json", flag])
+        assert refused.exit_code == 2 and f"Error: {flag} applies to --format text only" in refused.output
+
+
+def test_wide_prints_every_column_of_a_tournament_and_of_a_ladder(played_round_robin: Path,
+                                                                   played_ladder: Path, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    default = cli("leaderboard", str(played_round_robin))
+    wide = cli("leaderboard", str(played_round_robin), "--wide")
+    assert [t.strip() for t in wide[1].split("  ") if t.strip()] == list(leaderboard.TEXT_HEADER)
+    assert [t.strip() for t in default[1].split("  ") if t.strip()] == list(leaderboard.TERMINAL_HEADER)
+    assert all(len(line) <= 100 for line in default) and max(len(line) for line in wide) > 100
+    assert "illegal:" in "\n".join(wide) and "illegal:" not in "\n".join(default)  # the fault kinds: wide only
+    ladder = cli("leaderboard", str(played_ladder.parent / "out"), "--wide")
+    assert [t.strip() for t in ladder[1].split("  ") if t.strip()][3:6] == ["mu-3σ", "mu", "sigma"]
+
+
+def test_run_prints_the_default_board_or_with_wide_every_column(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    path = two_bots(tmp_path)
+    lines = cli("run", str(path), "--no-report")
+    header = next(line for line in lines if line.startswith("rank  bot"))
+    assert "ms/move" not in header and "95% rank" in header
+    assert all(len(line) <= 60 for line in lines[lines.index(header) + 3:] if not line.startswith("results: "))
+    again = cli("run", str(path), "--no-report", "--wide")
+    assert "ms/move" in next(line for line in again if line.startswith("rank  bot"))

@@ -41,6 +41,8 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
         db.execute("DROP TABLE decision_times")
         db.execute("DROP TABLE frames")
         db.execute("DROP TABLE luck")
+        db.execute("DROP TABLE ladder_pairs")
+        db.execute("DROP TABLE ladder_luck")
         db.execute("DELETE FROM matches WHERE idx = 1")
     db.execute("PRAGMA user_version = 0")
     db.close()
@@ -52,7 +54,7 @@ def test_an_old_store_opens_read_only_then_migrates_and_resumes(tmp_path):
     assert (summary.skipped, summary.played) == (1, 1)
     db = sqlite3.connect(config.output / "results.sqlite")
     try:
-        assert schema.version(db) == schema.VERSION == 7 and schema.has_table(db, "voided")
+        assert schema.version(db) == schema.VERSION == 9 and schema.has_table(db, "voided")
         assert db.execute("SELECT COUNT(*) FROM matches").fetchone() == (2,)
     finally:
         db.close()

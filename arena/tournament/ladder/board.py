@@ -23,11 +23,12 @@ from typing import Mapping, Sequence
 from ..confidence import interval_text
 from ..evidence import DEFAULT_MARGIN, PairEvidence, sure_text, tier_text
 from ..leaderboard import (AHEAD_LABEL, CONFIDENCE_NOTE, EXPOSURE_LABEL, INTERVAL_LABEL, LUCK_NOTE, PLACEMENT, RANKED,
-                           REPLACED, RETIRED, UNRANKED_NOTE, Confidence, Leaderboard, ranking_rule, number_cell, player_parts,
-                           luck_cell, ranking, rounded, status_of)
+                           REPLACED, RETIRED, UNRANKED_NOTE, Confidence, Leaderboard, column_notes, ranking_rule,
+                           number_cell, player_parts, luck_cell, ranking, rounded, status_of)
 from ..rating import DEFAULT_MODEL, Rating, RatingParams, exposure
 from ..render import Table, csv_text
 from ..render import write as write_board
+from ..table import TEXT_WIDTH, notes
 from .entries import ACTIVE, Entry, entries
 from .kept import read
 from ..store.ladder import LadderStore
@@ -39,11 +40,15 @@ CSV_NAME = "ladder.csv"
 MARKDOWN_NAME = "ladder.md"
 TEXT_HEADER: tuple[str, ...] = ("#", "bot", "version", EXPOSURE_LABEL, INTERVAL_LABEL, AHEAD_LABEL, "matches",
                                 "luck", "last played (UTC)", "status")
-"""Column titles of the terminal board and of ``ladder.md``."""
-LEFT = frozenset({1, 8, 9})
+"""Column titles of the terminal board, of ``ladder.md`` and of the report's ladder table: within
+:data:`..table.TEXT_WIDTH` with names as long as the bundled bots' (90 columns; 93 for ``bench/ladder.py``'s 1,000
+entries)."""
+WIDE_HEADER: tuple[str, ...] = (*TEXT_HEADER[:4], "mu", "sigma", *TEXT_HEADER[4:])
+"""Column titles of the wide terminal board (``--wide``): mu and sigma too."""
+LEFT_TITLES = frozenset({"bot", "last played (UTC)", "status"})
 """Columns that read better left-aligned (name, time, status); numbers are right-aligned."""
 CSV_COLUMNS: tuple[str, ...] = ("rank", "bot", "version", "exposure", "mu", "sigma", "matches", "last_played",
-                                "status", "rank_low", "rank_high", "p_ahead_next", "tier", "luck")
+                                "status", "rank_low", "rank_high", "p_ahead_next", "tier", "next", "luck")
 """Column order of ``ladder.csv`` (the confidence columns last, as in ``leaderboard.csv``)."""
 EMPTY = "(no bot entered yet: arena submit LADDER.yaml BOT_DIR)"
 def note(model: str = DEFAULT_MODEL) -> str:
@@ -78,6 +83,9 @@ class LadderRow:
     """The rank of the first entry of its tier (entries shown within the margin of each other); None unranked."""
     tier_shared: bool = False
     """Whether others share its tier (shown ``2=``)."""
+    next: str | None = None
+    """Its relation to the next ranked entry: ``ahead``, ``tier`` or ``open`` (as on every board); None for the
+    last and the unranked."""
     luck: float | None = None
     """Points per match the cards gave it over expectation (:mod:`arena.luck`); None before a measured match."""
 
@@ -100,7 +108,8 @@ def rows(field: Sequence[Entry], ratings: Mapping[str, Rating], counts: Mapping[
     sure = Confidence.of({key: ratings.get(key, fresh) for key in out},
                          [key for rank, key in order if rank is not None], evidence, margin)
     return [replace(out[key], rank=rank, rank_interval=sure.intervals.get(key), p_ahead_next=sure.ahead.get(key),
-                    tier=sure.tiers.get(key), tier_shared=key in sure.shared) for rank, key in order]
+                    tier=sure.tiers.get(key), tier_shared=key in sure.shared, next=sure.next.get(key))
+            for rank, key in sure.ranking(order)]
 
 
 def when(stamp: float | None) -> str:
@@ -118,37 +127,46 @@ def current(board: Sequence[LadderRow]) -> list[LadderRow]:
     return [row for row in board if row.status != REPLACED]
 
 
-def _table(board: Sequence[LadderRow]) -> Table:
-    """A row's place is its own (replaced rows are never ranked), so it is the same whether or not the
-    older versions are shown."""
-    return Table(TEXT_HEADER, [[tier_text(row.rank, row.tier, row.tier_shared), row.name, f"v{row.version}", number_cell(row.exposure, 2),
-             interval_text(row.rank_interval), sure_text(row.p_ahead_next), str(row.matches), luck_cell(row.luck),
-             when(row.last_played), row.status] for row in board], LEFT)
+def _cells(row: LadderRow) -> dict[str, str]:
+    """Every cell of a row by column title."""
+    return {"#": tier_text(row.rank, row.tier, row.tier_shared), "bot": row.name, "version": f"v{row.version}",
+            EXPOSURE_LABEL: number_cell(row.exposure, 2), "mu": number_cell(row.mu, 2),
+            "sigma": number_cell(row.sigma, 2), INTERVAL_LABEL: interval_text(row.rank_interval),
+            AHEAD_LABEL: sure_text(row.p_ahead_next), "matches": str(row.matches), "luck": luck_cell(row.luck),
+            "last played (UTC)": when(row.last_played), "status": row.status}
 
 
-def text(board: Sequence[LadderRow], hidden: int = 0, paired: Sequence[Paired] = (), model: str = DEFAULT_MODEL) -> str:
-    """The rows given as aligned columns for a terminal; ``hidden``: how many older versions the caller left
-    out, said in one line so nobody takes the list for everything; ``paired``: the new versions against
-    their previous ones, a line each under the board; ``model``: the rating model the rows come from."""
-    lines = _table(board).text()
-    if board:
-        lines.append(note(model))
-        lines.append(CONFIDENCE_NOTE)
-        lines.append(LUCK_NOTE)
+def _table(board: Sequence[LadderRow], wide: bool = False) -> Table:
+    """The rows' cells, every column with ``wide``. A row's place is its own (replaced rows are never ranked),
+    so it is the same whether or not the older versions are shown."""
+    header = WIDE_HEADER if wide else TEXT_HEADER
+    cells = [_cells(row) for row in board]
+    return Table(header, [[row[title] for title in header] for row in cells],
+                 frozenset(col for col, title in enumerate(header) if title in LEFT_TITLES))
+
+
+def text(board: Sequence[LadderRow], hidden: int = 0, paired: Sequence[Paired] = (), model: str = DEFAULT_MODEL,
+         wide: bool = False, width: int | None = None) -> str:
+    """The rows given as aligned columns for a terminal (``wide``: every column); ``hidden``: how many older
+    versions the caller left out, said in one line so nobody takes the list for everything; ``paired``: the new
+    versions against their previous ones, a line each under the board; ``model``: the rating model the rows come
+    from. Every line under the table is wrapped to ``width`` (None: the terminal's), a name never cut."""
+    table = _table(board, wide)
+    said = [note(model), *column_notes(table.header, any(row.tier_shared for row in board))] if board else []
     if hidden:
-        lines.append(f"({hidden} older version{'s' if hidden > 1 else ''} hidden: "
-                     f"--all shows {'them' if hidden > 1 else 'it'})")
+        said.append(f"({hidden} older version{'s' if hidden > 1 else ''} hidden: "
+                    f"--all shows {'them' if hidden > 1 else 'it'})")
     elif not board:
-        lines.append(EMPTY)
-    lines += paired_lines(paired)
-    return "\n".join(lines) + "\n"
+        said.append(EMPTY)
+    said += paired_lines(paired)
+    return "\n".join(table.text() + notes(said, width)) + "\n"
 
 
 def view(board: Sequence[LadderRow], everything: bool = False, paired: Sequence[Paired] = (),
-         model: str = DEFAULT_MODEL) -> str:
+         model: str = DEFAULT_MODEL, wide: bool = False, width: int | None = None) -> str:
     """:func:`text` of the current field (or, with ``everything``, of every row)."""
     shown = list(board) if everything else current(board)
-    return text(shown, len(board) - len(shown), paired, model)
+    return text(shown, len(board) - len(shown), paired, model, wide, width)
 
 
 def to_json(board: Sequence[LadderRow], paired: Sequence[Paired] = ()) -> str:
@@ -169,7 +187,7 @@ def to_csv(board: Sequence[LadderRow]) -> str:
                  rounded(r.sigma), r.matches, iso(r.last_played), r.status,
                  *(("", "") if r.rank_interval is None else r.rank_interval),
                  "" if r.p_ahead_next is None else rounded(r.p_ahead_next), "" if r.tier is None else r.tier,
-                 "" if r.luck is None else rounded(r.luck))
+                 r.next or "", "" if r.luck is None else rounded(r.luck))
                 for r in board)
     return csv_text(rows)
 
@@ -202,17 +220,22 @@ class LadderBoard:
     model: str = DEFAULT_MODEL
 
     def files(self) -> dict[str, str]:
-        """``ladder.json``, ``.csv``, ``.md`` and ``.txt`` (the current field, as :meth:`terminal` shows it)."""
+        """``ladder.json``, ``.csv``, ``.md`` and ``.txt`` (the current field, as :meth:`terminal` shows it, its
+        notes wrapped to :data:`..table.TEXT_WIDTH` whatever the terminal of the run that wrote it)."""
         return {JSON_NAME: to_json(self.rows, self.paired), CSV_NAME: to_csv(self.rows),
-                MARKDOWN_NAME: markdown(self.rows, self.paired, self.model), TEXT_NAME: self.terminal()}
+                MARKDOWN_NAME: markdown(self.rows, self.paired, self.model), TEXT_NAME: self.terminal(width=TEXT_WIDTH)}
 
-    def terminal(self, everything: bool = False) -> str:
-        """:func:`view`: the current field, or with ``everything`` every version."""
-        return view(self.rows, everything, self.paired, self.model)
+    def names(self) -> dict[str, str]:
+        """Its board's file by format: a :class:`..render.Board`."""
+        return {"md": MARKDOWN_NAME, "csv": CSV_NAME, "json": JSON_NAME}
 
-    def table(self, everything: bool = False) -> Table:
+    def terminal(self, everything: bool = False, wide: bool = False, width: int | None = None) -> str:
+        """:func:`view`: the current field, or with ``everything`` every version; ``wide``: mu and sigma too."""
+        return view(self.rows, everything, self.paired, self.model, wide, width)
+
+    def table(self, everything: bool = False, wide: bool = False) -> Table:
         """The current field's cells (with ``everything``, every version's), as :meth:`terminal` draws them."""
-        return _table(list(self.rows) if everything else current(self.rows))
+        return _table(list(self.rows) if everything else current(self.rows), wide)
 
     @classmethod
     def of(cls, board: Leaderboard, last: Mapping[str, float]) -> "LadderBoard":
@@ -223,7 +246,7 @@ class LadderBoard:
         for s in board.standings:
             name, version = player_parts(s.bot)
             rows.append(LadderRow(name, version, s.exposure, s.mu, s.sigma, s.matches, last.get(s.bot), s.status,
-                                  s.rank, s.rank_interval, s.p_ahead_next, s.tier, s.tier_shared, s.luck))
+                                  s.rank, s.rank_interval, s.p_ahead_next, s.tier, s.tier_shared, s.next, s.luck))
         return cls(rows, model=board.model)
 
 
@@ -240,10 +263,15 @@ def load(ladder: LadderStore, params: RatingParams, placement: int, margin: floa
     (:func:`..standings.ladder_board`), through the same :func:`rows`. ``evidence``: the pairs' deals read
     by an earlier load of the same store (a running ladder's refresh keeps one), else read whole."""
     kept = read(ladder, params)
-    evidence = evidence or StoredEvidence()
-    pairs = evidence.read(ladder)
+    sums = ladder.kept_sums() if evidence is None else None
+    if sums is not None:  # kept with every match stored: a few rows a player, however many matches
+        pairs = PairEvidence.of_sums(sums.pairs)
+        luck = {key: total / count for key, (total, count) in sums.luck.items() if count}
+    else:
+        evidence = evidence or StoredEvidence()
+        pairs, luck = evidence.read(ladder), evidence.luck()
     return rows(entries(ladder), kept.ratings, kept.matches, kept.last, placement, kept.model.fresh(), pairs,
-                margin, evidence.luck())
+                margin, luck)
 
 
 class StoredEvidence:

@@ -200,6 +200,7 @@ class LadderRun(RunHooks):
         kept = self.kept = read_kept(self.store.ladder, self.config.rating)
         with self.store.transaction():
             kept.save(self.store.ladder)  # matches a killed run stored beyond its kept ratings
+        self.store.ladder.keep_sums()  # counted anew only when they are not kept yet (a store of an older arena)
         live = RatingFold(self.config.rating, [], [], schedule.unfinished(), initial=kept.ratings,
                           after=kept.through,
                           on_rate=lambda r: kept.count(r.index, r.bots, self.finished_at.pop(r.index)),

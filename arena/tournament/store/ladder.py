@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from . import schema
-from ..records import MatchRecord
+from ..rating.fold import deal_key
+from ..records import MatchRecord, is_replay
 from .results import DB_NAME, connect, decode_luck, decode_match
 
 ACTIVE = "active"
@@ -39,6 +40,9 @@ THROUGH = "ladder_rated_through"
 """Meta key: the index of the last match the kept ratings include (absent: none)."""
 RECLAIMED = "ladder_reclaimed"
 """Meta key: ``{"NAME@vK": {"bytes": N, "at": Unix time}}`` for every version whose snapshot was removed."""
+COUNTED = "ladder_counted"
+"""Meta key: ``[matches, sum of their indices]`` of the stored matches the kept sums (tables ``ladder_pairs`` and
+``ladder_luck``) include (absent: none are kept); they hold for the store only while these equal its matches'."""
 
 
 def player_key(name: str, version: int) -> str:
@@ -76,6 +80,17 @@ class KeptRating:
     sigma: float
     matches: int
     last_played: float
+
+
+@dataclass(frozen=True)
+class KeptSums:
+    """A ladder's sums over every stored match, as tables ``ladder_pairs`` and ``ladder_luck`` keep them."""
+
+    pairs: dict[tuple[str, str], tuple[int, float, float]]
+    """``(a, b)``, a < b by name -> (deals, sum of the differences, sum of their squares): per deal the two shared,
+    b's mean place minus a's over its rotations stored (:mod:`..evidence`), replays left out."""
+    luck: dict[str, tuple[float, int]]
+    """Player key -> (its luck summed over its measured matches, those matches), replays included."""
 
 
 @dataclass(frozen=True)
@@ -264,6 +279,112 @@ class LadderStore:
                 for idx, at, bots in self._db.execute(
                     "SELECT idx, finished_at, bots FROM matches ORDER BY finished_at, idx")]
 
+    # ------------------------------------------------------------ kept sums
+    def kept_sums(self) -> KeptSums | None:
+        """Every pair's deal sums and every player's luck over every stored match, read from the kept tables in
+        one read transaction (a few rows per player, however many matches); None when they are not kept, or do
+        not include exactly the stored matches (a store written before they were kept, rows inserted by hand):
+        then the matches themselves are read."""
+        if not schema.has_table(self._db, "ladder_luck"):
+            return None
+        with self._read():
+            counted = self._meta(COUNTED)
+            if counted is None or json.loads(counted) != self._stored_count():
+                return None
+            pairs = {(a, b): (deals, total, squares) for a, b, deals, total, squares  # typed by their columns
+                     in self._db.execute("SELECT a, b, deals, total, squares FROM ladder_pairs")}
+            luck = {player: (total, matches) for player, total, matches
+                    in self._db.execute("SELECT player, total, matches FROM ladder_luck")}
+        return KeptSums(pairs, luck)
+
+    def keep_sums(self) -> bool:
+        """Count every stored match into the kept sums anew, in one transaction, unless they hold already; True
+        if they were counted. From then on :meth:`count_match` keeps them with every match stored."""
+        if self.kept_sums() is not None:
+            return False
+        with self.write():
+            self._db.execute("DELETE FROM ladder_pairs")
+            self._db.execute("DELETE FROM ladder_luck")
+            deals: dict[str, dict[str, list[int]]] = {}
+            for _, match_id, bots, places, _ in self.matches_after(-1):
+                if not is_replay(match_id):
+                    _seat(deals.setdefault(deal_key(match_id), {}), bots, places)
+            sums: dict[tuple[str, str], list[float]] = {}
+            for deal in deals.values():
+                for pair, value in _differences(deal).items():
+                    pair_sums = sums.setdefault(pair, [0, 0.0, 0.0])
+                    pair_sums[0] += 1
+                    pair_sums[1] += value
+                    pair_sums[2] += value * value
+            self._db.executemany("INSERT INTO ladder_pairs VALUES (?, ?, ?, ?, ?)",
+                                 [(a, b, int(n), total, squares) for (a, b), (n, total, squares) in sums.items()])
+            luck: dict[str, list[float]] = {}
+            for _, bots, values in self.luck_after(-1):
+                for bot, value in zip(bots, values):
+                    tally = luck.setdefault(bot, [0.0, 0])
+                    tally[0] += value
+                    tally[1] += 1
+            self._db.executemany("INSERT INTO ladder_luck VALUES (?, ?, ?)",
+                                 [(player, total, int(n)) for player, (total, n) in luck.items()])
+            self._set_meta(COUNTED, self._stored_count())
+        return True
+
+    def count_match(self, index: int, match_id: str, bots: Sequence[str], places: Sequence[int],
+                    luck: Sequence[float] = ()) -> None:
+        """Inside the caller's transaction, once match ``index`` is stored: add it to the kept sums, if they are
+        kept (:meth:`keep_sums`). Its deal's differences are taken from the deal's matches stored before it and
+        with it, so they are the same whatever order its rotations were stored in."""
+        counted = self._meta(COUNTED) if schema.has_table(self._db, "ladder_luck") else None
+        if counted is None:
+            return
+        if not is_replay(match_id):
+            key = deal_key(match_id)
+            before: dict[str, list[int]] = {}
+            for other_bots, other_places in self._deal_rows(key, index):
+                _seat(before, other_bots, other_places)
+            after = {bot: list(sums) for bot, sums in before.items()}
+            _seat(after, bots, places)
+            old, new = _differences(before), _differences(after)
+            for (a, b), value in new.items():
+                was = old.get((a, b))
+                self._db.execute(  # a pair new at this deal counts one deal more
+                    "INSERT INTO ladder_pairs VALUES (?, ?, ?, ?, ?) ON CONFLICT (a, b) DO UPDATE SET deals = deals + "
+                    "excluded.deals, total = total + excluded.total, squares = squares + excluded.squares",
+                    (a, b, 0 if was is not None else 1, value - (was or 0.0), value * value - (was or 0.0) ** 2))
+        for bot, value in zip(bots, luck):
+            self._db.execute("INSERT INTO ladder_luck VALUES (?, ?, 1) ON CONFLICT (player) DO UPDATE SET "
+                             "total = total + excluded.total, matches = matches + 1", (bot, value))
+        matches, indices = json.loads(counted)
+        self._set_meta(COUNTED, [matches + 1, indices + index])
+
+    def _deal_rows(self, key: str, index: int) -> Iterator[tuple[list[str], list[int]]]:
+        """The stored matches of deal ``key`` but match ``index``: their ids share its prefix, found on the index
+        of ids without a scan."""
+        for idx, match_id, bots, places in self._db.execute(
+                "SELECT idx, match_id, bots, places FROM matches WHERE (match_id = ? OR (match_id >= ? AND "
+                "match_id < ?)) AND idx != ?", (key, key + "/r", key + "/s", index)):
+            if deal_key(match_id) == key and not is_replay(match_id):
+                row = decode_match(self.path, {"idx": idx, "bots": bots, "places": places})
+                yield row["bots"], row["places"]
+
+    def _stored_count(self) -> list[int]:
+        """``[matches, sum of their indices]`` of the stored matches: what :data:`COUNTED` must equal."""
+        count, indices = self._db.execute("SELECT count(*), total(idx) FROM matches").fetchone()
+        return [int(count), int(indices)]
+
+    @contextmanager
+    def _read(self) -> Iterator[None]:
+        """One read transaction (or the caller's), so that what is read inside agrees while a run writes."""
+        if self._db.in_transaction:
+            yield
+            return
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self._db.in_transaction:
+                self._db.rollback()
+
     # ------------------------------------------------------------ tables a new version replays
     def table_rows(self, keys: Sequence[str] = (), firsts: Sequence[int] = (), replays: bool = False) -> list[TableRow]:
         """Every stored and voided ladder match with one of ``keys`` seated, or of one of the tables first
@@ -306,3 +427,19 @@ class LadderStore:
             marks = self.reclaimed()
             marks[key] = {"bytes": size, "at": at}
             self._set_meta(RECLAIMED, marks)
+
+
+def _seat(deal: dict[str, list[int]], bots: Sequence[str], places: Sequence[int]) -> None:
+    """Add one rotation of a deal: each bot's place to its ``[sum of places, rotations]``."""
+    for bot, place in zip(bots, places):
+        sums = deal.setdefault(bot, [0, 0])
+        sums[0] += place
+        sums[1] += 1
+
+
+def _differences(deal: dict[str, list[int]]) -> dict[tuple[str, str], float]:
+    """``(a, b)`` -> b's mean place minus a's at this deal, for every pair at it (a < b by name), as
+    :class:`..evidence.PairEvidence` measures a deal."""
+    bots = sorted(deal)
+    mean = {bot: deal[bot][0] / deal[bot][1] for bot in bots}
+    return {(a, b): mean[b] - mean[a] for i, a in enumerate(bots) for b in bots[i + 1:]}

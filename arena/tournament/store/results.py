@@ -181,6 +181,7 @@ class ResultStore:
     def __init__(self, directory: Path, readonly: bool = False) -> None:
         self.directory = Path(directory)
         self.path = path = self.directory / DB_NAME
+        self._repeats_checked: tuple[Any, ...] | None = None  # what the matches were when last found without repeats
         if self.directory.exists() and not self.directory.is_dir():
             raise StoreDamaged(f"{self.directory} is not a directory; a tournament's output must be a directory "
                                "(a new one, or the output of an earlier run of the same tournament)")
@@ -330,7 +331,12 @@ class ResultStore:
         """Refuse a played match stored twice under two indices and ids: the same deal, rotation and seats (every
         schedule deals each seating of a table once; a ladder's replayed table seats another version). Such a
         copy made a run say "-2 to play" and its board "4 of 2 matches finished", counting it twice. A scan of
-        every row, so made where every row is read anyway (:meth:`check_matches`, :meth:`records`, :meth:`raw_rows`)."""
+        every row, so made where every row is read anyway (:meth:`check_matches`, :meth:`records`, :meth:`raw_rows`),
+        and made once while the matches stay as they were (a run's start reads them twice)."""
+        unchanged = (self._db.execute("PRAGMA data_version").fetchone()[0],
+                     *self._db.execute("SELECT count(*), total(idx) FROM matches").fetchone())
+        if unchanged == self._repeats_checked:
+            return
         twice = self._db.execute("SELECT MIN(idx), MAX(idx) FROM matches GROUP BY seed, rotation, bots "
                                  "HAVING COUNT(*) > 1 ORDER BY MIN(idx) LIMIT 1").fetchone()
         if twice:
@@ -338,6 +344,7 @@ class ResultStore:
                             for index in twice)
             raise StoreDamaged(f"{self.path}: the store is damaged (match {twice[1]} ({again}) repeats match "
                                f"{twice[0]} ({first}): the same deal, rotation and seats stored twice); {_RESTORE}")
+        self._repeats_checked = unchanged
 
     # ------------------------------------------------------------ matches
     def done(self) -> set[int]:
@@ -362,8 +369,9 @@ class ResultStore:
 
     def record(self, scheduled: ScheduledMatch, outcome: MatchOutcome, finished: float | None = None,
                also: Callable[[LadderStore], None] | None = None) -> None:
-        """Store one finished match: replay file first (atomically), then the row in one transaction,
-        with whatever ``also`` writes (a ladder's kept ratings), so a kill never separates them."""
+        """Store one finished match: replay file first (atomically), then the row in one transaction, with a
+        ladder's kept sums (:meth:`.ladder.LadderStore.count_match`) and whatever ``also`` writes (a ladder's kept
+        ratings), so a kill never separates them."""
         if self._is_void(scheduled.index):
             raise ValueError(f"match {scheduled.match_id} was voided; it cannot be stored as played")
         name = f"{REPLAY_DIR}/{scheduled.index:06d}.jsonl.gz"
@@ -376,6 +384,7 @@ class ResultStore:
                json.dumps(list(outcome.forfeited)), outcome.reason, json.dumps([list(r) for r in outcome.rounds]),
                json.dumps([f.to_json() for f in outcome.faults]), outcome.decisions, outcome.seconds,
                json.dumps(stats), outcome.sandbox, name, time.time() if finished is None else finished)
+        self._repeats_checked = None
         with self._db:
             self._db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
             self._db.executemany("INSERT OR REPLACE INTO logs VALUES (?, ?, ?)",  # the row above guards doubles
@@ -388,6 +397,7 @@ class ResultStore:
             if outcome.luck:
                 self._db.execute("INSERT OR REPLACE INTO luck VALUES (?, ?, ?)",
                                  (scheduled.index, outcome.luck_model, json.dumps(list(outcome.luck))))
+            self.ladder.count_match(scheduled.index, scheduled.match_id, outcome.bots, outcome.places, outcome.luck)
             if also is not None:
                 also(self.ladder)
 
@@ -584,6 +594,25 @@ class ResultStore:
         (:mod:`arena.site.withhold`), without decoding the rest of each row."""
         return self._deal_rows(self._db.execute("SELECT idx, seed, rotation, bots FROM matches"))
 
+    def withheld_count(self, voided: bool) -> int | None:
+        """How many stored matches have a deal with a rotation neither stored nor (``voided``) voided: the count of
+        :func:`arena.site.withhold.withheld` over :meth:`deal_rows` (and :meth:`voided_deals`), made by SQLite in one
+        pass instead of decoding every row. None when a row is not what that count reads (bots not a JSON list of
+        seats, a rotation not a whole number from 0 to its deal's seats less one): then the rows are to be decoded,
+        which refuses the damage, or counts the odd deal as :func:`arena.site.withhold.withheld` does. (A list of
+        seats that are not all names is counted by its length here; every other reader of the rows refuses it.)"""
+        voided = voided and schema.has_table(self._db, "voided")
+        seats = "CASE WHEN json_valid(bots) THEN json_array_length(bots) END"  # 0 for JSON that is no list
+        rows = f"SELECT seed, rotation, {seats} AS seats, 1 AS played FROM matches" + (
+            f" UNION ALL SELECT seed, rotation, {seats}, 0 FROM voided" if voided else "")
+        # a deal is whole when its rotations, all from 0 to its seats less one, are as many as its seats
+        played, odd = self._db.execute(
+            "SELECT TOTAL(played * NOT (kinds = seats AND low >= 0 AND high < seats)), TOTAL(odd) FROM ("
+            "SELECT SUM(played) AS played, MAX(seats) AS seats, MIN(rotation) AS low, MAX(rotation) AS high, "
+            "COUNT(DISTINCT rotation) AS kinds, MAX(seats IS NULL OR seats < 1 OR typeof(rotation) != 'integer') "
+            f"OR MIN(rotation) < 0 OR MAX(rotation) >= MAX(seats) AS odd FROM ({rows}) GROUP BY seed)").fetchone()
+        return None if odd else int(played)
+
     def _deal_rows(self, rows: Iterable[tuple[Any, ...]]) -> list[dict[str, Any]]:
         return [decode_match(self.path, {"idx": idx, "seed": seed, "rotation": rotation, "bots": bots})
                 for idx, seed, rotation, bots in rows]
@@ -681,6 +710,8 @@ def _meta_problem(key: str, value: Any) -> str:
         return "is not an object"
     if key in ("total", "ladder_field", "ladder_rated_through") and value is not None and not _is_int(value):
         return "is not a whole number"
+    if key == "ladder_counted" and not (isinstance(value, list) and len(value) == 2 and all(_is_int(v) for v in value)):
+        return "is not a count of matches and a sum of their indices"
     if key == "bots" and not (isinstance(value, list) and all(isinstance(name, str) for name in value)):
         return "is not a list of bot names"
     if key == "drawn_seed" and not (_is_int(value) or isinstance(value, str)):

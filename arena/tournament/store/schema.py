@@ -114,6 +114,29 @@ MIGRATIONS: tuple[str, ...] = (
         seats TEXT NOT NULL
     )
     """,
+    # 8: a ladder's every pair's sums over the deals they shared (arena/tournament/evidence.py: per deal, b's mean
+    # place minus a's over its rotations stored, a < b by name; replays left out): how many deals, the sum of the
+    # differences and of their squares, kept with every match stored, so that its board never reads 100,000
+    # matches to judge its tiers; ``ladder_counted`` (in meta) says which stored matches they include
+    """
+    CREATE TABLE ladder_pairs (
+        a TEXT NOT NULL,
+        b TEXT NOT NULL,
+        deals INTEGER NOT NULL,
+        total REAL NOT NULL,
+        squares REAL NOT NULL,
+        PRIMARY KEY (a, b)
+    ) WITHOUT ROWID
+    """,
+    # 9: a ladder's every player's luck summed over its measured matches (table luck), kept beside the pairs' sums
+    # and counted with them
+    """
+    CREATE TABLE ladder_luck (
+        player TEXT PRIMARY KEY,
+        total REAL NOT NULL,
+        matches INTEGER NOT NULL
+    )
+    """,
 )
 
 VERSION = len(MIGRATIONS)
@@ -149,7 +172,8 @@ def lost_keys(db: sqlite3.Connection) -> list[str]:
     return out
 
 
-TABLES = ("meta", "matches", "voided", "logs", "ladder_bots", "ladder_ratings", "decision_times", "frames", "luck")
+TABLES = ("meta", "matches", "voided", "logs", "ladder_bots", "ladder_ratings", "decision_times", "frames", "luck",
+          "ladder_pairs", "ladder_luck")
 """The tables of :data:`BASE` (two) and of each migration (one each), in that order."""
 
 
