@@ -37,7 +37,10 @@ consistent order, chosen by the same data), and stop when every neighbouring pai
   (either order is then right), so equal bots can only be settled truly; a false claim puts a bot above one that
   beats it by more than the margin.
 
-  e-values: ``gauss``, the one-sided (half-normal) mixture of Robbins over the running sum of ``lead + margin``,
+  e-values: ``sprt``, Wald's likelihood ratio of a mean lead of 0 over a lead of minus the margin, normal, with the
+  variance estimated from the deals and two deals of ``--prior-variance`` (:mod:`arena.evidence.sequential`: the
+  arena's since this bench chose it); ``mix``, the mean of such ratios over alternatives ``--shifts`` margins above
+  the null; ``gauss``, the one-sided (half-normal) mixture of Robbins over the running sum of ``lead + margin``,
   scaled by the running sd (never below ``--min-sd`` places), no claim before ``--min-deals`` deals of a pair: the
   e-value form of the sequence the arena ships, variance-adaptive, valid asymptotically (Waudby-Smith et al. 2024);
   ``bet``, the wealth ``prod(1 + lam (lead + margin))`` with a Kelly stake from the deals before (a prior of
@@ -100,6 +103,13 @@ process.
   ``twins`` and ``equal`` fields test only the separated bots: the ladder is the field that tests the claim.
 * Bounded bets (``bet``, ``stakes``: valid from the first deal) pay for the range: 299-598 matches on the family and
   840-1108 on six identical bots, against 124-216 for the normal mixture.
+* The arena's rule, chosen here (``union-sprt-adaptive-all-min10``: Wald's ratio, the union over the 15 pairs that
+  closed testing gives, tables for every undecided pair, 10 deals least, prior variance 0.5; 60 family runs, 250
+  of each other field): family 194 (se 5), every order true; twins 200 (5); equal 124; streams 1,061 (10); ladder
+  460 (5); no false claim on any field (0.004 on the ladder at prior 1.0). ``gauss`` is cheaper on the family
+  (158) and dearer on near-equal bots (streams 1,342); ``mix`` (1,2,4,8) in between (162; 1,317). Choosing tables
+  for every undecided pair rather than the order's neighbours changed nothing measurable (the choice then needs
+  no order, so a resumed run makes it again from its stored deals alone).
 * Points against places: the same on the family (the floor decides), about half as many matches on near-equal
   bots (``streams``: 693 against 1346 for ``union-gauss-adaptive``); luck-corrected points gain little more over
   plain points here, since the rotations of a deal already share its cards.
@@ -109,7 +119,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import itertools
 import json
 import math
@@ -420,7 +429,7 @@ DEFAULT_RULES = ("today-cycle", "today-deal", "union-gauss", "holm-gauss", "holm
                  "union-gauss-adaptive", "holmall-gauss-adaptive", "holm-gauss-adaptive", "holm-bet-adaptive",
                  "stakes-bet-adaptive", "holm-gauss-adaptive-points", "holm-gauss-adaptive-corrected",
                  "union-gauss-adaptive-corrected", "union-gauss-adaptive-min10", "union-gauss-adaptive-corrected-min10",
-                 "holm-gauss-adaptive-min10")
+                 "holm-gauss-adaptive-min10", "union-sprt-adaptive-all-min10", "union-mix-adaptive-all-min10")
 SWEEP_RULES = ("union-gauss-adaptive", "union-gauss-adaptive-min10")
 SWEEP_MARGINS = (0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
@@ -455,8 +464,10 @@ def gauss_log_e(n: int, total: float, var: float, rho2: float, min_sd2: float) -
 
 
 SPRT_PRIOR_DEALS = 2.0
-SPRT_PRIOR_VARIANCE = float(os.environ.get("SD_PRIOR", "1.0"))
-MIX_SHIFTS = tuple(float(x) for x in os.environ.get("SD_SHIFTS", "1,2,4").split(","))
+SPRT_PRIOR_VARIANCE = 0.5
+"""``sprt`` and ``mix``: the variance (places squared) the estimate starts from, as the arena's (``--prior-variance``)."""
+MIX_SHIFTS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0)
+"""``mix``: the alternatives, in margins above the null (``--shifts``)."""
 
 
 def mix_log_e(n: int, lead: float, m2: float, margin: float, prior: float) -> float:
@@ -857,6 +868,7 @@ def real_today(runs: int, p: float, margin: float, cap: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    global SPRT_PRIOR_VARIANCE, MIX_SHIFTS
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=100, help="runs of the known-strength family per rule (100)")
     parser.add_argument("--runs", type=int, default=400, help="runs of every other field per rule (400)")
@@ -878,8 +890,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sweep", default=",".join(SWEEP_RULES), help="rules run again at other margins (on the "
                         "family and the ladder)")
     parser.add_argument("--sweep-margins", default=",".join(map(str, SWEEP_MARGINS)), help="margins of the sweep")
+    parser.add_argument("--prior-variance", type=float, default=SPRT_PRIOR_VARIANCE, help="sprt, mix: the variance "
+                        "the estimate starts from, places squared (0.5, the arena's)")
+    parser.add_argument("--shifts", default=",".join(f"{x:g}" for x in MIX_SHIFTS), help="mix: the alternatives, in "
+                        "margins above the null (1,2,4,8)")
     parser.add_argument("--cache", type=Path, default=None, help="a file to keep the played pools in between runs")
     args = parser.parse_args(argv)
+    SPRT_PRIOR_VARIANCE = args.prior_variance
+    MIX_SHIFTS = tuple(float(x) for x in args.shifts.split(",") if x)
     try:
         rules = [parse_rule(name, args.min_deals) for name in args.only.split(",") if name]
     except ValueError as error:

@@ -164,7 +164,7 @@ class Standing:
     the level at which ``--until settled`` would call the pair ordered); None for the last ranked player,
     one not ranked, and a pair with too few deals together."""
     tier: int | None = None
-    """The rank of the first player of its tier: the run of players shown within the margin of each other
+    """The rank of the first player of its tier: the run of rows each shown at most the margin behind the one above
     (:func:`.evidence.tiers`); its own rank when it shares a tier with nobody; None when not ranked."""
     tier_shared: bool = False
     """Whether others share its tier (the board shows ``2=``)."""

@@ -89,7 +89,8 @@ class OpenTables:
         if not left:
             return list(unit), []
         pairs_at = {key: {(a, b) for i, a in enumerate(bots) for b in bots[i + 1:]} for key, bots in seats.items()}
-        played_by = Counter({bot: sum(self.plays[key] for key, bots in seats.items() if bot in bots) for bot in players})
+        played_by = Counter({bot: sum(self.plays[key] for key, bots in seats.items() if bot in bots)
+                             for bot in players})
         chosen: list[str] = []
         while left:
             best = min(tables, key=lambda key: (-len(pairs_at[key] & left), self.plays[key],
@@ -101,7 +102,8 @@ class OpenTables:
         met = {pair: self.evidence.stats(*pair)[0] for pairs in pairs_at.values() for pair in pairs}
         least = min(met, key=lambda pair: (met[pair], pair))
         if LAG * met[least] < max(met.values()) and not any(least in pairs_at[key] for key in chosen):
-            chosen.append(min((key for key in tables if least in pairs_at[key]), key=lambda key: (self.plays[key], key)))
+            chosen.append(min((key for key in tables if least in pairs_at[key]),
+                              key=lambda key: (self.plays[key], key)))
         keep = set(chosen)
         play = [self._seat(s, seats[table_key(s.match_id)]) for s in unit if table_key(s.match_id) in keep]
         return play, [s for s in unit if table_key(s.match_id) not in keep]

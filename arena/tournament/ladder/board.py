@@ -80,7 +80,8 @@ class LadderRow:
     """How sure, at every look, that the entry is ahead of the next ranked one (as on every board); None for
     the last, the unranked and a pair with too few deals together."""
     tier: int | None = None
-    """The rank of the first entry of its tier (entries shown within the margin of each other); None unranked."""
+    """The rank of the first entry of its tier (rows each shown at most the margin behind the one above); None
+    unranked."""
     tier_shared: bool = False
     """Whether others share its tier (shown ``2=``)."""
     next: str | None = None
