@@ -264,15 +264,12 @@ def load(ladder: LadderStore, params: RatingParams, placement: int, margin: floa
     (:func:`..standings.ladder_board`), through the same :func:`rows`. ``evidence``: the pairs' deals read
     by an earlier load of the same store (a running ladder's refresh keeps one), else read whole."""
     kept = read(ladder, params)
-    sums = ladder.kept_sums() if evidence is None else None
-    if sums is not None:  # kept with every match stored: a few rows a player, however many matches
-        pairs = PairEvidence.of_sums(sums.pairs)
-        luck = {key: total / count for key, (total, count) in sums.luck.items() if count}
+    if evidence is None:
+        evidence = stored_evidence(ladder)
     else:
-        evidence = evidence or StoredEvidence()
-        pairs, luck = evidence.read(ladder), evidence.luck()
-    return rows(entries(ladder), kept.ratings, kept.matches, kept.last, placement, kept.model.fresh(), pairs,
-                margin, luck)
+        evidence.read(ladder)
+    return rows(entries(ladder), kept.ratings, kept.matches, kept.last, placement, kept.model.fresh(),
+                evidence.evidence, margin, evidence.luck())
 
 
 class StoredEvidence:
@@ -320,7 +317,15 @@ def _advance(through: int, above: set[int]) -> int:
 
 
 def stored_evidence(ladder: LadderStore) -> StoredEvidence:
-    """Every pair's deal differences and every entry's luck over the stored matches, read whole."""
+    """Every pair's deal differences and every entry's luck over the stored matches, read whole: from the sums the
+    store keeps with every match stored when they hold exactly the stored matches (a few rows a player, however
+    many matches), else from the matches. For one look: a running ladder's refresh reads on with its own
+    :class:`StoredEvidence`, from the rows stored since."""
     stored = StoredEvidence()
-    stored.read(ladder)
+    sums = ladder.kept_sums()
+    if sums is None:
+        stored.read(ladder)
+    else:
+        stored.evidence = PairEvidence.of_sums(sums.pairs)
+        stored._luck = {key: [total, count] for key, (total, count) in sums.luck.items()}
     return stored

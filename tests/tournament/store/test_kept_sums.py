@@ -5,6 +5,8 @@ stay as they were)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import random
 import shutil
@@ -351,3 +353,29 @@ def test_a_count_of_kept_matches_that_is_not_one_is_damage(tmp_path: Path) -> No
     db.close()
     with pytest.raises(StoreDamaged, match="meta 'ladder_counted' is not a count of matches and a sum of their indices"):
         ResultStore(tmp_path, readonly=True)
+
+
+def test_a_ladders_board_from_the_kept_sums_is_the_board_from_its_matches(played_ladder: Path) -> None:
+    from arena.tournament.ladder.board import StoredEvidence, load, stored_evidence
+    from arena.tournament.rating import RatingParams
+
+    output = played_ladder.parent / "out"
+    ladder = LadderStore.open(output)
+    try:
+        assert ladder.kept_sums() is not None
+        kept_evidence = stored_evidence(ladder)
+        read = StoredEvidence()
+        read.read(ladder)
+        names = sorted({name for pair in ladder.kept_sums().pairs for name in pair})  # type: ignore[union-attr]
+        for a in names:
+            for b in names:
+                got, want = kept_evidence.evidence.stats(a, b), read.evidence.stats(a, b)
+                assert got[0] == want[0] and got[1:] == pytest.approx(want[1:], abs=1e-9)
+        assert kept_evidence.luck() == pytest.approx(read.luck())
+        def board(**given: object) -> list:
+            rows = load(ladder, RatingParams(), 0, **given)  # type: ignore[arg-type]
+            return [dataclasses.replace(r, luck=None if r.luck is None else round(r.luck, 9)) for r in rows]
+
+        assert board() == board(evidence=StoredEvidence())  # the same board, luck's last bits of rounding apart
+    finally:
+        ladder.close()
