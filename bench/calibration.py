@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from arena.game import Match  # noqa: E402
 from arena.luck import shipped_model  # noqa: E402
 from arena.luck.meter import Meter  # noqa: E402
-from arena.tournament.confidence import board_order, rank_intervals  # noqa: E402
+from arena.tournament.confidence import WIDEN, board_order, rank_intervals  # noqa: E402
 from arena.tournament.rating import DEFAULT_MODEL, MODELS, Rating, RatingParams, model_of  # noqa: E402
 from arena.tournament.schedules.round_robin import round_robin  # noqa: E402
 from arena.match.seeds import opaque_match_id  # noqa: E402
@@ -114,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=20, help="master seeds per rule set (default 20)")
     parser.add_argument("--matches", default="20,60",
                         help="matches per seed, one or more separated by commas (default 20,60; 60 is one cycle)")
-    parser.add_argument("--widen", type=float, default=1.0, help="scale every sigma by this (default 1)")
+    parser.add_argument("--widen", type=float, default=WIDEN, help=f"scale every sigma by this (default {WIDEN:g}, the boards')")
     parser.add_argument("--tau", type=float, default=None,
                         help="rate with this tau instead of the arena's default (0: a fixed skill)")
     parser.add_argument("--model", choices=MODELS, default=None,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import trueskill
 
-from arena.tournament.confidence import (ahead_of_next, board_order, interval_text, p_ahead,
+from arena.tournament.confidence import (WIDEN, ahead_of_next, board_order, interval_text, p_ahead,
                                          rank_intervals, samples_for, settled)
 from arena.tournament.rating import Belief
 from tests.bots_examples.measure import load_module
@@ -47,7 +47,7 @@ def test_well_separated_bots_have_one_rank_each_and_wider_sigmas_wider_intervals
     assert rank_intervals(field) == {f"b{i}": (i + 1, i + 1) for i in range(5)}
     loose = rank_intervals({name: R(r.mu, 4.0) for name, r in field.items()})
     assert loose["b2"][0] < 3 < loose["b2"][1]
-    assert rank_intervals(field, widen=8.0)["b2"] == loose["b2"]  # widen scales sigma: 0.5 x 8 = 4
+    assert rank_intervals(field, widen=8.0 * WIDEN)["b2"] == loose["b2"]  # widen scales sigma: 0.5 x 8 = 4 x WIDEN
 
 
 def test_the_same_ratings_give_the_same_intervals_in_any_order() -> None:

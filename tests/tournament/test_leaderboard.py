@@ -123,14 +123,14 @@ def test_text_columns(board: Leaderboard) -> None:
     # b is ranked first by mu-3σ; no pair shared 20 deals, so P(>next) claims nothing yet: blank; these records
     # were not measured, so luck is "-".
     assert rows[0].split()[:12] == ["1", "b", "25.00", "28.00", "1.00", "1-3", "3", "2", "1.67", "16.00", "-", "1"]
-    assert rows[1].split()[5:7] == ["1-3", "2"]
-    assert rows[2].split()[5:7] == ["1-4", "3"]
+    assert rows[1].split()[5:7] == ["1-2", "2"]
+    assert rows[2].split()[5:7] == ["3-4", "3"]
     assert rows[0].endswith("exit:1")
     assert rows[1].split()[-1] == "-"
     assert rows[2].endswith("timeout:2 illegal:1")
     # d's chance of first place is 2.55% (c's too), right at the 2.5% cut: 4,000 seeded draws put c's interval
     # end on one side of it and d's on the other, the same on every run.
-    assert rows[3].split()[5:10] == ["2-4", "0", "0", "-", "-"]  # the last row: no P(>next), blank
+    assert rows[3].split()[5:10] == ["3-4", "0", "0", "-", "-"]  # the last row: no P(>next), blank
     ahead = header.index("P(>next)")
     assert all(row[ahead:ahead + len("P(>next)")].strip() == "" for row in rows)
     # Aligned: the bot column starts, and the right-aligned mu-3σ column ends, at the same offset everywhere.
@@ -158,7 +158,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     assert data["standings"][2]["average_total"] == 10.667
     assert data["standings"][2]["faults"] == {"timeout": 2, "illegal": 1}
     assert data["standings"][3]["average_place"] is None
-    assert (data["standings"][3]["rank_interval"], data["standings"][3]["p_ahead_next"]) == ([2, 4], None)
+    assert (data["standings"][3]["rank_interval"], data["standings"][3]["p_ahead_next"]) == ([3, 4], None)
     assert data["head_to_head"][3] == {"bot": "b", "opponent": "c", "shared": 3, "ahead": 2, "behind": 1,
                                        "level": 0}
     assert len(data["head_to_head"]) == 6
@@ -175,7 +175,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     assert rows[2]["faults"] == "timeout:2;illegal:1"
     assert rows[1]["faults"] == ""
     assert rows[3]["average_place"] == "" and rows[3]["matches"] == "0"
-    assert (rows[3]["rank_low"], rows[3]["rank_high"], rows[3]["p_ahead_next"]) == ("2", "4", "")
+    assert (rows[3]["rank_low"], rows[3]["rank_high"], rows[3]["p_ahead_next"]) == ("3", "4", "")
 
     with (out / "head_to_head.csv").open(newline="", encoding="utf-8") as handle:
         pairs = list(csv.reader(handle))
@@ -189,7 +189,7 @@ def test_written_files(board: Leaderboard, tmp_path: Path) -> None:
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
     assert ("| rank | bot | mu-3σ | mu | sigma | 95% rank | P(>next) | matches | wins | avg place | avg total | luck | forfeits "
             "| ms/move | max ms | start ms | faults |") in md
-    assert ("| 3 | c | 5.00 | 20.00 | 5.00 | 1-4 |  | 3 | 1 | 2.00 | 10.67 | - | 0 | 10.0 | 40.0 | 200.0 "
+    assert ("| 3 | c | 5.00 | 20.00 | 5.00 | 3-4 |  | 3 | 1 | 2.00 | 10.67 | - | 0 | 10.0 | 40.0 | 200.0 "
             "| timeout:2 illegal:1 |") in md
     assert "95% rank: the ranks the bot holds in 95% of draws" in md
     assert "|  | b | a | c | d |" in md  # matrix header in rank order
@@ -221,8 +221,8 @@ def test_timing_columns_in_every_format(board: Leaderboard, tmp_path: Path) -> N
     assert [(r["mean_ms"], r["max_ms"], r["startup_ms"]) for r in rows] == [
         ("7.5", "20.0", "70.0"), ("5.0", "12.0", "110.0"), ("10.0", "40.0", "200.0"), ("", "", "")]
     md = (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
-    assert "| 2 | a | 24.00 | 30.00 | 2.00 | 1-3 |  | 2 | 1 | 1.50 | 6.00 | - | 0 | 5.0 | 12.0 | 110.0 | - |" in md
-    assert "| 4 | d | 5.00 | 20.00 | 5.00 | 2-4 |  | 0 | 0 | - | - | - | 0 | - | - | - | - |" in md
+    assert "| 2 | a | 24.00 | 30.00 | 2.00 | 1-2 |  | 2 | 1 | 1.50 | 6.00 | - | 0 | 5.0 | 12.0 | 110.0 | - |" in md
+    assert "| 4 | d | 5.00 | 20.00 | 5.00 | 3-4 |  | 0 | 0 | - | - | - | 0 | - | - | - | - |" in md
     assert "ms/move: mean time per decision" in md
     # Records from before start-ups were timed (or voided ones) leave the start-up column empty, nothing else.
     old = build([MatchRecord(0, "m0", ("a", "b"), (1, 2), (1, 2), (False, False), (),
