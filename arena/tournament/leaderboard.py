@@ -25,7 +25,7 @@ from ..match.faults import FaultKind
 from ..match.runner import SeatStats
 from ..evidence.claims import tiers
 from .confidence import interval_text, rank_intervals, reconciled_intervals
-from .evidence import BOARD_P, DEFAULT_MARGIN, MIN_DEALS, PairEvidence, judged, sure_text, tier_text
+from .evidence import BOARD_P, DEFAULT_MARGIN, PairEvidence, judged, sure_text, tier_text
 from .rating import DEFAULT_MODEL, MODEL_LABELS, Rating, exposure, roster, schedule_order
 from .records import MatchRecord, VoidRecord, is_replay
 from .render import Table, csv_text, markdown_row, write

@@ -4,7 +4,6 @@ reproducible with any number of workers and across a resume."""
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from arena.tournament.evidence import PairEvidence, board_rules
 from arena.tournament.open_tables import OpenTables, table_key
 from arena.tournament.schedules.balance import adjacent
 from arena.tournament.schedules.round_robin import round_robin
+from tests.tournament.test_settle import stored as settle_stored
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,11 +78,7 @@ def write(tmp_path: Path, name: str, workers: int) -> Path:
 
 
 def stored(output: Path) -> list[tuple]:
-    db = sqlite3.connect(output / "results.sqlite")
-    try:
-        return db.execute("SELECT idx, match_id, bots, places FROM matches ORDER BY idx").fetchall()
-    finally:
-        db.close()
+    return settle_stored(output, "idx, match_id, bots, places")
 
 
 def test_open_tables_are_the_same_with_one_or_two_workers_and_after_a_resume(tmp_path: Path):

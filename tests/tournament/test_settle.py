@@ -120,10 +120,11 @@ def write(tmp_path: Path, name: str, bots: list[str], cycles: int, workers: int)
     return path
 
 
-def stored(output: Path) -> list[tuple]:
+def stored(output: Path, columns: str = "idx, match_id, places") -> list[tuple]:
+    """The stored matches' ``columns``, in index order."""
     db = sqlite3.connect(output / "results.sqlite")
     try:
-        return db.execute("SELECT idx, match_id, places FROM matches ORDER BY idx").fetchall()
+        return db.execute(f"SELECT {columns} FROM matches ORDER BY idx").fetchall()
     finally:
         db.close()
 
